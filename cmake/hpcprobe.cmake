@@ -1,0 +1,21 @@
+# Compiler flags shared by every hpcprobe target, and the helper that adds a kernel.
+set(HPCP_WARNINGS -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter)
+if(HPCP_WERROR)
+  list(APPEND HPCP_WARNINGS -Werror)
+endif()
+set(HPCP_TUNING "")
+if(HPCP_NATIVE)
+  include(CheckCCompilerFlag)
+  check_c_compiler_flag(-march=native HPCP_HAVE_MARCH_NATIVE)
+  if(HPCP_HAVE_MARCH_NATIVE)
+    set(HPCP_TUNING -march=native)
+  endif()
+endif()
+
+# The install RPATH keeps the MPI library that was linked (venv or site MPI).
+set(CMAKE_INSTALL_RPATH_USE_LINK_PATH TRUE)
+
+# hpcp_add_kernel(<source>...): add kernel sources to the core library.
+function(hpcp_add_kernel)
+  target_sources(hpcprobe_core PRIVATE ${ARGN})
+endfunction()

@@ -1,0 +1,100 @@
+/* One result record (schema/result-v1.json), built by a family driver and
+ * written by rank 0 as one JSON Lines line. Values are SI base units. */
+#ifndef HPCPROBE_RECORD_H
+#define HPCPROBE_RECORD_H
+#include <stdint.h>
+#include "hpcprobe/sysinfo.h"
+
+#define HPCP_RECORD_MAX_KV 48
+#define HPCP_RECORD_MAX_METRICS 16
+#define HPCP_RECORD_MAX_NOTES 8
+
+enum hpcp_verdict { HPCP_PASSED, HPCP_FAILED, HPCP_SKIPPED };
+
+enum hpcp_kv_type { HPCP_KV_INT, HPCP_KV_DOUBLE, HPCP_KV_STRING, HPCP_KV_BOOL, HPCP_KV_NULL,
+                    HPCP_KV_INT_ARRAY };
+
+struct hpcp_kv {
+    char key[48];
+    enum hpcp_kv_type type;
+    long long i;
+    double d;
+    char s[160];
+    long long *array; /* HPCP_KV_INT_ARRAY, owned */
+    int count;
+};
+
+struct hpcp_metric {
+    char name[64];
+    const char *unit;     /* one of the schema's units: "s", "updates/s", ... */
+    double *samples;      /* owned copy, one per timed repetition */
+    int nsamples;
+    double *warmup;       /* owned copy */
+    int nwarmup;
+    int higher_is_better;
+};
+
+struct hpcp_validation {
+    enum hpcp_verdict verdict;
+    char method[256];
+    double error;         /* worst repetition */
+    const char *error_unit;
+    double tolerance;     /* largest error that passes */
+    double *per_repetition; /* owned */
+    int nrep;
+};
+
+struct hpcp_record {
+    const char *benchmark, *variant, *algorithm;
+    char started_at[32], finished_at[32];
+    int ranks, threads_per_rank, nodes, ranks_per_node_max;
+    const char *headline_metric;  /* the metric whose median is `value` */
+    struct hpcp_kv params[HPCP_RECORD_MAX_KV];
+    int nparams;
+    struct hpcp_kv counters[HPCP_RECORD_MAX_KV];
+    int ncounters;
+    struct hpcp_metric metrics[HPCP_RECORD_MAX_METRICS];
+    int nmetrics;
+    struct hpcp_validation validation;
+    int compliant;
+    char notes[HPCP_RECORD_MAX_NOTES][256];
+    int nnotes;
+};
+
+/* Start a record: names, start time, layout from `si`. */
+void hpcp_record_init(struct hpcp_record *r, const char *benchmark, const char *variant,
+                      const char *algorithm, const struct hpcp_sysinfo *si);
+void hpcp_record_free(struct hpcp_record *r);
+
+void hpcp_record_param_int(struct hpcp_record *r, const char *key, long long v);
+void hpcp_record_param_double(struct hpcp_record *r, const char *key, double v);
+void hpcp_record_param_string(struct hpcp_record *r, const char *key, const char *v);
+void hpcp_record_param_bool(struct hpcp_record *r, const char *key, int v);
+void hpcp_record_param_null(struct hpcp_record *r, const char *key);
+void hpcp_record_counter_int(struct hpcp_record *r, const char *key, long long v);
+/* Copies n values (e.g. one per rank). */
+void hpcp_record_counter_array(struct hpcp_record *r, const char *key, const long long *v, int n);
+
+/* Add a metric; copies the samples. Returns the metric for warm-up samples. */
+struct hpcp_metric *hpcp_record_metric(struct hpcp_record *r, const char *name, const char *unit,
+                                       const double *samples, int n, int higher_is_better);
+void hpcp_record_metric_warmup(struct hpcp_metric *m, const double *samples, int n);
+
+/* Validation: per-repetition errors (copied); the verdict is PASSED when every
+ * repetition's error <= tolerance. */
+void hpcp_record_validation(struct hpcp_record *r, const char *method, const char *error_unit,
+                            const double *errors, int nrep, double tolerance);
+void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method);
+
+void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Serialise to one JSON line (with trailing newline); caller frees. NULL on
+ * out-of-memory. */
+char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si);
+
+/* Append the record to `path` with O_APPEND and a single write, so a crash
+ * never leaves half a line. Returns 0 or -1 (errno set). */
+int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *path);
+
+#endif

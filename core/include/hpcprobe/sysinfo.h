@@ -1,0 +1,40 @@
+/* Environment metadata collected automatically for every record. */
+#ifndef HPCPROBE_SYSINFO_H
+#define HPCPROBE_SYSINFO_H
+#include <mpi.h>
+#include <stdint.h>
+#include "hpcprobe/json.h"
+
+struct hpcp_sysinfo {
+    int rank, ranks;
+    int nodes;              /* distinct shared-memory nodes */
+    int ranks_on_my_node;
+    int ranks_per_node_max;
+    MPI_Comm node_comm;     /* ranks sharing this node's memory */
+    char *hosts_json;       /* JSON array of distinct host names (rank 0 only) */
+    char cpu_model[128];
+    int cores_per_node;
+    uint64_t memory_bytes_per_node;      /* MemTotal */
+    uint64_t memory_available_min_node;  /* MemAvailable, smallest over nodes */
+    uint64_t memory_total_min_node;      /* MemTotal, smallest over nodes */
+    char thp_enabled[32], thp_defrag[32];
+    uint64_t hugepage_size_bytes;
+    char mpi_library[256];
+    double mpi_wtick_s;
+    char os[128];
+    char affinity[128];
+    int argc;
+    char **argv;
+};
+
+/* Collective over `comm`: gather hosts and node layout; read /proc and /sys. */
+void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv);
+void hpcp_sysinfo_free(struct hpcp_sysinfo *si);
+
+/* Write the "metadata" object members (the caller opened the object). */
+void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j);
+
+/* "0.1.0 (git abc123)" */
+const char *hpcp_version_string(void);
+
+#endif

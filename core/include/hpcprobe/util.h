@@ -1,0 +1,46 @@
+/* Small helpers shared by the runtime and the kernels. */
+#ifndef HPCPROBE_UTIL_H
+#define HPCPROBE_UTIL_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit statuses of hpcprobe-bench (docs/cli.md). */
+enum {
+    HPCP_EXIT_OK = 0,
+    HPCP_EXIT_VALIDATION = 1,
+    HPCP_EXIT_USAGE = 2,
+    HPCP_EXIT_RUNTIME = 3
+};
+
+/* Print one error line on rank 0 only: "hpcprobe-bench: <msg>". */
+void hpcp_error(MPI_Comm comm, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* 1 on every rank if `flag` is nonzero on any rank. */
+int hpcp_any(MPI_Comm comm, int flag);
+
+/* Barrier that sleeps between polls, so ranks that only wait do not take
+ * the core from a rank that is being measured (oversubscribed runs). */
+void hpcp_idle_barrier(MPI_Comm comm);
+
+/* UTC time as ISO 8601 ("2026-11-21T10:13:30.123Z") into buf (>= 32 bytes). */
+void hpcp_iso_time(char *buf, size_t len);
+
+/* Median of n doubles (copied, input untouched); NaN when n == 0. */
+double hpcp_median(const double *v, int n);
+
+/* Test-only fault injection from HPCPROBE_INJECT_FAULT ("exit:R", "hang:R"):
+ * rank R exits with status 17 or sleeps forever when it reaches this call. */
+void hpcp_fault_point(int rank);
+/* Words to corrupt from "corrupt:N" (0 when not set). */
+uint64_t hpcp_fault_corrupt_words(void);
+
+/* Bytes of memory on this node: MemTotal or MemAvailable from /proc/meminfo
+ * (key "MemTotal:" / "MemAvailable:"), 0 if unknown. */
+uint64_t hpcp_meminfo_bytes(const char *key);
+
+/* Human-readable power-of-two size ("512.0 MiB") into buf. */
+const char *hpcp_format_bytes(double bytes, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,144 @@
+/* RandomAccess (GUPS) family, by the HPCC rules: shared pieces of every
+ * variant. Rules and definitions: docs/kernels/randomaccess.md. */
+#ifndef HPCPROBE_RA_H
+#define HPCPROBE_RA_H
+#include <mpi.h>
+#include <stdint.h>
+
+#include "hpcprobe/kernel.h"
+
+#define RA_POLY 0x7ULL                      /* x^64 = x^2 + x + 1 (HPCC's POLY) */
+#define RA_LCG_MUL 6364136223846793005ULL   /* HPCC's 64-bit LCG */
+#define RA_LCG_ADD 1ULL
+#define RA_MAX_LOOKAHEAD 1024               /* HPCC: at most 1024 updates pending */
+#define RA_UPDATES_PER_WORD 4               /* HPCC: 4 x table size updates */
+#define RA_TOLERANCE_FRACTION 0.01          /* HPCC: pass with <= 1 % wrong words */
+
+enum ra_rng { RA_RNG_POLY, RA_RNG_LCG };
+
+static inline uint64_t ra_next_poly(uint64_t r)
+{
+    return (r << 1) ^ ((int64_t)r < 0 ? RA_POLY : 0);
+}
+
+static inline uint64_t ra_next_lcg(uint64_t r)
+{
+    return RA_LCG_MUL * r + RA_LCG_ADD;
+}
+
+static inline uint64_t ra_next(enum ra_rng rng, uint64_t r)
+{
+    return rng == RA_RNG_POLY ? ra_next_poly(r) : ra_next_lcg(r);
+}
+
+/* Table index of value r for a table of 2^log2 words: HPCC takes the low bits
+ * of the shift-register values and the high bits of the LCG values (the low
+ * bits of an LCG have short periods). */
+static inline uint64_t ra_index(enum ra_rng rng, uint64_t r, int log2)
+{
+    if (rng == RA_RNG_POLY)
+        return r & ((1ULL << log2) - 1);
+    return log2 ? r >> (64 - log2) : 0;
+}
+
+/* Generator state after n steps from the start value 1, in O(log n):
+ * x^n mod (x^64 + x^2 + x + 1) over GF(2), or the LCG's n-fold composition.
+ * Update number i (from 0) of a stream starting at position p uses
+ * ra_next(ra_rng_jump(p + i)) = ra_rng_jump(p + i + 1). */
+uint64_t ra_rng_jump(enum ra_rng rng, uint64_t n);
+
+/* HPCC's block distribution of a global table of `words` over `ranks`: the
+ * first `rem` ranks own one word more. */
+struct ra_dist {
+    uint64_t words;
+    int ranks;
+    uint64_t min_local;  /* words / ranks */
+    uint64_t rem;        /* words % ranks */
+    uint64_t top;        /* first global index owned by a rank with min_local words */
+};
+void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks);
+uint64_t ra_dist_start(const struct ra_dist *d, int rank);
+uint64_t ra_dist_count(const struct ra_dist *d, int rank);
+static inline int ra_dist_owner(const struct ra_dist *d, uint64_t g)
+{
+    return g < d->top ? (int)(g / (d->min_local + 1)) : (int)((g - d->rem) / d->min_local);
+}
+
+/* A table in anonymous memory aligned to 2 MiB, advised to use (or avoid)
+ * transparent huge pages. */
+struct ra_table {
+    uint64_t *words;
+    uint64_t n;
+    void *map;
+    size_t map_bytes;
+    int advice_rc, advice_errno;  /* madvise result, recorded */
+    uint64_t thp_bytes;           /* huge-page bytes the OS gave, after first touch */
+};
+int ra_table_alloc(struct ra_table *t, uint64_t words, int hugepages);
+/* T[i] = first_global + i; then measure the huge pages obtained. */
+void ra_table_init(struct ra_table *t, uint64_t first_global);
+void ra_table_free(struct ra_table *t);
+
+struct ra_params {
+    int table_log2;
+    uint64_t table_words;    /* per process (single, star) or global (mpi) */
+    enum ra_rng rng;
+    int lookahead;
+    int compliant;
+    int repeat, warmup;
+    double time_limit_s;     /* 0: none */
+    int verify;
+    int hugepages;
+    double memory_fraction;  /* < 0 when --table-log2 was given */
+    const char *out, *dump;
+    int quiet;
+};
+
+/* Per-run state shared by the kernels of the family. */
+struct ra_state {
+    struct ra_params p;
+    struct ra_dist dist;     /* the table's distribution (one rank for single/star) */
+    struct ra_table table;
+    int active;              /* this rank owns a table (single: rank 0 only) */
+    uint64_t my_start;       /* first global index held here */
+    uint64_t seq_start;      /* position in the sequence of this rank's first update */
+    uint64_t my_updates;     /* updates this rank issues: 4 x its words */
+    uint64_t executed;       /* updates issued in the last repetition */
+    long long messages_sent, bytes_sent, max_pending; /* last repetition */
+    void *algo;              /* algorithm-private state */
+};
+
+/* Count-only verifier shared by every variant: replays updates
+ * [seq_start, seq_start + executed) of the sequence, each XORed once into
+ * its word by the owning rank (a synchronous all-to-all exchange over
+ * `comm`, which the table is distributed over), then counts the words
+ * that differ from their index. Returns the total on every rank. */
+uint64_t ra_verify_table(struct ra_state *s, MPI_Comm comm);
+
+/* The single-process update loop (single and star): `n` updates of the
+ * stream starting at position `pos` into a table of 2^log2 words. Stops
+ * early after `time_limit_s` (0: never). Returns the updates done. */
+uint64_t ra_update_serial(uint64_t *table, int log2, enum ra_rng rng, uint64_t pos, uint64_t n,
+                          double time_limit_s);
+
+/* The family driver (ra_driver.c), named in each ra kernel. */
+int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                   char **argv);
+
+/* Buckets of pending updates per destination with O(log P) access to the
+ * fullest, as HPCC's reference keeps them (ra_buckets.c). */
+struct ra_buckets {
+    int nbuckets, capacity;
+    int *head, *count, *heap, *pos, *next;
+    uint64_t *value;
+    int heap_n, free_head, pending;
+};
+int ra_buckets_init(struct ra_buckets *b, int nbuckets, int capacity);
+void ra_buckets_free(struct ra_buckets *b);
+/* Needs a free slot: callers keep pending < capacity. */
+void ra_buckets_insert(struct ra_buckets *b, int dest, uint64_t v);
+/* Move the fullest bucket's updates to out (room for capacity); returns its
+ * destination and sets *n, or -1 when every bucket is empty. */
+int ra_buckets_pop_largest(struct ra_buckets *b, uint64_t *out, int *n);
+
+#endif

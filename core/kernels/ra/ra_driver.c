@@ -1,0 +1,267 @@
+/* RandomAccess family driver: options -> sizing -> setup -> repetitions
+ * (run, verify) -> record. Every variant and algorithm goes through here, so
+ * they share the generator, the verifier and the error budget. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpcprobe/record.h"
+#include "hpcprobe/util.h"
+#include "ra.h"
+#include "ra_params.h"
+#include "ra_record.h"
+
+static void samples_free(struct ra_samples *S)
+{
+    double **all[] = {&S->rate, &S->time, &S->verify_time, &S->updates, &S->errors, &S->rate_min,
+                      &S->rate_mean, &S->rate_max, &S->rate_sum, &S->warm_rate, &S->warm_time};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        free(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+static int samples_alloc(struct ra_samples *S, int repeat, int warmup)
+{
+    memset(S, 0, sizeof *S);
+    double **timed[] = {&S->rate, &S->time, &S->verify_time, &S->updates, &S->errors,
+                        &S->rate_min, &S->rate_mean, &S->rate_max, &S->rate_sum};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
+        bad |= !(*timed[i] = calloc((size_t)repeat, sizeof(double)));
+    bad |= !(S->warm_rate = calloc((size_t)warmup + 1, sizeof(double)));
+    bad |= !(S->warm_time = calloc((size_t)warmup + 1, sizeof(double)));
+    return bad ? -1 : 0;
+}
+
+static int is_star(const struct hpcp_kernel *k) { return strcmp(k->variant, "star") == 0; }
+static int is_mpi(const struct hpcp_kernel *k) { return strcmp(k->variant, "mpi") == 0; }
+static const char *rng_name(enum ra_rng r) { return r == RA_RNG_POLY ? "poly" : "lcg"; }
+
+/* Reduce one repetition: total updates over the slowest rank's time, and
+ * for star the spread of per-rank rates. */
+static void reduce_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, double seconds,
+                       double *rate, double *time, double *updates, double rates[4])
+{
+    struct ra_state *s = b->state;
+    double mine[2] = {(double)s->executed, seconds}, sum[2], tmax;
+    MPI_Reduce(mine, sum, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+    MPI_Reduce(&seconds, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, b->comm);
+    *updates = sum[0];
+    *time = tmax;
+    *rate = tmax > 0 ? sum[0] / tmax : 0;
+    if (!is_star(k))
+        return;
+    double r = seconds > 0 ? (double)s->executed / seconds : 0;
+    MPI_Reduce(&r, &rates[0], 1, MPI_DOUBLE, MPI_MIN, 0, b->comm);
+    MPI_Reduce(&r, &rates[3], 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+    MPI_Reduce(&r, &rates[2], 1, MPI_DOUBLE, MPI_MAX, 0, b->comm);
+    rates[1] = rates[3] / b->ranks;
+    *rate = rates[1];
+}
+
+/* Raw little-endian words in global order: one writer, or MPI-IO for mpi. */
+static int dump_table(const struct hpcp_kernel *k, struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    int failed = 0;
+    if (is_mpi(k)) {
+        MPI_File fh;
+        if (s->table.n > (uint64_t)0x7fffffff)
+            failed = 1;
+        if (hpcp_any(b->comm, failed))
+            return -1;
+        failed = MPI_File_open(b->comm, s->p.dump, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                               MPI_INFO_NULL, &fh) != MPI_SUCCESS;
+        if (hpcp_any(b->comm, failed))
+            return -1;
+        MPI_File_set_size(fh, 0);
+        failed = MPI_File_write_at_all(fh, (MPI_Offset)(s->my_start * sizeof(uint64_t)),
+                                       s->table.words, (int)s->table.n, MPI_UINT64_T,
+                                       MPI_STATUS_IGNORE) != MPI_SUCCESS;
+        MPI_File_close(&fh);
+    } else if (b->rank == 0) {
+        FILE *f = fopen(s->p.dump, "wb");
+        failed = !f || fwrite(s->table.words, sizeof(uint64_t), s->table.n, f) != s->table.n;
+        if (f && fclose(f) != 0)
+            failed = 1;
+    }
+    return hpcp_any(b->comm, failed) ? -1 : 0;
+}
+
+/* Test hook: flip `n` distinct words of rank 0's table (HPCPROBE_INJECT_FAULT). */
+static void corrupt_table(struct hpcp_bench *b, uint64_t n)
+{
+    struct ra_state *s = b->state;
+    if (b->rank != 0 || !s->active || s->table.n == 0)
+        return;
+    if (n > s->table.n)
+        n = s->table.n;
+    uint64_t stride = s->table.n / n;
+    for (uint64_t i = 0; i < n; i++)
+        s->table.words[i * stride] ^= 0x5a5a5a5a5a5a5a5aULL;
+}
+
+static void print_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, int i,
+                      const struct ra_samples *S, int verified)
+{
+    struct ra_state *s = b->state;
+    if (b->rank != 0 || s->p.quiet)
+        return;
+    printf("ra %s %s: rep %d/%d  %.5f GUPS%s  %.0f updates in %.3f s", k->variant, k->algorithm,
+           i + 1, s->p.repeat, S->rate[i] * 1e-9, is_star(k) ? " per rank (mean)" : "",
+           S->updates[i], S->time[i]);
+    if (verified)
+        printf("  %.0f wrong words", S->errors[i]);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* One repetition: run, then (timed reps) dump, fault hook and verify. */
+static int one_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, struct ra_samples *S,
+                   int i, int warm)
+{
+    struct ra_state *s = b->state;
+    double seconds = 0, rates[4] = {0}, error = 0, rate, time, updates;
+    if (!warm && i == 0)
+        hpcp_fault_point(b->rank);
+    int rc = k->run(b, &seconds);
+    if (rc)
+        return rc;
+    reduce_rep(k, b, seconds, &rate, &time, &updates, rates);
+    if (warm) {
+        S->warm_rate[i] = rate;
+        S->warm_time[i] = time;
+        return 0;
+    }
+    S->rate[i] = rate, S->time[i] = time, S->updates[i] = updates;
+    S->rate_min[i] = rates[0], S->rate_mean[i] = rates[1];
+    S->rate_max[i] = rates[2], S->rate_sum[i] = rates[3];
+    int last = i == s->p.repeat - 1;
+    if (last && s->p.dump && dump_table(k, b)) {
+        hpcp_error(b->comm, "cannot write --dump-table %s", s->p.dump);
+        return HPCP_EXIT_RUNTIME;
+    }
+    if (last && hpcp_fault_corrupt_words())
+        corrupt_table(b, hpcp_fault_corrupt_words());
+    if (s->p.verify) {
+        double t0 = MPI_Wtime();
+        rc = k->verify(b, &error);
+        S->verify_time[i] = MPI_Wtime() - t0;
+        S->errors[i] = error;
+    }
+    print_rep(k, b, i, S, s->p.verify);
+    return rc;
+}
+
+static int run_all(const struct hpcp_kernel *k, struct hpcp_bench *b, struct ra_samples *S)
+{
+    struct ra_state *s = b->state;
+    int rc = 0;
+    for (int i = 0; i < s->p.warmup && !rc; i++)
+        rc = one_rep(k, b, S, i, 1);
+    for (int i = 0; i < s->p.repeat && !rc; i++)
+        rc = one_rep(k, b, S, i, 0);
+    return rc;
+}
+
+static void print_plan(const struct hpcp_kernel *k, struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    char size[32];
+    if (b->rank != 0 || s->p.quiet)
+        return;
+    printf("ra %s %s: table 2^%d words (%s %s), %llu updates%s, look-ahead %d, rng %s, "
+           "%d rank(s)\n",
+           k->variant, k->algorithm, s->p.table_log2,
+           hpcp_format_bytes((double)s->p.table_words * 8.0, size, sizeof size),
+           is_mpi(k) ? "in total" : "per process",
+           (unsigned long long)(RA_UPDATES_PER_WORD * s->p.table_words),
+           is_mpi(k) ? " in total" : " per process", s->p.lookahead, rng_name(s->p.rng),
+           b->ranks);
+    fflush(stdout);
+}
+
+static void print_result(const struct hpcp_kernel *k, const struct hpcp_record *r)
+{
+    const struct hpcp_metric *m = &r->metrics[0];
+    const struct hpcp_validation *v = &r->validation;
+    static const char *const verdicts[] = {"passed", "FAILED", "skipped"};
+    printf("ra %s %s: %.5f GUPS%s, median of %d; verification %s", k->variant, k->algorithm,
+           hpcp_median(m->samples, m->nsamples) * 1e-9, is_star(k) ? " per rank" : "",
+           m->nsamples, verdicts[v->verdict]);
+    if (v->verdict != HPCP_SKIPPED)
+        printf(" (%.0f wrong words, tolerance %.0f)", v->error, v->tolerance);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Options, sizing and the memory check: one line and HPCP_EXIT_USAGE on
+ * bad input, before anything large is allocated. */
+static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                   char **argv, struct ra_params *p)
+{
+    char err[512], context[64];
+    struct hpcp_optval v[RA_OPT_COUNT];
+    snprintf(context, sizeof context, "%s %s", k->family, k->variant);
+    int bad = hpcp_parse_options(argc, argv, ra_option_spec, RA_OPT_COUNT, v, context, err,
+                                 sizeof err) ||
+              ra_params_from_options(p, v, err, sizeof err) ||
+              ra_params_size(p, is_mpi(k), si, err, sizeof err);
+    if (!bad) {
+        int active = strcmp(k->variant, "single") != 0 || si->rank == 0;
+        bad = ra_params_check_memory(p, is_mpi(k), active, si, err, sizeof err);
+    }
+    if (bad)
+        hpcp_error(MPI_COMM_WORLD, "%s", err);
+    return bad ? HPCP_EXIT_USAGE : 0;
+}
+
+static int write_record(struct hpcp_bench *b, const struct hpcp_kernel *k, struct ra_samples *S)
+{
+    struct ra_state *s = b->state;
+    struct hpcp_record r;
+    int rc = 0;
+    ra_build_record(&r, k, b, S);
+    if (b->rank == 0) {
+        if (s->p.out && hpcp_record_append(&r, b->si, s->p.out) != 0) {
+            hpcp_error(b->comm, "cannot append the record to %s: %s", s->p.out, strerror(errno));
+            rc = HPCP_EXIT_RUNTIME;
+        }
+        if (!s->p.quiet)
+            print_result(k, &r);
+        if (!rc && r.validation.verdict == HPCP_FAILED)
+            rc = HPCP_EXIT_VALIDATION;
+    }
+    hpcp_record_free(&r);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
+    return rc;
+}
+
+int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                   char **argv)
+{
+    struct ra_state s;
+    memset(&s, 0, sizeof s);
+    int rc = prepare(k, si, argc, argv, &s.p);
+    if (rc)
+        return rc;
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct ra_samples S;
+    if (hpcp_any(b.comm, samples_alloc(&S, s.p.repeat, s.p.warmup)) || (rc = k->setup(&b))) {
+        char size[32];
+        hpcp_error(b.comm, "cannot allocate the table (%s per rank) or its buffers",
+                   hpcp_format_bytes((double)s.p.table_words * 8.0, size, sizeof size));
+        k->teardown(&b);
+        samples_free(&S);
+        return HPCP_EXIT_RUNTIME;
+    }
+    print_plan(k, &b);
+    rc = run_all(k, &b, &S);
+    if (!rc)
+        rc = write_record(&b, k, &S);
+    k->teardown(&b);
+    samples_free(&S);
+    return rc;
+}

@@ -1,0 +1,193 @@
+/* RandomAccess `mpi`, algorithm `reference`: HPCC's asynchronous MPI
+ * algorithm, kept faithful and untuned because every other algorithm is
+ * measured against it. Each rank generates its share of the update stream
+ * one update at a time; updates for other ranks wait in per-destination
+ * buckets (at most `lookahead` in all); when the look-ahead is full the
+ * fullest bucket goes out with MPI_Isend once the previous send finished;
+ * a single MPI_Irecv (any source, any tag) is polled with MPI_Test between
+ * updates. When a rank has sent everything it tells every other rank with
+ * an empty "done" message and keeps receiving until all have said so. */
+#include <stdlib.h>
+
+#include "hpcprobe/util.h"
+#include "ra.h"
+
+enum { TAG_UPDATE = 1, TAG_DONE = 2 };
+
+struct mpi_ref {
+    MPI_Comm comm;          /* private: our tags never meet anyone else's */
+    struct ra_buckets buckets;
+    uint64_t *sendbuf, *recvbuf;
+    MPI_Request inreq, outreq, *done_req;
+    int receiving;          /* ranks that have not said "done" */
+    uint64_t done_token;    /* the (empty) "done" message's buffer */
+};
+
+static void apply_update(struct ra_state *s, uint64_t v)
+{
+    s->table.words[ra_index(s->p.rng, v, s->p.table_log2) - s->my_start] ^= v;
+}
+
+/* Apply every message that has arrived; re-post the receive while some
+ * rank may still send. */
+static void poll_receives(struct ra_state *s, struct mpi_ref *m)
+{
+    while (m->receiving > 0) {
+        int arrived = 0, n = 0;
+        MPI_Status st;
+        MPI_Test(&m->inreq, &arrived, &st);
+        if (!arrived)
+            return;
+        if (st.MPI_TAG == TAG_UPDATE) {
+            MPI_Get_count(&st, MPI_UINT64_T, &n);
+            for (int j = 0; j < n; j++)
+                apply_update(s, m->recvbuf[j]);
+        } else {
+            m->receiving--;
+        }
+        if (m->receiving > 0)
+            MPI_Irecv(m->recvbuf, s->p.lookahead, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                      m->comm, &m->inreq);
+    }
+}
+
+/* Send the fullest bucket if the previous send has completed. */
+static void try_send(struct ra_state *s, struct mpi_ref *m)
+{
+    int done = 0, n = 0;
+    MPI_Test(&m->outreq, &done, MPI_STATUS_IGNORE);
+    if (!done)
+        return;
+    int dest = ra_buckets_pop_largest(&m->buckets, m->sendbuf, &n);
+    if (dest < 0)
+        return;
+    MPI_Isend(m->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, m->comm, &m->outreq);
+    s->messages_sent++;
+    s->bytes_sent += (long long)n * (long long)sizeof(uint64_t);
+}
+
+static void generate(struct ra_state *s, struct mpi_ref *m, int me)
+{
+    uint64_t r = ra_rng_jump(s->p.rng, s->seq_start);
+    double t0 = MPI_Wtime(), limit = s->p.time_limit_s;
+    uint64_t i = 0;
+    while (i < s->my_updates) {
+        poll_receives(s, m);
+        if (m->buckets.pending < s->p.lookahead) {
+            r = ra_next(s->p.rng, r);
+            int owner = ra_dist_owner(&s->dist, ra_index(s->p.rng, r, s->p.table_log2));
+            if (owner == me)
+                apply_update(s, r);
+            else
+                ra_buckets_insert(&m->buckets, owner, r);
+            if (m->buckets.pending > s->max_pending)
+                s->max_pending = m->buckets.pending;
+            i++;
+            if (limit > 0 && (i & 1023) == 0 && MPI_Wtime() - t0 > limit)
+                break;
+        } else {
+            try_send(s, m);
+        }
+    }
+    s->executed = i;
+}
+
+static void finish(struct ra_state *s, struct mpi_ref *m, int me, int ranks)
+{
+    while (m->buckets.pending > 0) {
+        poll_receives(s, m);
+        try_send(s, m);
+    }
+    for (int p = 0; p < ranks; p++)
+        m->done_req[p] = MPI_REQUEST_NULL;
+    for (int p = 0; p < ranks; p++)
+        if (p != me)
+            MPI_Isend(&m->done_token, 0, MPI_UINT64_T, p, TAG_DONE, m->comm, &m->done_req[p]);
+    while (m->receiving > 0)
+        poll_receives(s, m);
+    MPI_Waitall(ranks, m->done_req, MPI_STATUSES_IGNORE);
+    MPI_Wait(&m->outreq, MPI_STATUS_IGNORE);
+}
+
+static int ref_setup(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    struct mpi_ref *m = calloc(1, sizeof *m);
+    s->algo = m;
+    s->active = 1;
+    ra_dist_init(&s->dist, s->p.table_words, b->ranks);
+    s->my_start = ra_dist_start(&s->dist, b->rank);
+    s->seq_start = RA_UPDATES_PER_WORD * s->my_start;
+    s->my_updates = RA_UPDATES_PER_WORD * ra_dist_count(&s->dist, b->rank);
+    MPI_Comm dup; /* collective: every rank dups, whatever failed locally */
+    MPI_Comm_dup(b->comm, &dup);
+    int failed = !m;
+    if (!m)
+        MPI_Comm_free(&dup);
+    if (m) {
+        m->comm = dup;
+        m->sendbuf = malloc((size_t)s->p.lookahead * sizeof *m->sendbuf);
+        m->recvbuf = malloc((size_t)s->p.lookahead * sizeof *m->recvbuf);
+        m->done_req = malloc((size_t)b->ranks * sizeof *m->done_req);
+        failed = !m->sendbuf || !m->recvbuf || !m->done_req ||
+                 ra_buckets_init(&m->buckets, b->ranks, s->p.lookahead) ||
+                 ra_table_alloc(&s->table, ra_dist_count(&s->dist, b->rank), s->p.hugepages);
+    }
+    return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
+}
+
+static int ref_run(struct hpcp_bench *b, double *seconds)
+{
+    struct ra_state *s = b->state;
+    struct mpi_ref *m = s->algo;
+    ra_table_init(&s->table, s->my_start);
+    s->messages_sent = s->bytes_sent = s->max_pending = 0;
+    m->receiving = b->ranks - 1;
+    m->outreq = MPI_REQUEST_NULL;
+    m->inreq = MPI_REQUEST_NULL;
+    if (m->receiving > 0)
+        MPI_Irecv(m->recvbuf, s->p.lookahead, MPI_UINT64_T, MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm,
+                  &m->inreq);
+    MPI_Barrier(b->comm);
+    double t0 = MPI_Wtime();
+    generate(s, m, b->rank);
+    finish(s, m, b->rank, b->ranks);
+    MPI_Barrier(b->comm);
+    *seconds = MPI_Wtime() - t0;
+    return 0;
+}
+
+static int ref_verify(struct hpcp_bench *b, double *error)
+{
+    *error = (double)ra_verify_table(b->state, b->comm);
+    return 0;
+}
+
+static void ref_teardown(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    struct mpi_ref *m = s->algo;
+    if (m) {
+        ra_buckets_free(&m->buckets);
+        free(m->sendbuf);
+        free(m->recvbuf);
+        free(m->done_req);
+        if (m->comm != MPI_COMM_NULL && m->comm)
+            MPI_Comm_free(&m->comm);
+        free(m);
+    }
+    s->algo = NULL;
+    ra_table_free(&s->table);
+}
+
+const struct hpcp_kernel hpcp_ra_mpi_reference = {
+    .family = "ra",
+    .variant = "mpi",
+    .algorithm = "reference",
+    .summary = "RandomAccess on one table over all ranks, HPCC's algorithm (HPCC MPIRandomAccess)",
+    .driver = hpcp_ra_driver,
+    .setup = ref_setup,
+    .run = ref_run,
+    .verify = ref_verify,
+    .teardown = ref_teardown,
+};

@@ -1,0 +1,126 @@
+/* RandomAccess parameters: options, HPCC-like sizing, and the memory check,
+ * all before anything large is allocated. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hpcprobe/options.h"
+#include "hpcprobe/util.h"
+#include "ra_params.h"
+
+const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
+    [RA_OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL},
+    [RA_OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
+    [RA_OPT_RNG] = {"--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg"},
+    [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL},
+    [RA_OPT_NONCOMPLIANT] = {"--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
+    [RA_OPT_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
+    [RA_OPT_TIME_LIMIT] = {"--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL},
+    [RA_OPT_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
+    [RA_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_DUMP] = {"--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+};
+
+int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, char *err,
+                           size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (v[RA_OPT_LOG2].set && v[RA_OPT_FRACTION].set) {
+        snprintf(err, errlen, "give --table-log2 or --memory-fraction, not both");
+        return -1;
+    }
+    p->table_log2 = v[RA_OPT_LOG2].set ? (int)v[RA_OPT_LOG2].i : 0;
+    p->memory_fraction = v[RA_OPT_LOG2].set ? -1.0
+                         : v[RA_OPT_FRACTION].set ? v[RA_OPT_FRACTION].d
+                                                  : RA_DEFAULT_MEMORY_FRACTION;
+    p->rng = v[RA_OPT_RNG].set && strcmp(v[RA_OPT_RNG].s, "lcg") == 0 ? RA_RNG_LCG : RA_RNG_POLY;
+    p->lookahead = v[RA_OPT_LOOKAHEAD].set ? (int)v[RA_OPT_LOOKAHEAD].i : RA_MAX_LOOKAHEAD;
+    p->compliant = p->lookahead <= RA_MAX_LOOKAHEAD;
+    if (!p->compliant && !v[RA_OPT_NONCOMPLIANT].set) {
+        snprintf(err, errlen,
+                 "--lookahead %d is over HPCC's limit of %d pending updates per process; "
+                 "add --allow-noncompliant to run it anyway (the record is marked non-compliant)",
+                 p->lookahead, RA_MAX_LOOKAHEAD);
+        return -1;
+    }
+    p->repeat = v[RA_OPT_REPEAT].set ? (int)v[RA_OPT_REPEAT].i : 1;
+    p->warmup = v[RA_OPT_WARMUP].set ? (int)v[RA_OPT_WARMUP].i : 0;
+    p->time_limit_s = v[RA_OPT_TIME_LIMIT].set ? v[RA_OPT_TIME_LIMIT].d : 0.0;
+    p->verify = !v[RA_OPT_NO_VERIFY].set;
+    p->hugepages = !(v[RA_OPT_HUGEPAGES].set && strcmp(v[RA_OPT_HUGEPAGES].s, "off") == 0);
+    p->out = v[RA_OPT_OUT].set ? v[RA_OPT_OUT].s : NULL;
+    p->dump = v[RA_OPT_DUMP].set ? v[RA_OPT_DUMP].s : NULL;
+    p->quiet = v[RA_OPT_QUIET].set;
+    return 0;
+}
+
+static int floor_log2(double x)
+{
+    return x >= 1.0 ? (int)floor(log2(x)) : -1;
+}
+
+/* HPCC sizes the table as the largest power of two of words within a
+ * fraction of the memory: per process for single/star, in total for mpi. */
+static int size_from_memory(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si,
+                            char *err, size_t errlen)
+{
+    double per_rank = (double)si->memory_total_min_node * p->memory_fraction /
+                      (double)si->ranks_per_node_max / sizeof(uint64_t);
+    int k = floor_log2(distributed ? per_rank * si->ranks : per_rank);
+    if (k > RA_MAX_LOG2)
+        k = RA_MAX_LOG2;
+    if (k < RA_MIN_LOG2) {
+        snprintf(err, errlen, "--memory-fraction %g leaves too little memory for a table "
+                 "(at least 2^%d words); give a larger fraction or --table-log2",
+                 p->memory_fraction, RA_MIN_LOG2);
+        return -1;
+    }
+    p->table_log2 = k;
+    return 0;
+}
+
+int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si,
+                   char *err, size_t errlen)
+{
+    if (p->memory_fraction > 0 && size_from_memory(p, distributed, si, err, errlen))
+        return -1;
+    p->table_words = 1ULL << p->table_log2;
+    if (distributed && p->table_words < (uint64_t)si->ranks) {
+        snprintf(err, errlen, "--table-log2 %d gives %llu words, fewer than the %d ranks; "
+                 "allowed: --table-log2 from %d to %d", p->table_log2,
+                 (unsigned long long)p->table_words, si->ranks,
+                 (int)ceil(log2((double)si->ranks)), RA_MAX_LOG2);
+        return -1;
+    }
+    return 0;
+}
+
+/* Collective: 0 when every node can hold its ranks' tables, else -1 and a
+ * message (valid on every rank) with the largest table that fits. */
+int ra_params_check_memory(const struct ra_params *p, int distributed, int active,
+                           const struct hpcp_sysinfo *si, char *err, size_t errlen)
+{
+    double words = !active ? 0.0
+                   : distributed ? ceil((double)p->table_words / si->ranks)
+                                 : (double)p->table_words;
+    double need = words * sizeof(uint64_t) + (active ? 4.0 * (1 << 20) : 0.0);
+    double node_need = 0, avail = (double)hpcp_meminfo_bytes("MemAvailable:");
+    int node_active = 0;
+    MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, si->node_comm);
+    MPI_Allreduce(&active, &node_active, 1, MPI_INT, MPI_SUM, si->node_comm);
+    double fit = node_active ? avail / node_active / sizeof(uint64_t) : 1e300, fit_min;
+    MPI_Allreduce(&fit, &fit_min, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    if (!hpcp_any(MPI_COMM_WORLD, node_need > avail))
+        return 0;
+    char a[32], b[32];
+    int kmax = floor_log2(distributed ? fit_min * si->ranks : fit_min);
+    snprintf(err, errlen, "a table of 2^%d words (%s per %s) does not fit in the memory "
+             "available (%s on the fullest node for its ranks); allowed: --table-log2 <= %d",
+             p->table_log2, hpcp_format_bytes(words * sizeof(uint64_t), a, sizeof a),
+             distributed ? "rank" : "process",
+             hpcp_format_bytes(fit_min * sizeof(uint64_t), b, sizeof b), kmax);
+    return -1;
+}

@@ -1,0 +1,31 @@
+/* RandomAccess options and sizing (ra_params.c). */
+#ifndef HPCPROBE_RA_PARAMS_H
+#define HPCPROBE_RA_PARAMS_H
+#include <stddef.h>
+
+#include "hpcprobe/options.h"
+#include "hpcprobe/sysinfo.h"
+#include "ra.h"
+
+#define RA_MIN_LOG2 4
+#define RA_MAX_LOG2 50
+#define RA_DEFAULT_MEMORY_FRACTION 0.5 /* HPCC: half of the memory */
+
+enum {
+    RA_OPT_LOG2, RA_OPT_FRACTION, RA_OPT_RNG, RA_OPT_LOOKAHEAD, RA_OPT_NONCOMPLIANT,
+    RA_OPT_REPEAT, RA_OPT_WARMUP, RA_OPT_TIME_LIMIT, RA_OPT_NO_VERIFY, RA_OPT_HUGEPAGES,
+    RA_OPT_OUT, RA_OPT_DUMP, RA_OPT_QUIET, RA_OPT_COUNT
+};
+extern const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT];
+
+/* Options into params (no sizing yet); -1 and one line in err if invalid. */
+int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, char *err,
+                           size_t errlen);
+/* Choose table_log2/table_words (from memory when no --table-log2). */
+int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si,
+                   char *err, size_t errlen);
+/* Collective memory check before allocation. */
+int ra_params_check_memory(const struct ra_params *p, int distributed, int active,
+                           const struct hpcp_sysinfo *si, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,123 @@
+/* RandomAccess record: parameters, metrics, validation and counters. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpcprobe/util.h"
+#include "ra_record.h"
+
+static const char *rng_name(enum ra_rng r) { return r == RA_RNG_POLY ? "poly" : "lcg"; }
+
+static void add_params(struct hpcp_record *r, const struct ra_params *p, const char *scope)
+{
+    hpcp_record_param_int(r, "table_log2", p->table_log2);
+    hpcp_record_param_int(r, "table_words", (long long)p->table_words);
+    hpcp_record_param_int(r, "table_bytes", (long long)(p->table_words * sizeof(uint64_t)));
+    hpcp_record_param_string(r, "table_scope", scope);
+    hpcp_record_param_int(r, "updates", (long long)(RA_UPDATES_PER_WORD * p->table_words));
+    hpcp_record_param_int(r, "lookahead", p->lookahead);
+    hpcp_record_param_string(r, "rng", rng_name(p->rng));
+    hpcp_record_param_int(r, "repeat", p->repeat);
+    hpcp_record_param_int(r, "warmup", p->warmup);
+    if (p->time_limit_s > 0)
+        hpcp_record_param_double(r, "time_limit_s", p->time_limit_s);
+    else
+        hpcp_record_param_null(r, "time_limit_s");
+    if (p->memory_fraction > 0)
+        hpcp_record_param_double(r, "memory_fraction", p->memory_fraction);
+    else
+        hpcp_record_param_null(r, "memory_fraction");
+    hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
+    hpcp_record_param_bool(r, "verify", p->verify);
+}
+
+static void add_metrics(struct hpcp_record *r, const struct ra_samples *S, int n, int warm,
+                        int star)
+{
+    struct hpcp_metric *m;
+    if (star) {
+        m = hpcp_record_metric(r, "update_rate_per_rank_mean", "updates/s", S->rate_mean, n, 1);
+        hpcp_record_metric(r, "update_rate_per_rank_min", "updates/s", S->rate_min, n, 1);
+        hpcp_record_metric(r, "update_rate_per_rank_max", "updates/s", S->rate_max, n, 1);
+        hpcp_record_metric(r, "update_rate_sum", "updates/s", S->rate_sum, n, 1);
+    } else {
+        m = hpcp_record_metric(r, "update_rate", "updates/s", S->rate, n, 1);
+    }
+    hpcp_record_metric_warmup(m, S->warm_rate, warm);
+    m = hpcp_record_metric(r, "time", "s", S->time, n, 0);
+    hpcp_record_metric_warmup(m, S->warm_time, warm);
+    hpcp_record_metric(r, "updates", "updates", S->updates, n, 1);
+    r->headline_metric = star ? "update_rate_per_rank_mean" : "update_rate";
+}
+
+static void add_validation(struct hpcp_record *r, const struct ra_params *p,
+                           const struct ra_samples *S, int n)
+{
+    if (!p->verify) {
+        hpcp_record_validation_skipped(r, "xor-replay (skipped by --no-verify)");
+        return;
+    }
+    hpcp_record_metric(r, "verify_time", "s", S->verify_time, n, 0);
+    hpcp_record_validation(r,
+                           "xor-replay: every executed update re-applied once by the owner of "
+                           "its word; a word is wrong when it differs from its index; passes at "
+                           "<= 1 % of the table",
+                           "words", S->errors, n, RA_TOLERANCE_FRACTION * (double)p->table_words);
+}
+
+/* Per-rank counters of the last repetition (collective). */
+static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const struct ra_samples *S)
+{
+    struct ra_state *s = b->state;
+    long long mine[3] = {s->messages_sent, s->bytes_sent, s->max_pending};
+    long long *all = b->rank == 0 ? malloc(3 * (size_t)b->ranks * sizeof *all) : NULL;
+    MPI_Gather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, 0, b->comm);
+    if (b->rank != 0)
+        return;
+    hpcp_record_counter_int(r, "updates_executed", (long long)S->updates[s->p.repeat - 1]);
+    hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
+    if (!all)
+        return;
+    const char *names[3] = {"messages_sent", "bytes_sent", "max_pending"};
+    long long *col = malloc((size_t)b->ranks * sizeof *col);
+    for (int c = 0; c < 3 && col; c++) {
+        for (int i = 0; i < b->ranks; i++)
+            col[i] = all[3 * i + c];
+        hpcp_record_counter_array(r, names[c], col, b->ranks);
+    }
+    free(col);
+    free(all);
+}
+
+static void add_notes(struct hpcp_record *r, const struct ra_state *s, const struct ra_samples *S)
+{
+    const struct ra_params *p = &s->p;
+    if (!p->compliant)
+        hpcp_record_note(r, "non-compliant: look-ahead %d is over HPCC's limit of %d",
+                         p->lookahead, RA_MAX_LOOKAHEAD);
+    double planned = (double)RA_UPDATES_PER_WORD * (double)p->table_words;
+    if (S->updates[p->repeat - 1] < planned)
+        hpcp_record_note(r, "--time-limit stopped the last repetition after %.0f of %.0f updates",
+                         S->updates[p->repeat - 1], planned);
+    if (s->active && p->hugepages && s->table.advice_rc != 0)
+        hpcp_record_note(r, "madvise(MADV_HUGEPAGE) failed (%s): the table uses base pages",
+                         strerror(s->table.advice_errno));
+    else if (s->active && p->hugepages && s->table.thp_bytes == 0)
+        hpcp_record_note(r, "the OS gave the table no transparent huge pages (rank 0)");
+}
+
+void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct hpcp_bench *b,
+                     const struct ra_samples *S)
+{
+    struct ra_state *s = b->state;
+    int n = s->p.repeat;
+    hpcp_record_init(r, k->family, k->variant, k->algorithm, b->si);
+    add_counters(r, b, S);
+    if (b->rank != 0)
+        return;
+    add_params(r, &s->p, strcmp(k->variant, "mpi") == 0 ? "global" : "per_process");
+    add_metrics(r, S, n, s->p.warmup, strcmp(k->variant, "star") == 0);
+    add_validation(r, &s->p, S, n);
+    r->compliant = s->p.compliant;
+    add_notes(r, s, S);
+}

@@ -1,0 +1,66 @@
+/* RandomAccess generators: jump-ahead and the table distribution. */
+#include "ra.h"
+
+/* a * b mod (x^64 + x^2 + x + 1) over GF(2). */
+static uint64_t gf2_mulmod(uint64_t a, uint64_t b)
+{
+    uint64_t r = 0;
+    for (int i = 63; i >= 0; i--) {
+        r = ra_next_poly(r); /* r * x, reduced */
+        if ((b >> i) & 1)
+            r ^= a;
+    }
+    return r;
+}
+
+static uint64_t jump_poly(uint64_t n)
+{
+    uint64_t result = 1, base = 2; /* x^0, x^1 */
+    for (; n; n >>= 1) {
+        if (n & 1)
+            result = gf2_mulmod(result, base);
+        base = gf2_mulmod(base, base);
+    }
+    return result;
+}
+
+/* The LCG's n-fold map r -> a r + c is itself affine: compose by squaring. */
+static uint64_t jump_lcg(uint64_t n)
+{
+    uint64_t mul = RA_LCG_MUL, add = RA_LCG_ADD; /* the map f^(2^k) */
+    uint64_t r_mul = 1, r_add = 0;               /* the map applied so far */
+    for (; n; n >>= 1) {
+        if (n & 1) {
+            r_mul = mul * r_mul;
+            r_add = mul * r_add + add;
+        }
+        add = mul * add + add;
+        mul = mul * mul;
+    }
+    return r_mul * 1 + r_add;
+}
+
+uint64_t ra_rng_jump(enum ra_rng rng, uint64_t n)
+{
+    return rng == RA_RNG_POLY ? jump_poly(n) : jump_lcg(n);
+}
+
+void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks)
+{
+    d->words = words;
+    d->ranks = ranks;
+    d->min_local = words / (uint64_t)ranks;
+    d->rem = words % (uint64_t)ranks;
+    d->top = d->rem * (d->min_local + 1);
+}
+
+uint64_t ra_dist_start(const struct ra_dist *d, int rank)
+{
+    uint64_t r = (uint64_t)rank;
+    return r * d->min_local + (r < d->rem ? r : d->rem);
+}
+
+uint64_t ra_dist_count(const struct ra_dist *d, int rank)
+{
+    return d->min_local + ((uint64_t)rank < d->rem ? 1 : 0);
+}

@@ -1,0 +1,108 @@
+/* The one RandomAccess verifier: a race-free XOR replay. XOR is its own
+ * inverse and commutes, so re-applying every executed update exactly once
+ * returns each word to its index, whatever order the timed run used; a
+ * word that still differs is an error (lost, doubled or misplaced update). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpcprobe/util.h"
+#include "ra.h"
+
+#define VERIFY_CHUNK 8192 /* updates generated per rank per exchange round */
+
+static void apply(struct ra_state *s, const uint64_t *v, size_t n)
+{
+    int log2 = s->p.table_log2;
+    enum ra_rng rng = s->p.rng;
+    for (size_t i = 0; i < n; i++)
+        s->table.words[ra_index(rng, v[i], log2) - s->my_start] ^= v[i];
+}
+
+/* Generate up to VERIFY_CHUNK updates from *pos, sorted by owner into send. */
+static int gen_chunk(struct ra_state *s, uint64_t *r, uint64_t *left, uint64_t *send,
+                     int *scount, int *sdispl, uint64_t *tmp)
+{
+    int P = s->dist.ranks, n = *left < VERIFY_CHUNK ? (int)*left : VERIFY_CHUNK;
+    memset(scount, 0, (size_t)P * sizeof *scount);
+    for (int i = 0; i < n; i++) {
+        *r = ra_next(s->p.rng, *r);
+        tmp[i] = *r;
+        scount[ra_dist_owner(&s->dist, ra_index(s->p.rng, *r, s->p.table_log2))]++;
+    }
+    *left -= (uint64_t)n;
+    sdispl[0] = 0;
+    for (int p = 1; p < P; p++)
+        sdispl[p] = sdispl[p - 1] + scount[p - 1];
+    for (int i = 0; i < n; i++) {
+        int o = ra_dist_owner(&s->dist, ra_index(s->p.rng, tmp[i], s->p.table_log2));
+        send[sdispl[o]++] = tmp[i];
+    }
+    for (int p = 0; p < P; p++)
+        sdispl[p] -= scount[p];
+    return n;
+}
+
+/* Rounds of generate / all-to-all / apply until every rank has replayed. */
+static int replay_distributed(struct ra_state *s, MPI_Comm comm)
+{
+    int P = s->dist.ranks;
+    uint64_t r = ra_rng_jump(s->p.rng, s->seq_start), left = s->executed;
+    uint64_t rounds = (left + VERIFY_CHUNK - 1) / VERIFY_CHUNK, max_rounds;
+    MPI_Allreduce(&rounds, &max_rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
+    int *cnt = malloc(4 * (size_t)P * sizeof *cnt);
+    uint64_t *send = malloc(2 * VERIFY_CHUNK * sizeof *send), *recv = NULL;
+    size_t recv_cap = 0;
+    int bad = !cnt || !send;
+    for (uint64_t k = 0; k < max_rounds && !bad; k++) {
+        int *scount = cnt, *sdispl = cnt + P, *rcount = cnt + 2 * P, *rdispl = cnt + 3 * P;
+        gen_chunk(s, &r, &left, send, scount, sdispl, send + VERIFY_CHUNK);
+        MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
+        size_t total = 0;
+        for (int p = 0; p < P; p++) {
+            rdispl[p] = (int)total;
+            total += (size_t)rcount[p];
+        }
+        if (total > recv_cap) {
+            uint64_t *nr = realloc(recv, total * sizeof *recv);
+            bad = !nr; /* out of memory mid-collective: the allreduce below fails all */
+            if (nr) {
+                recv = nr;
+                recv_cap = total;
+            }
+        }
+        if (hpcp_any(comm, bad))
+            break;
+        MPI_Alltoallv(send, scount, sdispl, MPI_UINT64_T, recv, rcount, rdispl, MPI_UINT64_T, comm);
+        apply(s, recv, total);
+    }
+    free(cnt);
+    free(send);
+    free(recv);
+    return bad;
+}
+
+/* Same replay without communication for a table held by one rank. */
+static void replay_local(struct ra_state *s)
+{
+    uint64_t r = ra_rng_jump(s->p.rng, s->seq_start);
+    uint64_t *t = s->table.words;
+    for (uint64_t i = 0; i < s->executed; i++) {
+        r = ra_next(s->p.rng, r);
+        t[ra_index(s->p.rng, r, s->p.table_log2) - s->my_start] ^= r;
+    }
+}
+
+uint64_t ra_verify_table(struct ra_state *s, MPI_Comm comm)
+{
+    uint64_t wrong = 0, total = 0;
+    int failed = 0;
+    if (s->dist.ranks == 1)
+        replay_local(s);
+    else
+        failed = replay_distributed(s, comm);
+    for (uint64_t i = 0; i < s->table.n; i++)
+        wrong += s->table.words[i] != s->my_start + i;
+    MPI_Allreduce(&wrong, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+    /* A replay that could not finish verifies nothing: count every word. */
+    return failed ? s->dist.words : total;
+}

@@ -1,0 +1,160 @@
+/* hpcprobe-bench: one MPI executable, one subcommand per benchmark family.
+ * Usage and exit statuses: docs/cli.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hpcprobe/json.h"
+#include "hpcprobe/kernel.h"
+#include "hpcprobe/options.h"
+#include "hpcprobe/sysinfo.h"
+#include "hpcprobe/util.h"
+
+#define MAX_NAMES 64
+
+/* Distinct families (with the built-in commands first) or variants of one family. */
+static int list_names(const char *family, const char **names)
+{
+    int n = 0;
+    if (!family) {
+        names[n++] = "list";
+        names[n++] = "sysinfo";
+    }
+    for (int i = 0; i < hpcp_nkernels && n < MAX_NAMES; i++) {
+        const char *s = family ? hpcp_kernels[i]->variant : hpcp_kernels[i]->family;
+        if (family && strcmp(hpcp_kernels[i]->family, family) != 0)
+            continue;
+        int seen = 0;
+        for (int k = 0; k < n; k++)
+            seen |= strcmp(names[k], s) == 0;
+        if (!seen)
+            names[n++] = s;
+    }
+    return n;
+}
+
+static int unknown_name(const char *what, const char *word, const char **names, int n)
+{
+    char allowed[512] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                 i ? ", " : "", names[i]);
+    const char *s = hpcp_suggest(word, names, n);
+    hpcp_error(MPI_COMM_WORLD, "unknown %s '%s' (allowed: %s)%s%s%s", what, word, allowed,
+               s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+    return HPCP_EXIT_USAGE;
+}
+
+static int cmd_list(void)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; rank == 0 && i < hpcp_nkernels; i++) {
+        const struct hpcp_kernel *k = hpcp_kernels[i];
+        printf("%-6s %-8s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
+    }
+    return HPCP_EXIT_OK;
+}
+
+static int cmd_sysinfo(int argc, char **argv)
+{
+    struct hpcp_sysinfo si;
+    hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, argc, argv);
+    if (si.rank == 0) {
+        struct hpcp_json j;
+        hpcp_json_init(&j);
+        hpcp_json_begin_object(&j, NULL);
+        hpcp_json_int(&j, "ranks", si.ranks);
+        hpcp_json_int(&j, "nodes", si.nodes);
+        hpcp_json_int(&j, "ranks_per_node_max", si.ranks_per_node_max);
+        hpcp_json_uint(&j, "memory_available_bytes_min_node", si.memory_available_min_node);
+        hpcp_sysinfo_to_json(&si, &j);
+        hpcp_json_end_object(&j);
+        printf("%s\n", j.failed ? "{}" : j.buf);
+        hpcp_json_free(&j);
+    }
+    hpcp_sysinfo_free(&si);
+    return HPCP_EXIT_OK;
+}
+
+/* Take "--algo NAME" out of argv (the registry, not the family, resolves it). */
+static const char *take_algo(int *argc, char **argv)
+{
+    const char *algo = NULL;
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (strcmp(argv[i], "--algo") == 0 && i + 1 < *argc)
+            algo = argv[++i];
+        else if (strncmp(argv[i], "--algo=", 7) == 0)
+            algo = argv[i] + 7;
+        else
+            argv[out++] = argv[i];
+    }
+    *argc = out;
+    return algo;
+}
+
+static int unknown_algo(const char *family, const char *variant, const char *algo)
+{
+    const char *names[MAX_NAMES];
+    int n = 0;
+    for (int i = 0; i < hpcp_nkernels && n < MAX_NAMES; i++)
+        if (!strcmp(hpcp_kernels[i]->family, family) && !strcmp(hpcp_kernels[i]->variant, variant))
+            names[n++] = hpcp_kernels[i]->algorithm;
+    return unknown_name("algorithm", algo, names, n);
+}
+
+static int cmd_family(int argc, char **argv, int full_argc, char **full_argv)
+{
+    const char *names[MAX_NAMES];
+    const char *family = argv[0];
+    if (argc < 2)
+        return unknown_name("variant", "", names, list_names(family, names));
+    const char *variant = argv[1];
+    if (!hpcp_find_kernel(family, variant, NULL))
+        return unknown_name("variant", variant, names, list_names(family, names));
+    int nopt = argc - 2;
+    char **opts = argv + 2;
+    const char *algo = take_algo(&nopt, opts);
+    const struct hpcp_kernel *k = hpcp_find_kernel(family, variant, algo);
+    if (!k)
+        return unknown_algo(family, variant, algo);
+    struct hpcp_sysinfo si;
+    hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, full_argc, full_argv);
+    int rc = k->driver(k, &si, nopt, opts);
+    hpcp_sysinfo_free(&si);
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
+{
+    const char *names[MAX_NAMES];
+    int n = list_names(NULL, names);
+    if (argc < 2) {
+        hpcp_error(MPI_COMM_WORLD, "missing benchmark (allowed: list, sysinfo, ra); see docs/cli.md");
+        return HPCP_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "list") == 0)
+        return cmd_list();
+    if (strcmp(argv[1], "sysinfo") == 0)
+        return cmd_sysinfo(argc, argv);
+    if (strcmp(argv[1], "--version") == 0) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        if (rank == 0)
+            printf("hpcprobe-bench %s\n", hpcp_version_string());
+        return HPCP_EXIT_OK;
+    }
+    for (int i = 2; i < n; i++)
+        if (strcmp(argv[1], names[i]) == 0)
+            return cmd_family(argc - 1, argv + 1, argc, argv);
+    return unknown_name("benchmark", argv[1], names, n);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rc = dispatch(argc, argv);
+    fflush(stdout);
+    MPI_Finalize();
+    return rc;
+}

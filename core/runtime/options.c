@@ -1,0 +1,129 @@
+/* Declarative option parsing (options.h): "--name value" or "--name=value". */
+#include "hpcprobe/options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hpcp_opt_index(const struct hpcp_optspec *spec, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(spec[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static void unknown_option(const struct hpcp_optspec *spec, int n, const char *name,
+                           const char *context, char *err, size_t errlen)
+{
+    const char *names[64];
+    int m = n < 64 ? n : 64;
+    for (int i = 0; i < m; i++)
+        names[i] = spec[i].name;
+    const char *s = hpcp_suggest(name, names, m);
+    if (s)
+        snprintf(err, errlen, "unknown option '%s' for '%s'; did you mean '%s'?", name, context, s);
+    else
+        snprintf(err, errlen, "unknown option '%s' for '%s' (see docs/cli.md for the options)",
+                 name, context);
+}
+
+static int parse_int(const struct hpcp_optspec *o, const char *text, struct hpcp_optval *v,
+                     char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(text, &end, 10);
+    if (errno || *end || end == text || x < o->int_min || x > o->int_max) {
+        snprintf(err, errlen, "%s: '%s' is not allowed (an integer from %lld to %lld)", o->name,
+                 text, o->int_min, o->int_max);
+        return -1;
+    }
+    v->i = x;
+    return 0;
+}
+
+static int parse_double(const struct hpcp_optspec *o, const char *text, struct hpcp_optval *v,
+                        char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    int low_ok = o->min_open ? x > o->dbl_min : x >= o->dbl_min;
+    if (errno || *end || end == text || !isfinite(x) || !low_ok || x > o->dbl_max) {
+        snprintf(err, errlen, "%s: '%s' is not allowed (a number %s %g and <= %g)", o->name, text,
+                 o->min_open ? ">" : ">=", o->dbl_min, o->dbl_max);
+        return -1;
+    }
+    v->d = x;
+    return 0;
+}
+
+static int parse_choice(const struct hpcp_optspec *o, const char *text, struct hpcp_optval *v,
+                        char *err, size_t errlen)
+{
+    size_t n = strlen(text);
+    for (const char *c = o->choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == n && strncmp(c, text, n) == 0) {
+            v->s = text;
+            return 0;
+        }
+        c += len + (bar != NULL);
+    }
+    snprintf(err, errlen, "%s: '%s' is not allowed (one of %s)", o->name, text, o->choices);
+    return -1;
+}
+
+static int parse_value(const struct hpcp_optspec *o, const char *text, struct hpcp_optval *v,
+                       char *err, size_t errlen)
+{
+    switch (o->kind) {
+    case HPCP_OPT_INT: return parse_int(o, text, v, err, errlen);
+    case HPCP_OPT_DOUBLE: return parse_double(o, text, v, err, errlen);
+    case HPCP_OPT_CHOICE: return parse_choice(o, text, v, err, errlen);
+    default: v->s = text; return 0;
+    }
+}
+
+int hpcp_parse_options(int argc, char **argv, const struct hpcp_optspec *spec, int n,
+                       struct hpcp_optval *vals, const char *context, char *err, size_t errlen)
+{
+    memset(vals, 0, (size_t)n * sizeof *vals);
+    for (int a = 0; a < argc; a++) {
+        char name[64];
+        const char *arg = argv[a], *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (strncmp(arg, "--", 2) != 0 || len >= sizeof name) {
+            snprintf(err, errlen, "unexpected argument '%s' for '%s' (options start with --)", arg,
+                     context);
+            return -1;
+        }
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        int i = hpcp_opt_index(spec, n, name);
+        if (i < 0) {
+            unknown_option(spec, n, name, context, err, errlen);
+            return -1;
+        }
+        vals[i].set = 1;
+        if (spec[i].kind == HPCP_OPT_FLAG) {
+            if (eq) {
+                snprintf(err, errlen, "%s takes no value", name);
+                return -1;
+            }
+            continue;
+        }
+        const char *text = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
+        if (!text) {
+            snprintf(err, errlen, "%s needs a value", name);
+            return -1;
+        }
+        if (parse_value(&spec[i], text, &vals[i], err, errlen))
+            return -1;
+    }
+    return 0;
+}

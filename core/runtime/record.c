@@ -1,0 +1,325 @@
+/* Result records (record.h): built in memory, written as one JSON line. */
+#include "hpcprobe/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hpcprobe/json.h"
+#include "hpcprobe/util.h"
+
+void hpcp_record_init(struct hpcp_record *r, const char *benchmark, const char *variant,
+                      const char *algorithm, const struct hpcp_sysinfo *si)
+{
+    memset(r, 0, sizeof *r);
+    r->benchmark = benchmark;
+    r->variant = variant;
+    r->algorithm = algorithm;
+    r->ranks = si->ranks;
+    r->threads_per_rank = 1;
+    r->nodes = si->nodes;
+    r->ranks_per_node_max = si->ranks_per_node_max;
+    r->compliant = 1;
+    hpcp_iso_time(r->started_at, sizeof r->started_at);
+}
+
+void hpcp_record_free(struct hpcp_record *r)
+{
+    for (int i = 0; i < r->ncounters; i++)
+        free(r->counters[i].array);
+    for (int i = 0; i < r->nmetrics; i++) {
+        free(r->metrics[i].samples);
+        free(r->metrics[i].warmup);
+    }
+    free(r->validation.per_repetition);
+    memset(r, 0, sizeof *r);
+}
+
+static struct hpcp_kv *new_kv(struct hpcp_kv *kv, int *n, const char *key, enum hpcp_kv_type t)
+{
+    if (*n >= HPCP_RECORD_MAX_KV)
+        return NULL; /* a fixed budget: exceeding it is a programming error caught by tests */
+    struct hpcp_kv *e = &kv[(*n)++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->key, sizeof e->key, "%s", key);
+    e->type = t;
+    return e;
+}
+
+void hpcp_record_param_int(struct hpcp_record *r, const char *key, long long v)
+{
+    struct hpcp_kv *e = new_kv(r->params, &r->nparams, key, HPCP_KV_INT);
+    if (e)
+        e->i = v;
+}
+
+void hpcp_record_param_double(struct hpcp_record *r, const char *key, double v)
+{
+    struct hpcp_kv *e = new_kv(r->params, &r->nparams, key, HPCP_KV_DOUBLE);
+    if (e)
+        e->d = v;
+}
+
+void hpcp_record_param_string(struct hpcp_record *r, const char *key, const char *v)
+{
+    struct hpcp_kv *e = new_kv(r->params, &r->nparams, key, HPCP_KV_STRING);
+    if (e)
+        snprintf(e->s, sizeof e->s, "%s", v);
+}
+
+void hpcp_record_param_bool(struct hpcp_record *r, const char *key, int v)
+{
+    struct hpcp_kv *e = new_kv(r->params, &r->nparams, key, HPCP_KV_BOOL);
+    if (e)
+        e->i = v != 0;
+}
+
+void hpcp_record_param_null(struct hpcp_record *r, const char *key)
+{
+    new_kv(r->params, &r->nparams, key, HPCP_KV_NULL);
+}
+
+void hpcp_record_counter_int(struct hpcp_record *r, const char *key, long long v)
+{
+    struct hpcp_kv *e = new_kv(r->counters, &r->ncounters, key, HPCP_KV_INT);
+    if (e)
+        e->i = v;
+}
+
+void hpcp_record_counter_array(struct hpcp_record *r, const char *key, const long long *v, int n)
+{
+    struct hpcp_kv *e = new_kv(r->counters, &r->ncounters, key, HPCP_KV_INT_ARRAY);
+    if (!e)
+        return;
+    e->array = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (e->array && n > 0)
+        memcpy(e->array, v, (size_t)n * sizeof *v);
+    e->count = e->array ? n : 0;
+}
+
+static double *copy_doubles(const double *v, int n)
+{
+    double *c = malloc((size_t)(n > 0 ? n : 1) * sizeof *c);
+    if (c && n > 0)
+        memcpy(c, v, (size_t)n * sizeof *c);
+    return c;
+}
+
+struct hpcp_metric *hpcp_record_metric(struct hpcp_record *r, const char *name, const char *unit,
+                                       const double *samples, int n, int higher_is_better)
+{
+    if (r->nmetrics >= HPCP_RECORD_MAX_METRICS)
+        return NULL;
+    struct hpcp_metric *m = &r->metrics[r->nmetrics++];
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->unit = unit;
+    m->samples = copy_doubles(samples, n);
+    m->nsamples = m->samples ? n : 0;
+    m->higher_is_better = higher_is_better;
+    return m;
+}
+
+void hpcp_record_metric_warmup(struct hpcp_metric *m, const double *samples, int n)
+{
+    if (!m || n <= 0)
+        return;
+    m->warmup = copy_doubles(samples, n);
+    m->nwarmup = m->warmup ? n : 0;
+}
+
+void hpcp_record_validation(struct hpcp_record *r, const char *method, const char *error_unit,
+                            const double *errors, int nrep, double tolerance)
+{
+    struct hpcp_validation *v = &r->validation;
+    snprintf(v->method, sizeof v->method, "%s", method);
+    v->error_unit = error_unit;
+    v->tolerance = tolerance;
+    v->per_repetition = copy_doubles(errors, nrep);
+    v->nrep = v->per_repetition ? nrep : 0;
+    v->error = 0;
+    for (int i = 0; i < nrep; i++)
+        if (errors[i] > v->error)
+            v->error = errors[i];
+    v->verdict = v->error <= tolerance ? HPCP_PASSED : HPCP_FAILED;
+}
+
+void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method)
+{
+    snprintf(r->validation.method, sizeof r->validation.method, "%s", method);
+    r->validation.verdict = HPCP_SKIPPED;
+}
+
+void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
+{
+    if (r->nnotes >= HPCP_RECORD_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->nnotes++], sizeof r->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+static void write_kvs(struct hpcp_json *j, const char *name, const struct hpcp_kv *kv, int n)
+{
+    hpcp_json_begin_object(j, name);
+    for (int i = 0; i < n; i++) {
+        const struct hpcp_kv *e = &kv[i];
+        switch (e->type) {
+        case HPCP_KV_INT: hpcp_json_int(j, e->key, e->i); break;
+        case HPCP_KV_DOUBLE: hpcp_json_double(j, e->key, e->d); break;
+        case HPCP_KV_STRING: hpcp_json_string(j, e->key, e->s); break;
+        case HPCP_KV_BOOL: hpcp_json_bool(j, e->key, (int)e->i); break;
+        case HPCP_KV_NULL: hpcp_json_null(j, e->key); break;
+        case HPCP_KV_INT_ARRAY:
+            hpcp_json_begin_array(j, e->key);
+            for (int k = 0; k < e->count; k++)
+                hpcp_json_int(j, NULL, e->array[k]);
+            hpcp_json_end_array(j);
+            break;
+        }
+    }
+    hpcp_json_end_object(j);
+}
+
+static void write_doubles(struct hpcp_json *j, const char *key, const double *v, int n)
+{
+    hpcp_json_begin_array(j, key);
+    for (int i = 0; i < n; i++)
+        hpcp_json_double(j, NULL, v[i]);
+    hpcp_json_end_array(j);
+}
+
+static void write_metrics(struct hpcp_json *j, const struct hpcp_record *r)
+{
+    hpcp_json_begin_array(j, "metrics");
+    for (int i = 0; i < r->nmetrics; i++) {
+        const struct hpcp_metric *m = &r->metrics[i];
+        hpcp_json_begin_object(j, NULL);
+        hpcp_json_string(j, "name", m->name);
+        hpcp_json_string(j, "unit", m->unit);
+        write_doubles(j, "samples", m->samples, m->nsamples);
+        if (m->nwarmup)
+            write_doubles(j, "warmup", m->warmup, m->nwarmup);
+        hpcp_json_bool(j, "higher_is_better", m->higher_is_better);
+        hpcp_json_end_object(j);
+    }
+    hpcp_json_end_array(j);
+}
+
+static const struct hpcp_metric *find_metric(const struct hpcp_record *r, const char *name)
+{
+    for (int i = 0; i < r->nmetrics; i++)
+        if (name && strcmp(r->metrics[i].name, name) == 0)
+            return &r->metrics[i];
+    return r->nmetrics ? &r->metrics[0] : NULL;
+}
+
+static void write_value(struct hpcp_json *j, const struct hpcp_record *r)
+{
+    const struct hpcp_metric *m = find_metric(r, r->headline_metric);
+    hpcp_json_begin_object(j, "value");
+    hpcp_json_string(j, "metric", m ? m->name : "none");
+    hpcp_json_string(j, "statistic", "median");
+    if (m && m->nsamples)
+        hpcp_json_double(j, "value", hpcp_median(m->samples, m->nsamples));
+    else
+        hpcp_json_null(j, "value");
+    hpcp_json_string(j, "unit", m ? m->unit : "1");
+    hpcp_json_end_object(j);
+}
+
+static void write_validation(struct hpcp_json *j, const struct hpcp_validation *v)
+{
+    static const char *const names[] = {"passed", "failed", "skipped"};
+    hpcp_json_begin_object(j, "validation");
+    hpcp_json_string(j, "verdict", names[v->verdict]);
+    hpcp_json_string(j, "method", v->method);
+    if (v->verdict != HPCP_SKIPPED) {
+        hpcp_json_double(j, "error", v->error);
+        hpcp_json_string(j, "error_unit", v->error_unit ? v->error_unit : "1");
+        hpcp_json_double(j, "tolerance", v->tolerance);
+        write_doubles(j, "per_repetition", v->per_repetition, v->nrep);
+    }
+    hpcp_json_end_object(j);
+}
+
+static void write_layout(struct hpcp_json *j, const struct hpcp_record *r)
+{
+    hpcp_json_begin_object(j, "layout");
+    hpcp_json_int(j, "ranks", r->ranks);
+    hpcp_json_int(j, "threads_per_rank", r->threads_per_rank);
+    hpcp_json_int(j, "nodes", r->nodes);
+    hpcp_json_int(j, "ranks_per_node_max", r->ranks_per_node_max);
+    hpcp_json_end_object(j);
+}
+
+char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
+{
+    struct hpcp_json j;
+    hpcp_json_init(&j);
+    if (!r->finished_at[0])
+        hpcp_iso_time(r->finished_at, sizeof r->finished_at);
+    hpcp_json_begin_object(&j, NULL);
+    hpcp_json_string(&j, "schema_version", "1.0");
+    hpcp_json_string(&j, "benchmark", r->benchmark);
+    hpcp_json_string(&j, "variant", r->variant);
+    hpcp_json_string(&j, "algorithm", r->algorithm);
+    hpcp_json_string(&j, "status", r->validation.verdict == HPCP_FAILED ? "failed" : "ok");
+    hpcp_json_string(&j, "started_at", r->started_at);
+    hpcp_json_string(&j, "finished_at", r->finished_at);
+    write_kvs(&j, "parameters", r->params, r->nparams);
+    write_layout(&j, r);
+    write_value(&j, r);
+    write_metrics(&j, r);
+    write_validation(&j, &r->validation);
+    hpcp_json_bool(&j, "compliant", r->compliant);
+    hpcp_json_begin_array(&j, "notes");
+    for (int i = 0; i < r->nnotes; i++)
+        hpcp_json_string(&j, NULL, r->notes[i]);
+    hpcp_json_end_array(&j);
+    write_kvs(&j, "counters", r->counters, r->ncounters);
+    hpcp_json_begin_object(&j, "metadata");
+    hpcp_sysinfo_to_json(si, &j);
+    hpcp_json_end_object(&j);
+    hpcp_json_end_object(&j);
+    hpcp_json_raw(&j, NULL, "\n");
+    if (j.failed) {
+        hpcp_json_free(&j);
+        return NULL;
+    }
+    return j.buf;
+}
+
+int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *path)
+{
+    char *line = hpcp_record_to_json(r, si);
+    if (!line) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        free(line);
+        return -1;
+    }
+    size_t len = strlen(line), off = 0;
+    int rc = 0;
+    while (off < len) {
+        ssize_t w = write(fd, line + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rc = -1;
+            break;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) != 0)
+        rc = -1;
+    free(line);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* The registry: one line per kernel. Adding a kernel = one file + one line. */
+#include <string.h>
+
+#include "hpcprobe/kernel.h"
+
+extern const struct hpcp_kernel hpcp_ra_single;
+extern const struct hpcp_kernel hpcp_ra_star;
+extern const struct hpcp_kernel hpcp_ra_mpi_reference;
+
+const struct hpcp_kernel *const hpcp_kernels[] = {
+    &hpcp_ra_single,
+    &hpcp_ra_star,
+    &hpcp_ra_mpi_reference,
+};
+const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
+
+const struct hpcp_kernel *hpcp_find_kernel(const char *family, const char *variant,
+                                           const char *algorithm)
+{
+    for (int i = 0; i < hpcp_nkernels; i++) {
+        const struct hpcp_kernel *k = hpcp_kernels[i];
+        if (strcmp(k->family, family) == 0 && strcmp(k->variant, variant) == 0 &&
+            (!algorithm || strcmp(k->algorithm, algorithm) == 0))
+            return k;
+    }
+    return NULL;
+}

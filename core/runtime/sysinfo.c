@@ -1,0 +1,230 @@
+/* Environment metadata (sysinfo.h), gathered collectively at start-up. */
+#include "hpcprobe/sysinfo.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "hpcprobe/util.h"
+
+/* Copy with truncation (the values are informational). */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= len)
+        n = len - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* First line of a small text file, newline stripped; "" if unreadable. */
+static void read_line(const char *path, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The selected value of a sysfs choice file: "always [madvise] never" -> "madvise". */
+static void read_sysfs_choice(const char *path, char *out, size_t len)
+{
+    char line[256];
+    read_line(path, line, sizeof line);
+    char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
+    if (open && close) {
+        *close = '\0';
+        snprintf(out, len, "%s", open + 1);
+    } else {
+        snprintf(out, len, "%s", line[0] ? line : "unavailable");
+    }
+}
+
+static void read_cpu_model(char *out, size_t len)
+{
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (colon && strncmp(line, "model name", 10) == 0) {
+            colon += 1 + (colon[1] == ' ');
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(out, len, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void read_affinity(char *out, size_t len)
+{
+    cpu_set_t set;
+    out[0] = '\0';
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return;
+    size_t used = 0;
+    for (int c = 0; c < CPU_SETSIZE && used + 16 < len; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        used += (size_t)snprintf(out + used, len - used, "%s%d", used ? "," : "", c);
+        if (last > c)
+            used += (size_t)snprintf(out + used, len - used, "-%d", last);
+        c = last;
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* Rank 0 gets the sorted distinct processor names as a JSON array. */
+static void gather_hosts(struct hpcp_sysinfo *si, MPI_Comm comm)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    char *all = si->rank == 0 ? calloc((size_t)si->ranks, MPI_MAX_PROCESSOR_NAME) : NULL;
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               comm);
+    if (si->rank != 0)
+        return;
+    struct hpcp_json j;
+    hpcp_json_init(&j);
+    hpcp_json_begin_array(&j, NULL);
+    if (all) {
+        qsort(all, (size_t)si->ranks, MPI_MAX_PROCESSOR_NAME, cmp_str);
+        for (int i = 0; i < si->ranks; i++) {
+            const char *h = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+            if (i == 0 || strcmp(h, h - MPI_MAX_PROCESSOR_NAME) != 0)
+                hpcp_json_string(&j, NULL, h);
+        }
+    } else {
+        hpcp_json_string(&j, NULL, name);
+    }
+    hpcp_json_end_array(&j);
+    free(all);
+    si->hosts_json = j.buf;
+}
+
+static void node_layout(struct hpcp_sysinfo *si, MPI_Comm comm)
+{
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, si->rank, MPI_INFO_NULL, &si->node_comm);
+    int node_rank;
+    MPI_Comm_size(si->node_comm, &si->ranks_on_my_node);
+    MPI_Comm_rank(si->node_comm, &node_rank);
+    int leader = node_rank == 0;
+    MPI_Allreduce(&leader, &si->nodes, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Allreduce(&si->ranks_on_my_node, &si->ranks_per_node_max, 1, MPI_INT, MPI_MAX, comm);
+    uint64_t mem[2] = {hpcp_meminfo_bytes("MemAvailable:"), hpcp_meminfo_bytes("MemTotal:")};
+    uint64_t mem_min[2];
+    MPI_Allreduce(mem, mem_min, 2, MPI_UINT64_T, MPI_MIN, comm);
+    si->memory_available_min_node = mem_min[0];
+    si->memory_total_min_node = mem_min[1];
+    si->memory_bytes_per_node = mem[1];
+}
+
+static void read_mpi_library(char *out, size_t len)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    MPI_Get_library_version(v, &n);
+    v[n < MPI_MAX_LIBRARY_VERSION_STRING ? n : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+    /* The first line names the library and version; the rest is build detail. */
+    v[strcspn(v, "\n")] = '\0';
+    char *p = v;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    copy_str(out, len, p);
+}
+
+void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv)
+{
+    memset(si, 0, sizeof *si);
+    MPI_Comm_rank(comm, &si->rank);
+    MPI_Comm_size(comm, &si->ranks);
+    si->argc = argc;
+    si->argv = argv;
+    node_layout(si, comm);
+    gather_hosts(si, comm);
+    read_cpu_model(si->cpu_model, sizeof si->cpu_model);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    si->cores_per_node = cores > 0 ? (int)cores : 1;
+    read_sysfs_choice("/sys/kernel/mm/transparent_hugepage/enabled", si->thp_enabled,
+                      sizeof si->thp_enabled);
+    read_sysfs_choice("/sys/kernel/mm/transparent_hugepage/defrag", si->thp_defrag,
+                      sizeof si->thp_defrag);
+    char line[64];
+    read_line("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", line, sizeof line);
+    si->hugepage_size_bytes = strtoull(line, NULL, 10);
+    read_mpi_library(si->mpi_library, sizeof si->mpi_library);
+    si->mpi_wtick_s = MPI_Wtick();
+    struct utsname u;
+    if (uname(&u) == 0)
+    {
+        char os[3 * sizeof u.release];
+        snprintf(os, sizeof os, "%.60s %.60s %.60s", u.sysname, u.release, u.machine);
+        copy_str(si->os, sizeof si->os, os);
+    }
+    read_affinity(si->affinity, sizeof si->affinity);
+}
+
+void hpcp_sysinfo_free(struct hpcp_sysinfo *si)
+{
+    free(si->hosts_json);
+    if (si->node_comm != MPI_COMM_NULL && si->node_comm)
+        MPI_Comm_free(&si->node_comm);
+    si->hosts_json = NULL;
+}
+
+static void write_strings(struct hpcp_json *j, const char *key, int n, char **v)
+{
+    hpcp_json_begin_array(j, key);
+    for (int i = 0; i < n; i++)
+        hpcp_json_string(j, NULL, v[i]);
+    hpcp_json_end_array(j);
+}
+
+void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
+{
+    hpcp_json_raw(j, "hosts", si->hosts_json ? si->hosts_json : "[\"unknown\"]");
+    hpcp_json_string(j, "cpu_model", si->cpu_model);
+    hpcp_json_int(j, "cores_per_node", si->cores_per_node);
+    hpcp_json_uint(j, "memory_bytes_per_node", si->memory_bytes_per_node);
+    hpcp_json_begin_object(j, "hugepages");
+    hpcp_json_string(j, "thp_enabled", si->thp_enabled);
+    hpcp_json_string(j, "thp_defrag", si->thp_defrag);
+    hpcp_json_uint(j, "pmd_size_bytes", si->hugepage_size_bytes);
+    hpcp_json_end_object(j);
+    hpcp_json_string(j, "compiler", HPCP_COMPILER);
+    hpcp_json_string(j, "compiler_flags", HPCP_COMPILER_FLAGS);
+    hpcp_json_string(j, "mpi_library", si->mpi_library);
+    hpcp_json_double(j, "mpi_wtick_s", si->mpi_wtick_s);
+    hpcp_json_string(j, "hpcprobe_version", HPCP_VERSION);
+    hpcp_json_string(j, "git_commit", HPCP_GIT_COMMIT);
+    write_strings(j, "command_line", si->argc, si->argv);
+    /* Untrusted environment: copied only when it is exactly an array of strings. */
+    const char *user = getenv("HPCPROBE_USER_COMMAND");
+    if (user && strlen(user) < 65536 && hpcp_json_is_string_array(user))
+        hpcp_json_raw(j, "user_command_line", user);
+    hpcp_json_string(j, "affinity", si->affinity);
+    hpcp_json_string(j, "os", si->os);
+}
+
+const char *hpcp_version_string(void)
+{
+    return HPCP_VERSION " (git " HPCP_GIT_COMMIT ")";
+}

@@ -1,0 +1,136 @@
+/* Small shared helpers (util.h). */
+#include "hpcprobe/util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void hpcp_error(MPI_Comm comm, const char *fmt, ...)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank != 0)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "hpcprobe-bench: %s\n", msg);
+    fflush(stderr);
+}
+
+int hpcp_any(MPI_Comm comm, int flag)
+{
+    int in = flag != 0, out = 0;
+    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm);
+    return out;
+}
+
+void hpcp_idle_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(comm, &req);
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    while (!done) {
+        struct timespec nap = {0, 200000}; /* 0.2 ms: cheap, and never on the timed path */
+        nanosleep(&nap, NULL);
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    }
+}
+
+void hpcp_iso_time(char *buf, size_t len)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    char base[24];
+    strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03ldZ", base, ts.tv_nsec / 1000000L);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double hpcp_median(const double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    double *c = malloc((size_t)n * sizeof *c);
+    if (!c)
+        return NAN;
+    memcpy(c, v, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_double);
+    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    free(c);
+    return m;
+}
+
+/* Parse "<what>:<number>" from HPCPROBE_INJECT_FAULT; -1 if absent. */
+static long long fault_arg(const char *what)
+{
+    const char *spec = getenv("HPCPROBE_INJECT_FAULT");
+    size_t n = strlen(what);
+    if (!spec || strncmp(spec, what, n) != 0 || spec[n] != ':')
+        return -1;
+    char *end;
+    long long v = strtoll(spec + n + 1, &end, 10);
+    return (*end == '\0' && v >= 0) ? v : -1;
+}
+
+void hpcp_fault_point(int rank)
+{
+    if (fault_arg("exit") == rank) {
+        fprintf(stderr, "hpcprobe-bench: injected fault: rank %d exits\n", rank);
+        fflush(stderr);
+        _exit(17);
+    }
+    if (fault_arg("hang") == rank) {
+        fprintf(stderr, "hpcprobe-bench: injected fault: rank %d hangs\n", rank);
+        fflush(stderr);
+        for (;;)
+            pause();
+    }
+}
+
+uint64_t hpcp_fault_corrupt_words(void)
+{
+    long long v = fault_arg("corrupt");
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+uint64_t hpcp_meminfo_bytes(const char *key)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, n) == 0 && sscanf(line + n, "%llu", &kib) == 1)
+            break;
+    fclose(f);
+    return (uint64_t)kib * 1024u;
+}
+
+const char *hpcp_format_bytes(double bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, "%.1f %s", bytes, units[u]);
+    return buf;
+}
