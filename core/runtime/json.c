@@ -52,6 +52,10 @@ static void put_escaped(struct hpcp_json *j, const char *s)
             esc[0] = '\\';
             esc[1] = (char)*p;
             put(j, esc, 2);
+        } else if (*p == '\n' || *p == '\t' || *p == '\r') {
+            esc[0] = '\\';
+            esc[1] = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
+            put(j, esc, 2);
         } else if (*p < 0x20) {
             snprintf(esc, sizeof esc, "\\u%04x", *p);
             puts_(j, esc);

@@ -1,0 +1,95 @@
+/* Generator jump-ahead, index functions and HPCC's table distribution. */
+#include <mpi.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "ra.h"
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void known_values(void)
+{
+    CHECK(ra_rng_jump(RA_RNG_POLY, 0) == 1);
+    CHECK(ra_rng_jump(RA_RNG_POLY, 1) == 2);
+    CHECK(ra_rng_jump(RA_RNG_POLY, 63) == 0x8000000000000000ULL);
+    CHECK(ra_rng_jump(RA_RNG_POLY, 64) == 7); /* x^64 = x^2 + x + 1 */
+    CHECK(ra_rng_jump(RA_RNG_POLY, 65) == 14);
+    CHECK(ra_rng_jump(RA_RNG_LCG, 0) == 1);
+    CHECK(ra_rng_jump(RA_RNG_LCG, 1) == RA_LCG_MUL + RA_LCG_ADD);
+    CHECK(ra_index(RA_RNG_POLY, 0xabcdULL, 8) == 0xcd);
+    CHECK(ra_index(RA_RNG_LCG, 0xf000000000000001ULL, 4) == 0xf);
+}
+
+/* One pass of 2^20 steps, compared with jumps at many random points. */
+static void jump_equals_steps(enum ra_rng rng)
+{
+    enum { STEPS = 1 << 20 };
+    uint64_t seed = 42 + rng, r = ra_rng_jump(rng, 0), next_check = splitmix(&seed) % 4096;
+    int checked = 0;
+    for (uint64_t n = 0; n <= STEPS; n++) {
+        if (n == next_check) {
+            CHECK(ra_rng_jump(rng, n) == r);
+            checked++;
+            next_check += 1 + splitmix(&seed) % 8192;
+        }
+        r = ra_next(rng, r);
+    }
+    CHECK(checked > 200);
+}
+
+/* Far jumps: 1000 consecutive values after jump(n) equal jump(n + i). */
+static void consecutive_after_jump(enum ra_rng rng)
+{
+    uint64_t seed = 7 + rng;
+    for (int t = 0; t < 20; t++) {
+        uint64_t n = splitmix(&seed) >> 4, r = ra_rng_jump(rng, n);
+        int same = 1;
+        for (uint64_t i = 1; i <= 1000; i++) {
+            r = ra_next(rng, r);
+            if (i % 97 == 0 || i == 1000)
+                same &= r == ra_rng_jump(rng, n + i);
+        }
+        CHECK(same);
+    }
+}
+
+/* Every index owned by exactly the rank whose slice holds it; the first
+ * `rem` ranks hold one word more. */
+static void distribution(void)
+{
+    for (int P = 1; P <= 9; P++) {
+        for (int k = 4; k <= 10; k++) {
+            struct ra_dist d;
+            uint64_t N = 1ULL << k, next = 0;
+            ra_dist_init(&d, N, P);
+            int ok = 1;
+            for (int r = 0; r < P; r++) {
+                ok &= ra_dist_start(&d, r) == next;
+                ok &= ra_dist_count(&d, r) == N / P + ((uint64_t)r < N % P);
+                for (uint64_t g = next; g < next + ra_dist_count(&d, r); g++)
+                    ok &= ra_dist_owner(&d, g) == r;
+                next += ra_dist_count(&d, r);
+            }
+            CHECK(ok && next == N);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    known_values();
+    jump_equals_steps(RA_RNG_POLY);
+    jump_equals_steps(RA_RNG_LCG);
+    consecutive_after_jump(RA_RNG_POLY);
+    consecutive_after_jump(RA_RNG_LCG);
+    distribution();
+    MPI_Finalize();
+    return check_summary("test_rng");
+}

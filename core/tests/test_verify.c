@@ -1,0 +1,86 @@
+/* The shared verifier, run on 1-4 ranks through the real kernels: a clean
+ * run has no wrong words; flipped, doubled or missing updates are counted. */
+#include <mpi.h>
+#include <string.h>
+
+#include "check.h"
+#include "hpcprobe/record.h"
+#include "ra.h"
+
+extern const struct hpcp_kernel hpcp_ra_single, hpcp_ra_mpi_reference;
+
+enum tamper { NONE, FLIP3, DOUBLE_UPDATE, MISS10 };
+
+static void tamper_with(struct ra_state *s, int rank, int ranks, enum tamper t)
+{
+    if (t == FLIP3 && rank == 0 && s->table.n >= 3)
+        for (int i = 0; i < 3; i++)
+            s->table.words[i] ^= 1;
+    /* An update applied twice: its value XORed into its word once more. */
+    if (t == DOUBLE_UPDATE && rank == ranks - 1 && s->table.n > 0)
+        s->table.words[0] ^= s->my_start | (1ULL << 60);
+    if (t == MISS10 && rank == 0 && s->active)
+        s->executed -= 10; /* the replay now skips ten updates */
+}
+
+static double run_one(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
+                      enum ra_rng rng, enum tamper t)
+{
+    struct ra_state s;
+    memset(&s, 0, sizeof s);
+    s.p.table_log2 = 12;
+    s.p.table_words = 1u << 12;
+    s.p.rng = rng;
+    s.p.lookahead = RA_MAX_LOOKAHEAD;
+    s.p.repeat = 1;
+    s.p.verify = 1;
+    s.p.hugepages = 1;
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    double seconds = 0, error = -1;
+    CHECK(k->setup(&b) == 0);
+    CHECK(k->run(&b, &seconds) == 0);
+    CHECK(!s.active || s.executed == s.my_updates);
+    tamper_with(&s, si->rank, si->ranks, t);
+    CHECK(k->verify(&b, &error) == 0);
+    k->teardown(&b);
+    return error;
+}
+
+static void verdicts(void)
+{
+    struct hpcp_sysinfo si;
+    memset(&si, 0, sizeof si);
+    si.ranks = 1;
+    struct hpcp_record r;
+    double ok[] = {0, 5}, bad[] = {0, 200};
+    hpcp_record_init(&r, "ra", "single", "serial", &si);
+    hpcp_record_validation(&r, "m", "words", ok, 2, 163.84);
+    CHECK(r.validation.verdict == HPCP_PASSED && r.validation.error == 5);
+    hpcp_record_free(&r);
+    hpcp_record_init(&r, "ra", "single", "serial", &si);
+    hpcp_record_validation(&r, "m", "words", bad, 2, 163.84);
+    CHECK(r.validation.verdict == HPCP_FAILED && r.validation.error == 200);
+    hpcp_record_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    struct hpcp_sysinfo si;
+    hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, argc, argv);
+    const struct hpcp_kernel *kernels[] = {&hpcp_ra_single, &hpcp_ra_mpi_reference};
+    for (int i = 0; i < 2; i++) {
+        for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++) {
+            CHECK(run_one(kernels[i], &si, (enum ra_rng)rng, NONE) == 0);
+            CHECK(run_one(kernels[i], &si, (enum ra_rng)rng, FLIP3) == 3);
+        }
+        double missed = run_one(kernels[i], &si, RA_RNG_POLY, MISS10);
+        CHECK(missed > 0 && missed <= 10);
+    }
+    CHECK(run_one(&hpcp_ra_mpi_reference, &si, RA_RNG_POLY, DOUBLE_UPDATE) == 1);
+    verdicts();
+    hpcp_sysinfo_free(&si);
+    int failed = check_summary("test_verify");
+    MPI_Finalize();
+    return failed;
+}
