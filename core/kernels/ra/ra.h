@@ -55,12 +55,15 @@ struct ra_dist {
     uint64_t min_local;  /* words / ranks */
     uint64_t rem;        /* words % ranks */
     uint64_t top;        /* first global index owned by a rank with min_local words */
+    int shift;           /* log2(words / ranks) when both are powers of two, else -1 */
 };
 void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks);
 uint64_t ra_dist_start(const struct ra_dist *d, int rank);
 uint64_t ra_dist_count(const struct ra_dist *d, int rank);
 static inline int ra_dist_owner(const struct ra_dist *d, uint64_t g)
 {
+    if (d->shift >= 0) /* HPCC masks instead of dividing when it can */
+        return (int)(g >> d->shift);
     return g < d->top ? (int)(g / (d->min_local + 1)) : (int)((g - d->rem) / d->min_local);
 }
 

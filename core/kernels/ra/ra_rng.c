@@ -52,6 +52,9 @@ void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks)
     d->min_local = words / (uint64_t)ranks;
     d->rem = words % (uint64_t)ranks;
     d->top = d->rem * (d->min_local + 1);
+    d->shift = -1;
+    if (d->rem == 0 && (d->min_local & (d->min_local - 1)) == 0 && (ranks & (ranks - 1)) == 0)
+        d->shift = __builtin_ctzll(d->min_local);
 }
 
 uint64_t ra_dist_start(const struct ra_dist *d, int rank)
