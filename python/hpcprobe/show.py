@@ -1,0 +1,124 @@
+"""Presenting records: a table for people, JSON and CSV for programs.
+
+Records are untrusted: every string is stripped of control characters and shown as
+plain text (never as rich markup), and nothing in a record is evaluated.
+"""
+
+import csv
+import json
+import unicodedata
+from typing import Any, Dict, List, Optional, Sequence, TextIO
+
+from rich.table import Table
+from rich.text import Text
+
+from hpcprobe.stats import headline_summary
+from hpcprobe.units import format_number, format_quantity, scale_for
+
+Record = Dict[str, Any]
+
+CSV_COLUMNS = (
+    "benchmark", "variant", "algorithm", "ranks", "threads_per_rank", "nodes",
+    "metric", "unit", "value", "min", "median", "max",
+    "verdict", "error", "tolerance", "compliant", "started_at",
+)
+MAX_CELL_CHARS = 60
+# A spreadsheet would run a cell starting with one of these as a formula.
+_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def plain(value: Any, max_chars: int = MAX_CELL_CHARS) -> str:
+    """`value` as one line of printable text, at most `max_chars` long."""
+    text = "".join(
+        char for char in str(value) if not unicodedata.category(char).startswith("C")
+    )
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return text
+
+
+def _section(record: Record, name: str) -> Dict[str, Any]:
+    section = record.get(name)
+    return section if isinstance(section, dict) else {}
+
+
+def verdict_text(record: Record) -> str:
+    """e.g. "passed (0 ≤ 40.96 words)"; just "skipped" without numbers."""
+    validation = _section(record, "validation")
+    verdict = plain(validation.get("verdict", "?"))
+    error, tolerance = validation.get("error"), validation.get("tolerance")
+    if error is None or tolerance is None:
+        return verdict
+    relation = "≤" if error <= tolerance else ">"
+    unit = plain(validation.get("error_unit", ""))
+    # Six digits: a tolerance of 167772 words must not read as 1.678e+05.
+    return f"{verdict} ({error:.6g} {relation} {tolerance:.6g} {unit})".replace(" )", ")")
+
+
+def _table_row(record: Record) -> List[Text]:
+    headline = _section(record, "value")
+    layout = _section(record, "layout")
+    unit = str(headline.get("unit", ""))
+    divisor, label = scale_for(unit, headline.get("value"))
+    spread = headline_summary(record)
+    cells = [
+        record.get("benchmark"), record.get("variant"), record.get("algorithm"),
+        layout.get("ranks"),
+        format_quantity(headline.get("value"), unit),
+        f"{format_number(spread.min, divisor)} / {format_number(spread.median, divisor)} / "
+        f"{format_number(spread.max, divisor)} {label}".rstrip(),
+        verdict_text(record),
+        "yes" if record.get("compliant") else "no",
+    ]
+    return [Text(plain(cell)) for cell in cells]
+
+
+def records_table(records: Sequence[Record], title: Optional[str] = None) -> Table:
+    table = Table(title=title)
+    for heading in ("benchmark", "variant", "algorithm", "ranks"):
+        table.add_column(heading)
+    table.add_column("value", justify="right")
+    table.add_column("min / median / max", justify="right")
+    table.add_column("validation")
+    table.add_column("compliant")
+    for record in records:
+        table.add_row(*_table_row(record))
+    return table
+
+
+def records_json(records: Sequence[Record]) -> str:
+    return json.dumps(list(records), indent=2, ensure_ascii=False)
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        text = "".join(char for char in value if char.isprintable())
+        return "'" + text if text.startswith(_FORMULA_PREFIXES) else text
+    return value
+
+
+def csv_row(record: Record) -> List[Any]:
+    headline = _section(record, "value")
+    layout = _section(record, "layout")
+    validation = _section(record, "validation")
+    spread = headline_summary(record)
+    row = [
+        record.get("benchmark"), record.get("variant"), record.get("algorithm"),
+        layout.get("ranks"), layout.get("threads_per_rank"), layout.get("nodes"),
+        headline.get("metric"), headline.get("unit"), headline.get("value"),
+        spread.min, spread.median, spread.max,
+        validation.get("verdict"), validation.get("error"), validation.get("tolerance"),
+        record.get("compliant"), record.get("started_at"),
+    ]
+    return [_csv_cell(value) for value in row]
+
+
+def write_csv(records: Sequence[Record], stream: TextIO) -> None:
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for record in records:
+        writer.writerow(csv_row(record))

@@ -1,0 +1,43 @@
+"""Shared test helpers: golden records, running the CLI, writing JSON Lines."""
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional
+
+DATA = Path(__file__).parent / "data"
+
+Record = Dict[str, Any]
+
+
+def golden(variant: str) -> Record:
+    """A fresh copy of the hand-written record data/ra-<variant>.json."""
+    return copy.deepcopy(json.loads((DATA / f"ra-{variant}.json").read_text()))
+
+
+def write_jsonl(path: Path, records: Iterable[Record]) -> Path:
+    with open(path, "a", encoding="utf-8") as stream:
+        for record in records:
+            stream.write(json.dumps(record) + "\n")
+    return path
+
+
+def read_jsonl(path: Path) -> List[Record]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def run_hpcprobe(*args: str, env: Optional[Mapping[str, str]] = None,
+                 timeout: float = 120, cwd: Optional[Path] = None,
+                 ) -> subprocess.CompletedProcess:
+    """`python -m hpcprobe ARGS` with the interpreter running the tests."""
+    return subprocess.run(
+        [sys.executable, "-m", "hpcprobe", *args], capture_output=True, text=True,
+        env=dict(os.environ if env is None else env), timeout=timeout, cwd=cwd,
+    )
+
+
+def stderr_lines(completed: subprocess.CompletedProcess) -> List[str]:
+    return [line for line in completed.stderr.splitlines() if line.strip()]

@@ -1,0 +1,39 @@
+"""Running the real hpcprobe-bench, directly or under the build's mpiexec."""
+
+import os
+import subprocess
+from pathlib import Path
+from typing import List, Mapping, Optional
+
+from hpcprobe.launch import find_bench, resolve_launcher
+from hpcprobe.results import read_records
+
+
+def bench_path() -> str:
+    # Raises (so the test fails, never skips) when the binary was not built.
+    return find_bench(os.environ)
+
+
+def run_bench(*args: str, np: Optional[int] = None, extra_env: Mapping[str, str] = (),
+              timeout: float = 60) -> subprocess.CompletedProcess:
+    """hpcprobe-bench ARGS, under `mpiexec -n np` when np is given, else on its own."""
+    argv: List[str] = [bench_path(), *args]
+    if np is not None:
+        argv = resolve_launcher("mpiexec", os.environ).command(np, [], argv)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ, **dict(extra_env)),
+                          stdin=subprocess.DEVNULL)
+
+
+def dump_table(path: Path, variant: str, np: int, *options: str) -> bytes:
+    completed = run_bench("ra", variant, "--table-log2", "14", "--quiet",
+                          "--dump-table", str(path), *options, np=np)
+    assert completed.returncode == 0, completed.stderr
+    return path.read_bytes()
+
+
+def only_record(results: Path):
+    found = read_records(results)
+    assert found.problems == []
+    assert len(found.records) == 1
+    return found.records[0]

@@ -1,0 +1,93 @@
+"""Command-line mistakes: one line on stderr, a suggestion when one is close, exit 2."""
+
+import pytest
+from helpers import run_hpcprobe, stderr_lines
+
+from hpcprobe.cli import main, parse_arguments
+
+
+def run_main(capsys, *argv):
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, [line for line in captured.err.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["ra", "singel"],
+     "unknown variant 'singel' (allowed: single, star, mpi); did you mean 'single'?"),
+    (["raa", "single"],
+     "unknown command 'raa' (allowed: ra, run, show, sysinfo, list); did you mean 'ra'?"),
+    (["show", "x.jsonl", "--format", "jsno"],
+     "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
+    (["run", "--suite", "quik"],
+     "unknown suite 'quik' (allowed: quick); did you mean 'quick'?"),
+    (["run", "--scale", "tine"],
+     "unknown scale 'tine' (allowed: default, tiny); did you mean 'tiny'?"),
+])
+def test_unknown_words_get_one_line_and_a_suggestion(capsys, argv, expected):
+    status, lines = run_main(capsys, *argv)
+    assert status == 2
+    assert lines == [f"hpcprobe: {expected}"]
+
+
+def test_unknown_option_suggests_the_close_one(capsys):
+    status, lines = run_main(capsys, "ra", "single", "--tabel-log2", "5")
+    assert status == 2
+    assert len(lines) == 1
+    assert lines[0].startswith("hpcprobe: unknown option '--tabel-log2' for 'hpcprobe ra' ")
+    assert "--table-log2, --memory-fraction" in lines[0]  # what is allowed
+    assert lines[0].endswith("did you mean '--table-log2'?")
+
+
+def test_unknown_option_with_equals_sign(capsys):
+    status, lines = run_main(capsys, "run", "--suit=quick")
+    assert status == 2
+    assert lines[0].endswith("did you mean '--suite'?")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["ra", "single", "--np", "0"], "--np must be a whole number >= 1, not '0'"),
+    (["ra", "single", "--np", "two"], "--np must be a whole number >= 1, not 'two'"),
+    (["run", "--np", "-3"], "--np must be a whole number >= 1, not '-3'"),
+    (["ra", "mpi", "--time-budget", "0"], "--time-budget must be a number of seconds > 0"),
+    (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
+    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi)"),
+    ([], "missing command (allowed: ra, run, show, sysinfo, list)"),
+    (["--verbose"], "unknown option '--verbose'"),
+    (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
+    (["ra", "single", "--np"], "expected one argument"),
+])
+def test_bad_values_are_usage_errors(capsys, argv, fragment):
+    status, lines = run_main(capsys, *argv)
+    assert status == 2
+    assert len(lines) == 1 and fragment in lines[0]
+
+
+def test_launcher_arg_may_look_like_an_option():
+    args = parse_arguments(["ra", "mpi", "--launcher-arg", "--bind-to",
+                            "--launcher-arg", "core", "--np", "2"])
+    assert args.launcher_arg == ["--bind-to", "core"]
+    assert args.np == 2
+
+
+def test_bench_validated_values_pass_through_untouched():
+    args = parse_arguments(["ra", "single", "--table-log2", "60", "--lookahead", "99999",
+                            "--rng", "pcg", "--memory-fraction", "2"])
+    assert (args.table_log2, args.lookahead, args.rng, args.memory_fraction) == (
+        "60", "99999", "pcg", "2")
+
+
+def test_whole_program_says_one_line_and_exits_2():
+    completed = run_hpcprobe("ra", "singel")
+    assert completed.returncode == 2
+    assert stderr_lines(completed) == [
+        "hpcprobe: unknown variant 'singel' (allowed: single, star, mpi); "
+        "did you mean 'single'?"]
+    assert completed.stdout == ""
+
+
+def test_version_and_help_exit_0():
+    completed = run_hpcprobe("--version")
+    assert completed.returncode == 0 and completed.stdout.startswith("hpcprobe ")
+    completed = run_hpcprobe("ra", "--help")
+    assert completed.returncode == 0 and "--table-log2" in completed.stdout

@@ -1,0 +1,124 @@
+"""HPCC-compatible summary blocks from golden records (key names and order of HPCC 1.5
+src/io.c; %g for rates and times, integers for counts, %e for MPI_Wtick)."""
+
+from helpers import golden
+
+from hpcprobe.hpcc_summary import hpcc_summary_text
+
+
+def block(*lines):
+    return "\n".join(["Begin of Summary section.", *lines, "End of Summary section."]) + "\n"
+
+
+def lcg(record, gups):
+    record["parameters"]["rng"] = "lcg"
+    record["value"]["value"] = gups * 1e9
+    return record
+
+
+def test_single_poly():
+    assert hpcc_summary_text([golden("single")]) == block(
+        "Success=1",
+        "CommWorldProcs=1",
+        "MPI_Wtick=1.000000e-06",
+        "RandomAccess_N=16384",
+        "SingleRandomAccess_GUPs=0.025",
+    )
+
+
+def test_star_poly_uses_the_per_rank_mean():
+    assert hpcc_summary_text([golden("star")]) == block(
+        "Success=1",
+        "CommWorldProcs=3",
+        "MPI_Wtick=1.000000e-06",
+        "RandomAccess_N=4096",
+        "StarRandomAccess_GUPs=0.02",
+    )
+
+
+def test_mpi_poly():
+    assert hpcc_summary_text([golden("mpi")]) == block(
+        "Success=1",
+        "CommWorldProcs=4",
+        "MPI_Wtick=1.000000e-06",
+        "MPIRandomAccess_N=16384",
+        "MPIRandomAccess_time=0.005",
+        "MPIRandomAccess_CheckTime=0.0025",
+        "MPIRandomAccess_Errors=0",
+        "MPIRandomAccess_ErrorsFraction=0",
+        "MPIRandomAccess_ExeUpdates=65536",
+        "MPIRandomAccess_GUPs=0.0131072",
+        "MPIRandomAccess_TimeBound=-1",
+        "MPIRandomAccess_Algorithm=0",
+    )
+
+
+def test_mpi_lcg_with_errors_and_a_time_bound():
+    record = lcg(golden("mpi"), 0.0123456789)
+    record["validation"]["error"] = 3
+    record["parameters"]["time_limit_s"] = 60.0
+    record["counters"]["updates_executed"] = 60000
+    assert hpcc_summary_text([record]) == block(
+        "Success=1",
+        "CommWorldProcs=4",
+        "MPI_Wtick=1.000000e-06",
+        "MPIRandomAccess_LCG_N=16384",
+        "MPIRandomAccess_LCG_time=0.005",
+        "MPIRandomAccess_LCG_CheckTime=0.0025",
+        "MPIRandomAccess_LCG_Errors=3",
+        "MPIRandomAccess_LCG_ErrorsFraction=0.000183105",
+        "MPIRandomAccess_LCG_ExeUpdates=60000",
+        "MPIRandomAccess_LCG_GUPs=0.0123457",
+        "MPIRandomAccess_LCG_TimeBound=60",
+        "MPIRandomAccess_LCG_Algorithm=0",
+    )
+
+
+def test_single_and_star_lcg():
+    records = [lcg(golden("star"), 0.5), lcg(golden("single"), 1.25)]
+    assert hpcc_summary_text(records) == block(
+        "Success=1",
+        "CommWorldProcs=3",
+        "MPI_Wtick=1.000000e-06",
+        "RandomAccess_LCG_N=16384",
+        "StarRandomAccess_LCG_GUPs=0.5",
+        "SingleRandomAccess_LCG_GUPs=1.25",
+    )
+
+
+def test_everything_in_hpcc_order_and_a_failure_clears_success():
+    failed_single = golden("single")
+    failed_single["validation"]["verdict"] = "failed"
+    failed_single["status"] = "failed"
+    records = [failed_single, golden("star"), golden("mpi"), lcg(golden("mpi"), 2.0),
+               lcg(golden("single"), 1.5)]
+    lines = hpcc_summary_text(records).splitlines()
+    keys = [line.split("=")[0] for line in lines[1:-1]]
+    assert keys == [
+        "Success", "CommWorldProcs", "MPI_Wtick",
+        *[f"MPIRandomAccess_LCG_{key}" for key in (
+            "N", "time", "CheckTime", "Errors", "ErrorsFraction", "ExeUpdates", "GUPs",
+            "TimeBound", "Algorithm")],
+        *[f"MPIRandomAccess_{key}" for key in (
+            "N", "time", "CheckTime", "Errors", "ErrorsFraction", "ExeUpdates", "GUPs",
+            "TimeBound", "Algorithm")],
+        "RandomAccess_LCG_N", "SingleRandomAccess_LCG_GUPs",
+        "RandomAccess_N", "StarRandomAccess_GUPs", "SingleRandomAccess_GUPs",
+    ]
+    assert "Success=0" in lines
+    assert "MPIRandomAccess_LCG_GUPs=2" in lines
+
+
+def test_skipped_verification_writes_no_error_keys():
+    record = golden("mpi")
+    record["validation"] = {"verdict": "skipped", "method": "xor-replay (skipped)"}
+    record["metrics"] = [m for m in record["metrics"] if m["name"] != "verify_time"]
+    keys = [line.split("=")[0] for line in hpcc_summary_text([record]).splitlines()]
+    assert "MPIRandomAccess_Errors" not in keys
+    assert "MPIRandomAccess_ErrorsFraction" not in keys
+    assert "MPIRandomAccess_CheckTime" not in keys
+    assert "MPIRandomAccess_GUPs" in keys
+
+
+def test_no_randomaccess_records_gives_an_empty_block():
+    assert hpcc_summary_text([]) == block()

@@ -1,0 +1,148 @@
+"""Bad input, corrupted tables, dying and hanging ranks, with the real binary."""
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+from helpers import read_jsonl, run_hpcprobe, stderr_lines
+from integration import only_record, run_bench
+
+# (arguments after "ra single", what the bench's one line must say)
+BAD_INPUTS = [
+    (["--table-log2", "60"], r"\b4\b.*\b50\b"),               # the allowed range
+    (["--table-log2", "40"], r"memory"),                      # larger than this machine
+    (["--lookahead", "2048"], r"--allow-noncompliant"),
+    (["--memory-fraction", "2"], r"0\.9"),
+]
+
+
+def with_fault(spec):
+    return dict(os.environ, HPCPROBE_INJECT_FAULT=spec)
+
+
+@pytest.mark.parametrize("options, says", BAD_INPUTS, ids=[" ".join(o) for o, _ in BAD_INPUTS])
+def test_bad_input_to_the_bench_is_one_line_and_exit_2(options, says):
+    started = time.monotonic()
+    completed = run_bench("ra", "single", *options, "--quiet")
+    assert time.monotonic() - started < 5  # rejected before allocating anything
+    assert completed.returncode == 2
+    lines = stderr_lines(completed)
+    assert len(lines) == 1 and re.search(says, lines[0]), lines
+
+
+@pytest.mark.parametrize("options, says", BAD_INPUTS, ids=[" ".join(o) for o, _ in BAD_INPUTS])
+def test_bad_input_through_hpcprobe_is_relayed_with_exit_2(tmp_path, options, says):
+    started = time.monotonic()
+    completed = run_hpcprobe("ra", "single", *options, "--quiet", "--out", str(tmp_path))
+    assert time.monotonic() - started < 10
+    assert completed.returncode == 2
+    lines = stderr_lines(completed)
+    assert len(lines) == 1 and lines[0].startswith("hpcprobe-bench: ")
+    assert re.search(says, lines[0]), lines
+    assert completed.stdout == ""
+
+
+def test_relayed_line_is_last_when_not_quiet(tmp_path):
+    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--table-log2", "60",
+                             "--out", str(tmp_path))
+    assert completed.returncode == 2
+    direct = stderr_lines(run_bench("ra", "mpi", "--table-log2", "60"))
+    assert stderr_lines(completed)[-1] == direct[0]
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["ra", "single", "--tabel-log2", "10"], "did you mean '--table-log2'?"),
+    (["rx"], "did you mean 'ra'?"),
+    (["ra", "singel"], "did you mean 'single'?"),
+])
+def test_bench_suggests_on_unknown_words(argv, says):
+    completed = run_bench(*argv)
+    assert completed.returncode == 2
+    lines = stderr_lines(completed)
+    assert len(lines) == 1 and says in lines[0]
+
+
+def test_noncompliant_lookahead_runs_when_allowed(tmp_path):
+    completed = run_hpcprobe("ra", "single", "--table-log2", "12", "--lookahead", "2048",
+                             "--allow-noncompliant", "--out", str(tmp_path), "--quiet")
+    assert completed.returncode == 0, completed.stderr
+    record = only_record(tmp_path / "results.jsonl")
+    assert record["compliant"] is False
+    assert record["parameters"]["lookahead"] == 2048
+    assert record["validation"]["verdict"] == "passed"
+    shown = run_hpcprobe("show", str(tmp_path), "--format", "csv")
+    assert shown.stdout.splitlines()[1].split(",")[15] == "false"  # the compliant column
+
+
+@pytest.mark.parametrize("variant, ranks", [("single", 1), ("mpi", 2)])
+def test_corrupted_table_fails_verification(tmp_path, variant, ranks):
+    # 2^8 words: HPCC's tolerance is 1 % of the table (2.56 words), so 5 flips fail.
+    completed = run_hpcprobe("ra", variant, "--np", str(ranks), "--table-log2", "8",
+                             "--repeat", "2", "--out", str(tmp_path), "--quiet",
+                             env=with_fault("corrupt:5"))
+    assert completed.returncode == 1, completed.stderr
+    record = only_record(tmp_path / "results.jsonl")
+    assert record["status"] == "failed"
+    assert record["validation"]["verdict"] == "failed"
+    assert record["validation"]["error"] >= 5
+    if variant == "single":
+        assert record["validation"]["error"] == 5
+    assert f"benchmark 'ra {variant}' failed validation" in stderr_lines(completed)[-1]
+
+
+def test_bench_itself_exits_1_on_failed_verification(tmp_path):
+    completed = run_bench("ra", "single", "--table-log2", "8", "--quiet",
+                          "--out", str(tmp_path / "r.jsonl"),
+                          extra_env={"HPCPROBE_INJECT_FAULT": "corrupt:5"})
+    assert completed.returncode == 1
+
+
+def test_errors_within_the_hpcc_tolerance_pass(tmp_path):
+    completed = run_hpcprobe("ra", "single", "--table-log2", "14", "--out", str(tmp_path),
+                             "--quiet", env=with_fault("corrupt:5"))
+    assert completed.returncode == 0, completed.stderr
+    validation = only_record(tmp_path / "results.jsonl")["validation"]
+    assert (validation["verdict"], validation["error"]) == ("passed", 5)
+    assert validation["tolerance"] == pytest.approx(163.84)
+
+
+def _processes_mentioning(text):
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text.encode() in cmdline.read_bytes():
+                stat = (cmdline.parent / "stat").read_text()
+                if stat.rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(cmdline.parent.name)
+        except OSError:
+            pass
+    return found
+
+
+def test_dying_rank_is_reported_and_earlier_records_stay(tmp_path):
+    argv = ["ra", "mpi", "--np", "2", "--table-log2", "14", "--out", str(tmp_path), "--quiet"]
+    assert run_hpcprobe(*argv).returncode == 0
+    started = time.monotonic()
+    completed = run_hpcprobe(*argv, env=with_fault("exit:1"), timeout=60)
+    assert time.monotonic() - started < 60
+    assert completed.returncode == 3
+    assert "benchmark 'ra mpi' failed (exit status 17)" in stderr_lines(completed)[-1]
+    records = read_jsonl(tmp_path / "results.jsonl")
+    assert len(records) == 1 and records[0]["validation"]["verdict"] == "passed"
+    assert _processes_mentioning(str(tmp_path)) == []
+
+
+def test_hanging_rank_is_stopped_at_the_time_budget(tmp_path):
+    started = time.monotonic()
+    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--table-log2", "14",
+                             "--time-budget", "10", "--out", str(tmp_path),
+                             env=with_fault("hang:1"), timeout=60)
+    assert time.monotonic() - started < 30
+    assert completed.returncode == 3
+    assert stderr_lines(completed)[-1] == (
+        "hpcprobe: benchmark 'ra mpi' exceeded its time budget of 10 s and was stopped "
+        f"(hung rank?); records already measured are in {tmp_path / 'results.jsonl'}")
+    time.sleep(1)  # the launcher's cleanup of its ranks
+    assert _processes_mentioning(str(tmp_path)) == []

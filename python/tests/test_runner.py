@@ -1,0 +1,212 @@
+"""The launch path (launcher argv, logs, watchdog, exit statuses, suites) with a fake
+launcher+bench, so it needs no MPI and no compiled binary."""
+
+import json
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines, write_jsonl
+
+FAKE = Path(__file__).parent / "fake_bench.py"
+TEMPLATE = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} --fake-np {{np}} {{cmd}}"
+
+
+@pytest.fixture
+def fake(tmp_path):
+    """Environment and paths for runs whose launcher is fake_bench.py."""
+    bench = tmp_path / "bin" / "hpcprobe-bench"
+    bench.parent.mkdir()
+    bench.write_text("#!/bin/sh\nexit 99\n")
+    bench.chmod(0o755)
+    env = dict(os.environ, HPCPROBE_BENCH=str(bench),
+               FAKE_ARGV_FILE=str(tmp_path / "argv.jsonl"),
+               FAKE_PID_FILE=str(tmp_path / "pid"))
+
+    class Fake:
+        pass
+
+    fake = Fake()
+    fake.env, fake.bench, fake.out = env, bench, tmp_path / "out"
+    fake.argv_file, fake.pid_file = tmp_path / "argv.jsonl", tmp_path / "pid"
+    return fake
+
+
+def hpcprobe(fake, *args, timeout=60):
+    return run_hpcprobe(*args, "--launcher", TEMPLATE, env=fake.env, timeout=timeout)
+
+
+def is_running(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_successful_launch(fake):
+    argv = ["ra", "single", "--np", "3", "--table-log2", "14", "--repeat", "2",
+            "--allow-noncompliant", "--out", str(fake.out)]
+    completed = hpcprobe(fake, *argv)
+    assert completed.returncode == 0, completed.stderr
+    launched = read_jsonl(fake.argv_file)
+    assert len(launched) == 1
+    assert launched[0]["argv"] == [
+        "--fake-np", "3", str(fake.bench), "ra", "single", "--table-log2", "14", "--repeat",
+        "2", "--allow-noncompliant", "--out", str(fake.out / "results.jsonl")]
+    user_command = ["hpcprobe", *argv, "--launcher", TEMPLATE]
+    assert json.loads(launched[0]["user_command"]) == user_command
+    records = read_jsonl(fake.out / "results.jsonl")
+    assert [record["metadata"]["user_command_line"] for record in records] == [user_command]
+    assert "fake: ra single on 3 ranks" in (fake.out / "ra-single.log").read_text()
+    assert "0.025 GUPS" in completed.stdout
+    assert stderr_lines(completed) == [
+        "[1/1] ra single ...", "fake: ra single on 3 ranks", stderr_lines(completed)[-1]]
+    assert stderr_lines(completed)[-1].startswith("done in ")
+
+
+def test_hostile_value_reaches_the_bench_as_one_argument(fake, tmp_path):
+    hostile = f"14; touch {tmp_path}/pwned && echo $(id) > {tmp_path}/pwned2"
+    completed = hpcprobe(fake, "ra", "single", "--table-log2", hostile, "--out", str(fake.out))
+    assert completed.returncode == 0
+    assert read_jsonl(fake.argv_file)[0]["argv"][5:7] == ["--table-log2", hostile]
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
+
+
+def test_only_records_of_this_launch_are_shown(fake):
+    fake.out.mkdir()
+    write_jsonl(fake.out / "results.jsonl", [golden("star")])
+    completed = hpcprobe(fake, "ra", "mpi", "--quiet", "--out", str(fake.out))
+    assert completed.returncode == 0
+    assert "mpi" in completed.stdout and "star" not in completed.stdout
+    assert [r["variant"] for r in read_jsonl(fake.out / "results.jsonl")] == ["star", "mpi"]
+
+
+def test_bad_input_relays_the_bench_line_and_exits_2(fake):
+    fake.env["FAKE_MODE"] = "bad"
+    completed = hpcprobe(fake, "ra", "single", "--table-log2", "60", "--quiet",
+                         "--out", str(fake.out))
+    assert completed.returncode == 2
+    assert stderr_lines(completed) == [
+        "hpcprobe-bench: --table-log2 60 is out of range (allowed: 4..50)"]
+    assert completed.stdout == ""
+
+
+def test_validation_failure_exits_1(fake):
+    fake.env["FAKE_MODE"] = "failed"
+    completed = hpcprobe(fake, "ra", "mpi", "--quiet", "--out", str(fake.out))
+    assert completed.returncode == 1
+    assert stderr_lines(completed)[-1] == (
+        "hpcprobe: benchmark 'ra mpi' failed validation (error 7 words, tolerance 1.5); "
+        f"the record is in {fake.out / 'results.jsonl'}")
+    assert "failed (7 > 1.5 words)" in completed.stdout
+
+
+def test_dying_launch_exits_3_and_keeps_earlier_records(fake):
+    assert hpcprobe(fake, "ra", "mpi", "--out", str(fake.out)).returncode == 0
+    fake.env["FAKE_MODE"] = "die"
+    completed = hpcprobe(fake, "ra", "mpi", "--out", str(fake.out))
+    assert completed.returncode == 3
+    lines = stderr_lines(completed)
+    assert "rank 1: exiting as asked" in lines
+    assert lines[-1] == (
+        f"hpcprobe: benchmark 'ra mpi' failed (exit status 17); see {fake.out / 'ra-mpi.log'}"
+        f"; records already measured are kept in {fake.out / 'results.jsonl'}")
+    assert len(read_jsonl(fake.out / "results.jsonl")) == 1
+
+
+def test_hung_launch_is_stopped_by_the_watchdog(fake):
+    fake.env["FAKE_MODE"] = "hang"
+    started = time.monotonic()
+    completed = hpcprobe(fake, "ra", "mpi", "--time-budget", "1.5", "--out", str(fake.out))
+    elapsed = time.monotonic() - started
+    assert completed.returncode == 3
+    assert stderr_lines(completed)[-1] == (
+        "hpcprobe: benchmark 'ra mpi' exceeded its time budget of 1.5 s and was stopped "
+        f"(hung rank?); records already measured are in {fake.out / 'results.jsonl'}")
+    assert elapsed < 10
+    assert not is_running(int(fake.pid_file.read_text()))  # the launcher's child too
+
+
+def test_launch_ignoring_sigterm_is_killed(fake):
+    fake.env["FAKE_MODE"] = "stubborn"
+    started = time.monotonic()
+    completed = hpcprobe(fake, "ra", "single", "--time-budget", "1", "--out", str(fake.out))
+    elapsed = time.monotonic() - started
+    assert completed.returncode == 3
+    assert "exceeded its time budget of 1 s" in stderr_lines(completed)[-1]
+    assert 5 <= elapsed < 15  # SIGTERM, 5 s grace, SIGKILL
+    assert not is_running(int(fake.pid_file.read_text()))
+
+
+def test_exit_0_without_a_record_is_a_failure(fake):
+    fake.env["FAKE_MODE"] = "norecord"
+    completed = hpcprobe(fake, "ra", "star", "--quiet", "--out", str(fake.out))
+    assert completed.returncode == 3
+    assert "exited 0 but wrote no record" in stderr_lines(completed)[-1]
+
+
+def test_invalid_record_from_the_bench_is_reported(fake):
+    fake.env["FAKE_MODE"] = "invalid"
+    completed = hpcprobe(fake, "ra", "star", "--quiet", "--out", str(fake.out))
+    assert completed.returncode == 3
+    assert stderr_lines(completed)[0].startswith(
+        f"{fake.out / 'results.jsonl'}:1: invalid record: not JSON")
+
+
+def test_unwritable_out_dir_is_one_line_and_exit_3(fake):
+    completed = hpcprobe(fake, "ra", "single", "--out", "/dev/null/results")
+    assert completed.returncode == 3
+    assert stderr_lines(completed) == [
+        "hpcprobe: cannot write to /dev/null/results: Not a directory"]
+
+
+def test_hpcc_summary_is_printed_and_written(fake):
+    completed = hpcprobe(fake, "ra", "mpi", "--hpcc-summary", "--quiet",
+                         "--out", str(fake.out))
+    assert completed.returncode == 0
+    written = (fake.out / "hpcc-summary.txt").read_text()
+    assert written.startswith("Begin of Summary section.\n")
+    assert "MPIRandomAccess_GUPs=0.0131072\n" in written
+    assert written.endswith("End of Summary section.\n")
+    assert written in completed.stdout
+
+
+def test_default_out_dir_is_results_timestamp(fake, tmp_path):
+    completed = run_hpcprobe("ra", "single", "--quiet", "--launcher", TEMPLATE,
+                             env=fake.env, cwd=tmp_path)
+    assert completed.returncode == 0
+    made = list((tmp_path / "results").iterdir())
+    assert len(made) == 1
+    assert len(made[0].name) == len("20250115-100000") and made[0].name[8] == "-"
+    assert (made[0] / "results.jsonl").is_file()
+
+
+def test_suite_keeps_going_after_a_failure(fake):
+    fake.env["FAKE_MODE_STAR"] = "die"
+    completed = hpcprobe(fake, "run", "--suite", "quick", "--scale", "tiny", "--np", "2",
+                         "--out", str(fake.out))
+    assert completed.returncode == 3
+    lines = stderr_lines(completed)
+    assert [line for line in lines if line.startswith("[")] == [
+        "[1/3] ra single ...", "[2/3] ra star ...", "[3/3] ra mpi ..."]
+    assert lines[-1] == "hpcprobe: 1 of 3 benchmarks failed: 'ra star' (exit status 3)"
+    launched = [entry["argv"] for entry in read_jsonl(fake.argv_file)]
+    assert [argv[3:5] for argv in launched] == [["ra", "single"], ["ra", "star"], ["ra", "mpi"]]
+    assert all(argv[5:9] == ["--table-log2", "14", "--repeat", "3"] for argv in launched)
+    assert all(argv[1] == "2" for argv in launched)
+    assert [r["variant"] for r in read_jsonl(fake.out / "results.jsonl")] == ["single", "mpi"]
+    for variant in ("single", "star", "mpi"):
+        assert (fake.out / f"ra-{variant}.log").is_file()
+    assert "hpcprobe run --suite quick" in completed.stdout
+
+
+def test_suite_budget_is_300_s_unless_overridden():
+    from hpcprobe.suites import suite_steps
+
+    steps = suite_steps("quick")
+    assert [step.time_budget_s for step in steps] == [300.0, 300.0, 300.0]
+    assert all(step.bench_options == ("--table-log2", "24", "--repeat", "3") for step in steps)
