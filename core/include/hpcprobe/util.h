@@ -33,7 +33,8 @@ double hpcp_median(const double *v, int n);
 /* Test-only fault injection from HPCPROBE_INJECT_FAULT ("exit:R", "hang:R"):
  * rank R exits with status 17 or sleeps forever when it reaches this call. */
 void hpcp_fault_point(int rank);
-/* Words to corrupt from "corrupt:N" (0 when not set). */
+/* Words to corrupt from "corrupt:N" (0 when not set): rank 0 flips them after
+ * the last repetition, before verification. */
 uint64_t hpcp_fault_corrupt_words(void);
 
 /* Bytes of memory on this node: MemTotal or MemAvailable from /proc/meminfo
