@@ -156,7 +156,21 @@ def test_custom_launcher_registers_with_decorator():
         register_launcher("test-fake-launcher")(FakeLauncher)
 
 
-@pytest.mark.parametrize("name", ["mpirun", "srun"])
+def test_mpirun_found_beside_the_build_mpi_first(tmp_path, monkeypatch):
+    build_bin = tmp_path / "mpi" / "bin"
+    make_executable(build_bin / "mpiexec")
+    on_path = make_executable(tmp_path / "path" / "mpirun")
+    monkeypatch.setattr(launchers_module, "load_build_info",
+                        lambda: {"mpiexec": str(build_bin / "mpiexec")})
+    env = {"PATH": str(on_path.parent)}
+    assert MpirunLauncher.locate(env) == str(on_path)  # the build's MPI has no mpirun
+    beside = make_executable(build_bin / "mpirun")
+    assert MpirunLauncher.locate(env) == str(beside)
+    monkeypatch.setattr(launchers_module, "load_build_info", lambda: {})
+    assert MpirunLauncher.locate({"PATH": str(tmp_path / "empty")}) is None
+
+
+@pytest.mark.parametrize("name", ["srun"])
 def test_missing_launcher_exits_3_with_one_line(tmp_path, name):
     env = dict(os.environ, PATH=str(tmp_path))
     env.pop("SLURM_JOB_ID", None)

@@ -47,6 +47,15 @@ class Launcher:
         return which(cls.name, env)
 
 
+def _beside_build_mpi(program: str) -> Optional[str]:
+    """`program` in the bin directory of the MPI the binary was built with, if there."""
+    recorded = load_build_info().get("mpiexec", "")
+    if not recorded:
+        return None
+    candidate = str(Path(recorded).parent / program)
+    return candidate if is_executable_file(candidate) else None
+
+
 @register_launcher("mpiexec")
 class MpiexecLauncher(Launcher):
     np_flag = "-n"
@@ -55,8 +64,8 @@ class MpiexecLauncher(Launcher):
     def locate(cls, env: Mapping[str, str]) -> Optional[str]:
         # The launcher must match the MPI the binary was linked with: the one the build
         # recorded first, then the venv's (the mpich wheel), then whatever PATH offers.
-        recorded = load_build_info().get("mpiexec", "")
-        if recorded and is_executable_file(recorded):
+        recorded = _beside_build_mpi("mpiexec")
+        if recorded:
             return recorded
         beside_python = str(Path(sys.executable).parent / "mpiexec")
         if is_executable_file(beside_python):
@@ -67,6 +76,11 @@ class MpiexecLauncher(Launcher):
 @register_launcher("mpirun")
 class MpirunLauncher(Launcher):
     np_flag = "-np"
+
+    @classmethod
+    def locate(cls, env: Mapping[str, str]) -> Optional[str]:
+        # Another MPI's mpirun earlier on PATH cannot start this binary's ranks.
+        return _beside_build_mpi("mpirun") or which("mpirun", env)
 
 
 @register_launcher("srun")
