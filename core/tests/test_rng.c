@@ -81,6 +81,27 @@ static void distribution(void)
     }
 }
 
+/* The kernels' serial update loop applies exactly the updates of an
+ * independent plain loop over the same stretch of the sequence. */
+static void serial_loop_matches_plain(enum ra_rng rng)
+{
+    enum { LOG2 = 10, WORDS = 1 << LOG2 };
+    static uint64_t fast[WORDS], slow[WORDS];
+    const uint64_t pos = 12345, n = 3 * (1u << 20) + 777; /* several time-limit chunks */
+    for (uint64_t i = 0; i < WORDS; i++)
+        fast[i] = slow[i] = i;
+    CHECK(ra_update_serial(fast, LOG2, rng, pos, n, 0) == n);
+    uint64_t r = ra_rng_jump(rng, pos);
+    for (uint64_t i = 0; i < n; i++) {
+        r = ra_next(rng, r);
+        slow[ra_index(rng, r, LOG2)] ^= r;
+    }
+    int same = 1;
+    for (uint64_t i = 0; i < WORDS; i++)
+        same &= fast[i] == slow[i];
+    CHECK(same);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -90,6 +111,8 @@ int main(int argc, char **argv)
     consecutive_after_jump(RA_RNG_POLY);
     consecutive_after_jump(RA_RNG_LCG);
     distribution();
+    serial_loop_matches_plain(RA_RNG_POLY);
+    serial_loop_matches_plain(RA_RNG_LCG);
     MPI_Finalize();
     return check_summary("test_rng");
 }
