@@ -87,7 +87,7 @@ static void serial_loop_matches_plain(enum ra_rng rng)
 {
     enum { LOG2 = 10, WORDS = 1 << LOG2 };
     static uint64_t fast[WORDS], slow[WORDS];
-    const uint64_t pos = 12345, n = 3 * (1u << 20) + 777; /* several time-limit chunks */
+    const uint64_t pos = 12345, n = 3 * (1u << 20) + 777;
     for (uint64_t i = 0; i < WORDS; i++)
         fast[i] = slow[i] = i;
     CHECK(ra_update_serial(fast, LOG2, rng, pos, n, 0) == n);
