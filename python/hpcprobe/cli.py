@@ -112,7 +112,8 @@ def _add_ra_parser(subparsers) -> CliParser:
     # Passed to hpcprobe-bench as typed; it validates them (docs/cli.md).
     for option, metavar in (("--table-log2", "K"), ("--memory-fraction", "F"),
                             ("--rng", "poly|lcg"), ("--lookahead", "L"),
-                            ("--repeat", "R"), ("--warmup", "W"), ("--time-limit", "S")):
+                            ("--repeat", "R"), ("--warmup", "W"), ("--time-limit", "S"),
+                            ("--hugepages", "on|off")):
         ra.add_argument(option, metavar=metavar, help="see hpcprobe-bench (docs/cli.md)")
     ra.add_argument("--allow-noncompliant", action="store_true",
                     help="accept a look-ahead over 1024 (record marked non-compliant)")

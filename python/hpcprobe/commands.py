@@ -29,7 +29,7 @@ _LOG_TABLE_WIDTH = 160
 _RA_VALUE_OPTIONS = (
     ("table_log2", "--table-log2"), ("memory_fraction", "--memory-fraction"),
     ("rng", "--rng"), ("lookahead", "--lookahead"), ("repeat", "--repeat"),
-    ("warmup", "--warmup"), ("time_limit", "--time-limit"),
+    ("warmup", "--warmup"), ("time_limit", "--time-limit"), ("hugepages", "--hugepages"),
 )
 _RA_FLAG_OPTIONS = (("allow_noncompliant", "--allow-noncompliant"), ("no_verify", "--no-verify"))
 

@@ -51,8 +51,12 @@ def verdict_text(record: Record) -> str:
         return verdict
     relation = "≤" if error <= tolerance else ">"
     unit = plain(validation.get("error_unit", ""))
-    # Six digits: a tolerance of 167772 words must not read as 1.678e+05.
-    return f"{verdict} ({error:.6g} {relation} {tolerance:.6g} {unit})".replace(" )", ")")
+    return f"{verdict} ({_count(error)} {relation} {_count(tolerance)} {unit})".replace(" )", ")")
+
+
+def _count(value: float) -> str:
+    """Counts in full with thousands separators: 1,342,177.28 must not read as 1.34e+06."""
+    return f"{value:,.0f}" if value == int(value) or abs(value) >= 1000 else f"{value:.6g}"
 
 
 def _table_row(record: Record) -> List[Text]:

@@ -77,6 +77,14 @@ def test_bench_validated_values_pass_through_untouched():
         "60", "99999", "pcg", "2")
 
 
+def test_ra_options_become_bench_options():
+    from hpcprobe.commands import ra_bench_options
+    args = parse_arguments(["ra", "mpi", "--table-log2", "20", "--hugepages", "off",
+                            "--rng", "lcg", "--allow-noncompliant", "--lookahead", "2048"])
+    assert ra_bench_options(args) == ["--table-log2", "20", "--rng", "lcg", "--lookahead",
+                                      "2048", "--hugepages", "off", "--allow-noncompliant"]
+
+
 def test_whole_program_says_one_line_and_exits_2():
     completed = run_hpcprobe("ra", "singel")
     assert completed.returncode == 2

@@ -14,8 +14,8 @@ from hpcprobe.errors import UsageError
 from hpcprobe.launch.registry import register_launcher
 from hpcprobe.resources import load_build_info
 
-CMD_PLACEHOLDER = "{cmd}"
-NP_PLACEHOLDER = "{np}"
+CMD_TOKEN = "{cmd}"
+NP_TOKEN = "{np}"
 
 
 def is_executable_file(path: str) -> bool:
@@ -104,12 +104,12 @@ class TemplateLauncher:
             raise UsageError(
                 f"launcher template {template!r} cannot be split: {error}"
             ) from None
-        if self.words.count(CMD_PLACEHOLDER) != 1:
+        if self.words.count(CMD_TOKEN) != 1:
             raise UsageError(
-                f"launcher template {template!r} must contain {CMD_PLACEHOLDER} exactly once, "
+                f"launcher template {template!r} must contain {CMD_TOKEN} exactly once, "
                 "as a word of its own"
             )
-        if self.words[0] == CMD_PLACEHOLDER:
+        if self.words[0] == CMD_TOKEN:
             raise UsageError(f"launcher template {template!r} must start with a program")
         self.template = template
 
@@ -122,11 +122,11 @@ class TemplateLauncher:
     ) -> List[str]:
         argv: List[str] = []
         for word in self.words:
-            if word == CMD_PLACEHOLDER:
+            if word == CMD_TOKEN:
                 argv.extend(launcher_args)
                 argv.extend(program_argv)
             else:
-                argv.append(word.replace(NP_PLACEHOLDER, str(np)))
+                argv.append(word.replace(NP_TOKEN, str(np)))
         return argv
 
     def locate(self, env: Mapping[str, str]) -> Optional[str]:

@@ -8,7 +8,7 @@ from typing import Mapping, Optional, Union
 
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.launch.launchers import (
-    CMD_PLACEHOLDER,
+    CMD_TOKEN,
     Launcher,
     TemplateLauncher,
     is_executable_file,
@@ -41,7 +41,7 @@ def _unknown_launcher(name: str) -> UsageError:
     allowed = launcher_names()
     message = (
         f"unknown launcher '{name}' (allowed: {', '.join(allowed)}, or a template "
-        f"containing {CMD_PLACEHOLDER}, e.g. \"aprun -n {{np}} {CMD_PLACEHOLDER}\")"
+        f"containing {CMD_TOKEN}, e.g. \"aprun -n {{np}} {CMD_TOKEN}\")"
     )
     close = difflib.get_close_matches(name, allowed, n=1)
     if close:
@@ -56,7 +56,7 @@ def resolve_launcher(spec: Optional[str], env: Mapping[str, str]) -> AnyLauncher
     (exit status 3) when the launcher's executable does not exist.
     """
     name = spec or default_launcher_name(env)
-    if CMD_PLACEHOLDER in name:
+    if CMD_TOKEN in name:
         template = TemplateLauncher(name)
         if template.locate(env) is None:
             raise _not_found(template.executable)
