@@ -1,6 +1,8 @@
 /* Small shared helpers (util.h). */
 #include "hpcprobe/util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,4 +135,23 @@ const char *hpcp_format_bytes(double bytes, char *buf, size_t len)
     }
     snprintf(buf, len, "%.1f %s", bytes, units[u]);
     return buf;
+}
+
+int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, char *err,
+                        size_t errlen)
+{
+    int rank, code = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (!path)
+        return 0;
+    if (rank == 0) {
+        int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        code = fd < 0 ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
+    if (code)
+        snprintf(err, errlen, "%s %s: cannot append to it (%s)", option, path, strerror(code));
+    return code ? -1 : 0;
 }

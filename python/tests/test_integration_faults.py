@@ -16,13 +16,18 @@ BAD_INPUTS = [
     (["--lookahead", "2048"], r"--allow-noncompliant"),
     (["--memory-fraction", "2"], r"0\.9"),
 ]
+# hpcprobe chooses the bench's --out itself, so this one is for the bench alone.
+BENCH_BAD_INPUTS = BAD_INPUTS + [
+    (["--out", "/nonexistent-dir/results.jsonl"], r"--out .*cannot append"),  # before measuring
+]
 
 
 def with_fault(spec):
     return dict(os.environ, HPCPROBE_INJECT_FAULT=spec)
 
 
-@pytest.mark.parametrize("options, says", BAD_INPUTS, ids=[" ".join(o) for o, _ in BAD_INPUTS])
+@pytest.mark.parametrize("options, says", BENCH_BAD_INPUTS,
+                         ids=[" ".join(o) for o, _ in BENCH_BAD_INPUTS])
 def test_bad_input_to_the_bench_is_one_line_and_exit_2(options, says):
     started = time.monotonic()
     completed = run_bench("ra", "single", *options, "--quiet")

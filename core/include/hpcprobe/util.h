@@ -41,6 +41,11 @@ uint64_t hpcp_fault_corrupt_words(void);
  * (key "MemTotal:" / "MemAvailable:"), 0 if unknown. */
 uint64_t hpcp_meminfo_bytes(const char *key);
 
+/* Collective: 0 when rank 0 can append to `path` (NULL: nothing to check),
+ * else -1 with one line in err, so a run never measures what it cannot keep. */
+int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, char *err,
+                        size_t errlen);
+
 /* Human-readable power-of-two size ("512.0 MiB") into buf. */
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len);
 

@@ -209,6 +209,8 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
                                  sizeof err) ||
               ra_params_from_options(p, v, err, sizeof err) ||
               ra_params_size(p, is_mpi(k), si, err, sizeof err);
+    if (!bad)
+        bad = hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
     if (!bad) {
         int active = strcmp(k->variant, "single") != 0 || si->rank == 0;
         bad = ra_params_check_memory(p, is_mpi(k), active, si, err, sizeof err);
