@@ -67,7 +67,7 @@ def main():
         sys.exit(17)
     elif mode == "hang":
         spawn_child_and_sleep(os.environ["FAKE_PID_FILE"])
-    elif mode == "stubborn":
+    elif mode == "ignores_sigterm":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         sleep_forever(os.environ["FAKE_PID_FILE"])
     # mode "norecord": exit 0 without writing anything

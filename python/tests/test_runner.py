@@ -132,7 +132,7 @@ def test_hung_launch_is_stopped_by_the_watchdog(fake):
 
 
 def test_launch_ignoring_sigterm_is_killed(fake):
-    fake.env["FAKE_MODE"] = "stubborn"
+    fake.env["FAKE_MODE"] = "ignores_sigterm"
     started = time.monotonic()
     completed = hpcprobe(fake, "ra", "single", "--time-budget", "1", "--out", str(fake.out))
     elapsed = time.monotonic() - started
