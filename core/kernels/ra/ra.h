@@ -4,6 +4,7 @@
 #define HPCPROBE_RA_H
 #include <mpi.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hpcprobe/kernel.h"
 
@@ -29,6 +30,11 @@ static inline uint64_t ra_next_lcg(uint64_t r)
 static inline uint64_t ra_next(enum ra_rng rng, uint64_t r)
 {
     return rng == RA_RNG_POLY ? ra_next_poly(r) : ra_next_lcg(r);
+}
+
+static inline const char *ra_rng_name(enum ra_rng rng)
+{
+    return rng == RA_RNG_POLY ? "poly" : "lcg";
 }
 
 /* Table index of value r for a table of 2^log2 words: HPCC takes the low bits
@@ -123,6 +129,9 @@ uint64_t ra_verify_table(struct ra_state *s, MPI_Comm comm);
  * early after `time_limit_s` (0: never). Returns the updates done. */
 uint64_t ra_update_serial(uint64_t *table, int log2, enum ra_rng rng, uint64_t pos, uint64_t n,
                           double time_limit_s);
+
+static inline int ra_is_star(const struct hpcp_kernel *k) { return strcmp(k->variant, "star") == 0; }
+static inline int ra_is_mpi(const struct hpcp_kernel *k) { return strcmp(k->variant, "mpi") == 0; }
 
 /* The family driver (ra_driver.c), named in each ra kernel. */
 int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,

@@ -35,9 +35,6 @@ static int samples_alloc(struct ra_samples *S, int repeat, int warmup)
     return bad ? -1 : 0;
 }
 
-static int is_star(const struct hpcp_kernel *k) { return strcmp(k->variant, "star") == 0; }
-static int is_mpi(const struct hpcp_kernel *k) { return strcmp(k->variant, "mpi") == 0; }
-static const char *rng_name(enum ra_rng r) { return r == RA_RNG_POLY ? "poly" : "lcg"; }
 
 /* Reduce one repetition: total updates over the slowest rank's time, and
  * for star the spread of per-rank rates. */
@@ -51,7 +48,7 @@ static void reduce_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, double
     *updates = sum[0];
     *time = tmax;
     *rate = tmax > 0 ? sum[0] / tmax : 0;
-    if (!is_star(k))
+    if (!ra_is_star(k))
         return;
     double r = seconds > 0 ? (double)s->executed / seconds : 0;
     MPI_Reduce(&r, &rates[0], 1, MPI_DOUBLE, MPI_MIN, 0, b->comm);
@@ -66,7 +63,7 @@ static int dump_table(const struct hpcp_kernel *k, struct hpcp_bench *b)
 {
     struct ra_state *s = b->state;
     int failed = 0;
-    if (is_mpi(k)) {
+    if (ra_is_mpi(k)) {
         MPI_File fh;
         if (s->table.n > (uint64_t)0x7fffffff)
             failed = 1;
@@ -110,7 +107,7 @@ static void print_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, int i,
     if (b->rank != 0 || s->p.quiet)
         return;
     printf("ra %s %s: rep %d/%d  %.5f GUPS%s  %.0f updates in %.3f s", k->variant, k->algorithm,
-           i + 1, s->p.repeat, S->rate[i] * 1e-9, is_star(k) ? " per rank (mean)" : "",
+           i + 1, s->p.repeat, S->rate[i] * 1e-9, ra_is_star(k) ? " per rank (mean)" : "",
            S->updates[i], S->time[i]);
     if (verified)
         printf("  %.0f wrong words", S->errors[i]);
@@ -176,9 +173,9 @@ static void print_plan(const struct hpcp_kernel *k, struct hpcp_bench *b)
            "%d rank(s)\n",
            k->variant, k->algorithm, s->p.table_log2,
            hpcp_format_bytes((double)s->p.table_words * 8.0, size, sizeof size),
-           is_mpi(k) ? "in total" : "per process",
+           ra_is_mpi(k) ? "in total" : "per process",
            (unsigned long long)(RA_UPDATES_PER_WORD * s->p.table_words),
-           is_mpi(k) ? " in total" : " per process", s->p.lookahead, rng_name(s->p.rng),
+           ra_is_mpi(k) ? " in total" : " per process", s->p.lookahead, ra_rng_name(s->p.rng),
            b->ranks);
     fflush(stdout);
 }
@@ -189,7 +186,7 @@ static void print_result(const struct hpcp_kernel *k, const struct hpcp_record *
     const struct hpcp_validation *v = &r->validation;
     static const char *const verdicts[] = {"passed", "FAILED", "skipped"};
     printf("ra %s %s: %.5f GUPS%s, median of %d; verification %s", k->variant, k->algorithm,
-           hpcp_median(m->samples, m->nsamples) * 1e-9, is_star(k) ? " per rank" : "",
+           hpcp_median(m->samples, m->nsamples) * 1e-9, ra_is_star(k) ? " per rank" : "",
            m->nsamples, verdicts[v->verdict]);
     if (v->verdict != HPCP_SKIPPED)
         printf(" (%.0f wrong words, tolerance %.0f)", v->error, v->tolerance);
@@ -208,12 +205,12 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
     int bad = hpcp_parse_options(argc, argv, ra_option_spec, RA_OPT_COUNT, v, context, err,
                                  sizeof err) ||
               ra_params_from_options(p, v, err, sizeof err) ||
-              ra_params_size(p, is_mpi(k), si, err, sizeof err);
+              ra_params_size(p, ra_is_mpi(k), si, err, sizeof err);
     if (!bad)
         bad = hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
     if (!bad) {
         int active = strcmp(k->variant, "single") != 0 || si->rank == 0;
-        bad = ra_params_check_memory(p, is_mpi(k), active, si, err, sizeof err);
+        bad = ra_params_check_memory(p, ra_is_mpi(k), active, si, err, sizeof err);
     }
     if (bad)
         hpcp_error(MPI_COMM_WORLD, "%s", err);

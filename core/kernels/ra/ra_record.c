@@ -6,8 +6,6 @@
 #include "hpcprobe/util.h"
 #include "ra_record.h"
 
-static const char *rng_name(enum ra_rng r) { return r == RA_RNG_POLY ? "poly" : "lcg"; }
-
 static void add_params(struct hpcp_record *r, const struct ra_params *p, const char *scope)
 {
     hpcp_record_param_int(r, "table_log2", p->table_log2);
@@ -16,7 +14,7 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
     hpcp_record_param_string(r, "table_scope", scope);
     hpcp_record_param_int(r, "updates", (long long)(RA_UPDATES_PER_WORD * p->table_words));
     hpcp_record_param_int(r, "lookahead", p->lookahead);
-    hpcp_record_param_string(r, "rng", rng_name(p->rng));
+    hpcp_record_param_string(r, "rng", ra_rng_name(p->rng));
     hpcp_record_param_int(r, "repeat", p->repeat);
     hpcp_record_param_int(r, "warmup", p->warmup);
     if (p->time_limit_s > 0)
@@ -115,8 +113,8 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     add_counters(r, b, S);
     if (b->rank != 0)
         return;
-    add_params(r, &s->p, strcmp(k->variant, "mpi") == 0 ? "global" : "per_process");
-    add_metrics(r, S, n, s->p.warmup, strcmp(k->variant, "star") == 0);
+    add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
+    add_metrics(r, S, n, s->p.warmup, ra_is_star(k));
     add_validation(r, &s->p, S, n);
     r->compliant = s->p.compliant;
     add_notes(r, s, S);
