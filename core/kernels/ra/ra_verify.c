@@ -18,25 +18,25 @@ static void apply(struct ra_state *s, const uint64_t *v, size_t n)
         s->table.words[ra_index(rng, v[i], log2) - s->my_start] ^= v[i];
 }
 
-/* Generate up to VERIFY_CHUNK updates from *pos, sorted by owner into send. */
+/* Generate up to VERIFY_CHUNK updates into tmp, then sort them by owner into
+ * send (a counting sort: each owner is computed once, kept in `owner`). */
 static int gen_chunk(struct ra_state *s, uint64_t *r, uint64_t *left, uint64_t *send,
-                     int *scount, int *sdispl, uint64_t *tmp)
+                     int *scount, int *sdispl, uint64_t *tmp, int *owner)
 {
     int P = s->dist.ranks, n = *left < VERIFY_CHUNK ? (int)*left : VERIFY_CHUNK;
     memset(scount, 0, (size_t)P * sizeof *scount);
     for (int i = 0; i < n; i++) {
         *r = ra_next(s->p.rng, *r);
         tmp[i] = *r;
-        scount[ra_dist_owner(&s->dist, ra_index(s->p.rng, *r, s->p.table_log2))]++;
+        owner[i] = ra_dist_owner(&s->dist, ra_index(s->p.rng, *r, s->p.table_log2));
+        scount[owner[i]]++;
     }
     *left -= (uint64_t)n;
     sdispl[0] = 0;
     for (int p = 1; p < P; p++)
         sdispl[p] = sdispl[p - 1] + scount[p - 1];
-    for (int i = 0; i < n; i++) {
-        int o = ra_dist_owner(&s->dist, ra_index(s->p.rng, tmp[i], s->p.table_log2));
-        send[sdispl[o]++] = tmp[i];
-    }
+    for (int i = 0; i < n; i++)
+        send[sdispl[owner[i]]++] = tmp[i];
     for (int p = 0; p < P; p++)
         sdispl[p] -= scount[p];
     return n;
@@ -51,11 +51,13 @@ static int replay_distributed(struct ra_state *s, MPI_Comm comm)
     MPI_Allreduce(&rounds, &max_rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
     int *cnt = malloc(4 * (size_t)P * sizeof *cnt);
     uint64_t *send = malloc(2 * VERIFY_CHUNK * sizeof *send), *recv = NULL;
+    int *owner = malloc(VERIFY_CHUNK * sizeof *owner);
     size_t recv_cap = 0;
-    int bad = !cnt || !send;
+    /* Agreed by all: a rank that skipped the exchanges would leave the others waiting. */
+    int bad = hpcp_any(comm, !cnt || !send || !owner);
     for (uint64_t k = 0; k < max_rounds && !bad; k++) {
         int *scount = cnt, *sdispl = cnt + P, *rcount = cnt + 2 * P, *rdispl = cnt + 3 * P;
-        gen_chunk(s, &r, &left, send, scount, sdispl, send + VERIFY_CHUNK);
+        gen_chunk(s, &r, &left, send, scount, sdispl, send + VERIFY_CHUNK, owner);
         MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
         size_t total = 0;
         for (int p = 0; p < P; p++) {
@@ -64,19 +66,22 @@ static int replay_distributed(struct ra_state *s, MPI_Comm comm)
         }
         if (total > recv_cap) {
             uint64_t *nr = realloc(recv, total * sizeof *recv);
-            bad = !nr; /* out of memory mid-collective: the allreduce below fails all */
             if (nr) {
                 recv = nr;
                 recv_cap = total;
             }
+            bad = !nr;
         }
-        if (hpcp_any(comm, bad))
+        /* Out of memory on any rank fails the replay on every rank, alike. */
+        bad = hpcp_any(comm, bad);
+        if (bad)
             break;
         MPI_Alltoallv(send, scount, sdispl, MPI_UINT64_T, recv, rcount, rdispl, MPI_UINT64_T, comm);
         apply(s, recv, total);
     }
     free(cnt);
     free(send);
+    free(owner);
     free(recv);
     return bad;
 }
