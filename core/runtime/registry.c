@@ -6,11 +6,17 @@
 extern const struct hpcp_kernel hpcp_ra_single;
 extern const struct hpcp_kernel hpcp_ra_star;
 extern const struct hpcp_kernel hpcp_ra_mpi_reference;
+extern const struct hpcp_kernel hpcp_ra_mpi_alltoall;
+extern const struct hpcp_kernel hpcp_ra_mpi_hypercube;
+extern const struct hpcp_kernel hpcp_ra_mpi_torus;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
     &hpcp_ra_star,
     &hpcp_ra_mpi_reference,
+    &hpcp_ra_mpi_alltoall,
+    &hpcp_ra_mpi_hypercube,
+    &hpcp_ra_mpi_torus,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

@@ -14,6 +14,18 @@
 #define RA_MAX_LOOKAHEAD 1024               /* HPCC: at most 1024 updates pending */
 #define RA_UPDATES_PER_WORD 4               /* HPCC: 4 x table size updates */
 #define RA_TOLERANCE_FRACTION 0.01          /* HPCC: pass with <= 1 % wrong words */
+#define RA_MAX_SWEEP_LOOKAHEAD 32768        /* the top of Plimpton et al.'s Table 4 */
+#define RA_MAX_DIMS 8                       /* torus: dimensions of the virtual grid */
+
+/* Plimpton et al.'s optimisations of the hypercube exchange (Table 3), each
+ * a switch; Mod4/Mod5 changed the MPI library, which is a build choice here. */
+enum ra_mods {
+    RA_MOD_PREPOST = 1,      /* Mod1: every stage's receive posted before the step */
+    RA_MOD_LATE_UPDATE = 2,  /* Mod2: own updates applied after the exchange is posted */
+    RA_MOD_LATE_WAIT = 4,    /* Mod3: wait for a receive only after splitting the keep-list */
+    RA_MOD_ISEND = 8,        /* Mod6/7: non-blocking sends from double-buffered lists */
+    RA_MODS_ALL = 15,
+};
 
 enum ra_rng { RA_RNG_POLY, RA_RNG_LCG };
 
@@ -53,24 +65,58 @@ static inline uint64_t ra_index(enum ra_rng rng, uint64_t r, int log2)
  * ra_next(ra_rng_jump(p + i)) = ra_rng_jump(p + i + 1). */
 uint64_t ra_rng_jump(enum ra_rng rng, uint64_t n);
 
-/* HPCC's block distribution of a global table of `words` over `ranks`: the
- * first `rem` ranks own one word more. */
+/* How a rank finds the owner of a global index when the ranks or the words
+ * per rank are not powers of two: HPCC's division, or Garg & Sabharwal's
+ * division-free prediction floor(g * ranks / words) with one correction step
+ * (their Theorem 4.1; valid when ranks < words / ranks). */
+enum ra_owner_rule { RA_OWNER_DIVISION, RA_OWNER_PREDICT };
+
+/* HPCC's block distribution of a global table of `words` (a power of two)
+ * over `ranks`: the first `rem` ranks own one word more. */
 struct ra_dist {
     uint64_t words;
     int ranks;
+    int log2_words;
     uint64_t min_local;  /* words / ranks */
     uint64_t rem;        /* words % ranks */
     uint64_t top;        /* first global index owned by a rank with min_local words */
     int shift;           /* log2(words / ranks) when both are powers of two, else -1 */
+    enum ra_owner_rule rule;
 };
+/* Division rule; ra_dist_set_rule may switch to prediction. */
 void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks);
-uint64_t ra_dist_start(const struct ra_dist *d, int rank);
-uint64_t ra_dist_count(const struct ra_dist *d, int rank);
+/* 0, or -1 with one line in err when the rule cannot be used here. */
+int ra_dist_set_rule(struct ra_dist *d, enum ra_owner_rule rule, char *err, size_t errlen);
+static inline const char *ra_owner_rule_name(enum ra_owner_rule rule)
+{
+    return rule == RA_OWNER_PREDICT ? "predict" : "division";
+}
+static inline uint64_t ra_dist_start(const struct ra_dist *d, int rank)
+{
+    uint64_t r = (uint64_t)rank;
+    return r * d->min_local + (r < d->rem ? r : d->rem);
+}
+static inline uint64_t ra_dist_count(const struct ra_dist *d, int rank)
+{
+    return d->min_local + ((uint64_t)rank < d->rem ? 1 : 0);
+}
+static inline int ra_owner_division(const struct ra_dist *d, uint64_t g)
+{
+    return g < d->top ? (int)(g / (d->min_local + 1)) : (int)((g - d->rem) / d->min_local);
+}
+/* Theorem 4.1: with p the true owner, p <= floor(g * ranks / words) <= p + 1,
+ * so one comparison with the predicted rank's first index corrects it. */
+static inline int ra_owner_predict(const struct ra_dist *d, uint64_t g)
+{
+    __extension__ typedef unsigned __int128 u128; /* g * ranks may pass 2^64 */
+    int pe = (int)(((u128)g * (u128)(unsigned)d->ranks) >> d->log2_words);
+    return g < ra_dist_start(d, pe) ? pe - 1 : pe;
+}
 static inline int ra_dist_owner(const struct ra_dist *d, uint64_t g)
 {
     if (d->shift >= 0) /* HPCC masks instead of dividing when it can */
         return (int)(g >> d->shift);
-    return g < d->top ? (int)(g / (d->min_local + 1)) : (int)((g - d->rem) / d->min_local);
+    return d->rule == RA_OWNER_PREDICT ? ra_owner_predict(d, g) : ra_owner_division(d, g);
 }
 
 /* A table in anonymous memory aligned to 2 MiB, advised to use (or avoid)
@@ -94,6 +140,11 @@ struct ra_params {
     enum ra_rng rng;
     int lookahead;
     int compliant;
+    enum ra_owner_rule owner;
+    int grid[RA_MAX_DIMS];   /* torus: --grid; zeros where MPI_Dims_create chooses */
+    int ndims;               /* torus: dimensions (0: not given) */
+    int mods;                /* hypercube: enum ra_mods bits */
+    int grid_given, mods_given, owner_given;
     int repeat, warmup;
     double time_limit_s;     /* 0: none */
     int verify;
@@ -102,6 +153,9 @@ struct ra_params {
     const char *out, *dump;
     int quiet;
 };
+
+/* "prepost,late-wait" for a set of enum ra_mods bits ("none" when empty). */
+const char *ra_mods_string(int mods, char *buf, size_t len);
 
 /* Per-run state shared by the kernels of the family. */
 struct ra_state {
@@ -113,7 +167,11 @@ struct ra_state {
     uint64_t seq_start;      /* position in the sequence of this rank's first update */
     uint64_t my_updates;     /* updates this rank issues: 4 x its words */
     uint64_t executed;       /* updates issued in the last repetition */
-    long long messages_sent, bytes_sent, max_pending; /* last repetition */
+    /* Last repetition, per rank: messages and bytes sent, the most updates
+     * held at once (generated or received, not yet applied), synchronous
+     * steps, exchange stages per step, distinct ranks sent to, and the
+     * nanoseconds spent routing (splitting lists and exchanging them). */
+    long long messages_sent, bytes_sent, max_pending, steps, stages, partners, route_ns;
     void *algo;              /* algorithm-private state */
 };
 

@@ -123,6 +123,8 @@ static int one_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, struct ra_
     double seconds = 0, rates[4] = {0}, error = 0, rate, time, updates;
     if (!warm && i == 0)
         hpcp_fault_point(b->rank);
+    s->messages_sent = s->bytes_sent = s->max_pending = 0;
+    s->steps = s->stages = s->partners = s->route_ns = 0;
     int rc = k->run(b, &seconds);
     if (rc)
         return rc;
@@ -205,7 +207,8 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
     int bad = hpcp_parse_options(argc, argv, ra_option_spec, RA_OPT_COUNT, v, context, err,
                                  sizeof err) ||
               ra_params_from_options(p, v, err, sizeof err) ||
-              ra_params_size(p, ra_is_mpi(k), si, err, sizeof err);
+              ra_params_size(p, ra_is_mpi(k), si, err, sizeof err) ||
+              ra_params_check_algorithm(p, k->algorithm, si->ranks, err, sizeof err);
     if (!bad)
         bad = hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
     if (!bad) {

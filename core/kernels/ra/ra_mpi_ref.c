@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "hpcprobe/util.h"
-#include "ra.h"
+#include "ra_mpi.h"
 
 enum { TAG_DONE = 1, TAG_UPDATE = 2, MAX_RECV = 4 };
 
@@ -22,6 +22,7 @@ struct mpi_ref {
     MPI_Request inreq[MAX_RECV], outreq;
     int nrecv;
     int receiving;          /* ranks that have not said "done" */
+    unsigned char *sent_to; /* per rank: sent it updates in this repetition */
 };
 
 static void apply_update(struct ra_state *s, uint64_t v)
@@ -74,6 +75,8 @@ static void try_send(struct ra_state *s, struct mpi_ref *m)
     if (dest < 0)
         return;
     MPI_Isend(m->sendbuf, n, MPI_UINT64_T, dest, TAG_UPDATE, m->comm, &m->outreq);
+    s->partners += !m->sent_to[dest];
+    m->sent_to[dest] = 1;
     s->messages_sent++;
     s->bytes_sent += (long long)n * (long long)sizeof(uint64_t);
 }
@@ -134,27 +137,18 @@ static int ref_setup(struct hpcp_bench *b)
     struct ra_state *s = b->state;
     struct mpi_ref *m = calloc(1, sizeof *m);
     s->algo = m;
-    s->active = 1;
-    ra_dist_init(&s->dist, s->p.table_words, b->ranks);
-    s->my_start = ra_dist_start(&s->dist, b->rank);
-    s->seq_start = RA_UPDATES_PER_WORD * s->my_start;
-    s->my_updates = RA_UPDATES_PER_WORD * ra_dist_count(&s->dist, b->rank);
-    MPI_Comm dup; /* collective: every rank dups, whatever failed locally */
-    MPI_Comm_dup(b->comm, &dup);
     int failed = !m;
-    if (!m)
-        MPI_Comm_free(&dup);
     if (m) {
-        m->comm = dup;
+        m->comm = MPI_COMM_NULL;
         m->nrecv = b->ranks > 4 ? MAX_RECV : 1;
         size_t la = (size_t)s->p.lookahead;
         m->sendbuf = malloc(la * sizeof *m->sendbuf);
         m->recvbuf = malloc((size_t)m->nrecv * la * sizeof *m->recvbuf);
-        failed = !m->sendbuf || !m->recvbuf ||
-                 ra_buckets_init(&m->buckets, b->ranks, s->p.lookahead) ||
-                 ra_table_alloc(&s->table, ra_dist_count(&s->dist, b->rank), s->p.hugepages);
+        m->sent_to = calloc((size_t)b->ranks, 1);
+        failed = !m->sendbuf || !m->recvbuf || !m->sent_to ||
+                 ra_buckets_init(&m->buckets, b->ranks, s->p.lookahead);
     }
-    return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
+    return ra_mpi_setup(b, m ? &m->comm : NULL, failed) ? HPCP_EXIT_RUNTIME : 0;
 }
 
 static int ref_run(struct hpcp_bench *b, double *seconds)
@@ -162,7 +156,8 @@ static int ref_run(struct hpcp_bench *b, double *seconds)
     struct ra_state *s = b->state;
     struct mpi_ref *m = s->algo;
     ra_table_init(&s->table, s->my_start);
-    s->messages_sent = s->bytes_sent = s->max_pending = 0;
+    s->stages = 1;
+    memset(m->sent_to, 0, (size_t)b->ranks);
     m->receiving = b->ranks - 1;
     m->outreq = MPI_REQUEST_NULL;
     for (int i = 0; i < MAX_RECV; i++)
@@ -178,12 +173,6 @@ static int ref_run(struct hpcp_bench *b, double *seconds)
     return 0;
 }
 
-static int ref_verify(struct hpcp_bench *b, double *error)
-{
-    *error = (double)ra_verify_table(b->state, b->comm);
-    return 0;
-}
-
 static void ref_teardown(struct hpcp_bench *b)
 {
     struct ra_state *s = b->state;
@@ -192,12 +181,11 @@ static void ref_teardown(struct hpcp_bench *b)
         ra_buckets_free(&m->buckets);
         free(m->sendbuf);
         free(m->recvbuf);
-        if (m->comm != MPI_COMM_NULL && m->comm)
-            MPI_Comm_free(&m->comm);
+        free(m->sent_to);
+        ra_mpi_teardown(b, &m->comm);
         free(m);
     }
     s->algo = NULL;
-    ra_table_free(&s->table);
 }
 
 const struct hpcp_kernel hpcp_ra_mpi_reference = {
@@ -208,6 +196,6 @@ const struct hpcp_kernel hpcp_ra_mpi_reference = {
     .driver = hpcp_ra_driver,
     .setup = ref_setup,
     .run = ref_run,
-    .verify = ref_verify,
+    .verify = ra_mpi_verify,
     .teardown = ref_teardown,
 };

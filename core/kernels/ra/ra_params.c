@@ -2,6 +2,7 @@
  * all before anything large is allocated. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hpcprobe/options.h"
@@ -12,7 +13,7 @@ const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL},
     [RA_OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
     [RA_OPT_RNG] = {"--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg"},
-    [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL},
+    [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL},
     [RA_OPT_NONCOMPLIANT] = {"--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
     [RA_OPT_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
@@ -22,7 +23,78 @@ const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_DUMP] = {"--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_OWNER] = {"--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict"},
+    [RA_OPT_GRID] = {"--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL},
+    [RA_OPT_MODS] = {"--mods", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
 };
+
+static const char *const mod_names[] = {"prepost", "late-update", "late-wait", "isend"};
+#define MOD_COUNT ((int)(sizeof mod_names / sizeof mod_names[0]))
+
+const char *ra_mods_string(int mods, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < MOD_COUNT; i++)
+        if (mods & (1 << i))
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                                     used ? "," : "", mod_names[i]);
+    if (!used)
+        snprintf(buf, len, "none");
+    return buf;
+}
+
+/* "none", "all", or a comma list of mod_names. */
+static int parse_mods(const char *text, int *mods, char *err, size_t errlen)
+{
+    *mods = 0;
+    if (strcmp(text, "none") == 0)
+        return 0;
+    if (strcmp(text, "all") == 0) {
+        *mods = RA_MODS_ALL;
+        return 0;
+    }
+    char word[64];
+    for (const char *at = text; *at;) {
+        size_t n = strcspn(at, ",");
+        snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), at);
+        int i = 0;
+        while (i < MOD_COUNT && strcmp(word, mod_names[i]) != 0)
+            i++;
+        if (i == MOD_COUNT) {
+            snprintf(err, errlen, "--mods: unknown optimisation '%s' (allowed: none, all, or a "
+                     "comma list of prepost, late-update, late-wait, isend)", word);
+            return -1;
+        }
+        *mods |= 1 << i;
+        at += n + (at[n] == ',');
+    }
+    return 0;
+}
+
+/* "4x4x4" into grid[] and *ndims. */
+static int parse_grid(const char *text, int *grid, int *ndims, char *err, size_t errlen)
+{
+    int n = 0;
+    const char *at = text;
+    while (*at) {
+        char *end;
+        long v = strtol(at, &end, 10);
+        if (end == at || v < 1 || v > (1 << 24) || n == RA_MAX_DIMS || (*end && *end != 'x') ||
+            (*end == 'x' && !end[1]))
+            break;
+        grid[n++] = (int)v;
+        at = *end ? end + 1 : end;
+    }
+    if (*at || n == 0) {
+        snprintf(err, errlen, "--grid '%s' is not a grid: give 1 to %d sizes >= 1 joined by "
+                 "'x', such as 4x4x4", text, RA_MAX_DIMS);
+        return -1;
+    }
+    *ndims = n;
+    return 0;
+}
 
 int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, char *err,
                            size_t errlen)
@@ -46,6 +118,22 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, cha
                  p->lookahead, RA_MAX_LOOKAHEAD);
         return -1;
     }
+    p->owner = v[RA_OPT_OWNER].set && strcmp(v[RA_OPT_OWNER].s, "predict") == 0
+                   ? RA_OWNER_PREDICT : RA_OWNER_DIVISION;
+    p->mods = RA_MODS_ALL;
+    if (v[RA_OPT_MODS].set && parse_mods(v[RA_OPT_MODS].s, &p->mods, err, errlen))
+        return -1;
+    if (v[RA_OPT_GRID].set && v[RA_OPT_DIMS].set) {
+        snprintf(err, errlen, "give --grid or --dims, not both");
+        return -1;
+    }
+    if (v[RA_OPT_GRID].set && parse_grid(v[RA_OPT_GRID].s, p->grid, &p->ndims, err, errlen))
+        return -1;
+    if (v[RA_OPT_DIMS].set)
+        p->ndims = (int)v[RA_OPT_DIMS].i;
+    p->grid_given = v[RA_OPT_GRID].set;
+    p->mods_given = v[RA_OPT_MODS].set;
+    p->owner_given = v[RA_OPT_OWNER].set;
     p->repeat = v[RA_OPT_REPEAT].set ? (int)v[RA_OPT_REPEAT].i : 1;
     p->warmup = v[RA_OPT_WARMUP].set ? (int)v[RA_OPT_WARMUP].i : 0;
     p->time_limit_s = v[RA_OPT_TIME_LIMIT].set ? v[RA_OPT_TIME_LIMIT].d : 0.0;
@@ -123,4 +211,70 @@ int ra_params_check_memory(const struct ra_params *p, int distributed, int activ
              distributed ? "rank" : "process",
              hpcp_format_bytes(fit_min * sizeof(uint64_t), b, sizeof b), kmax);
     return -1;
+}
+
+static int floor_log2_int(int x)
+{
+    int k = 0;
+    while (x >>= 1)
+        k++;
+    return k;
+}
+
+/* The torus grid: --grid as given, else --dims (default min(3, log2 P))
+ * factorised by MPI_Dims_create. */
+static int check_grid(struct ra_params *p, int ranks, char *err, size_t errlen)
+{
+    int most = floor_log2_int(ranks) > 1 ? floor_log2_int(ranks) : 1;
+    if (p->grid_given) {
+        long long product = 1;
+        char shape[96] = "";
+        for (int i = 0; i < p->ndims; i++) {
+            product *= p->grid[i];
+            size_t u = strlen(shape);
+            snprintf(shape + u, sizeof shape - u, "%s%d", i ? "x" : "", p->grid[i]);
+        }
+        if (product != ranks) {
+            snprintf(err, errlen, "--grid %s holds %lld ranks, but %d are running; the sizes "
+                     "must multiply to the number of ranks", shape, product, ranks);
+            return -1;
+        }
+        return 0;
+    }
+    if (p->ndims > most) {
+        snprintf(err, errlen, "--dims %d is more than log2 of the %d ranks; allowed: --dims "
+                 "from 1 to %d", p->ndims, ranks, most);
+        return -1;
+    }
+    if (p->ndims == 0)
+        p->ndims = most < 3 ? most : 3;
+    memset(p->grid, 0, sizeof p->grid);
+    MPI_Dims_create(ranks, p->ndims, p->grid);
+    return 0;
+}
+
+static int refuse(const char *option, const char *algorithm, const char *takes, char *err,
+                  size_t errlen)
+{
+    snprintf(err, errlen, "%s applies to --algo %s only, not to '%s'", option, takes, algorithm);
+    return -1;
+}
+
+int ra_params_check_algorithm(struct ra_params *p, const char *algorithm, int ranks, char *err,
+                              size_t errlen)
+{
+    if (strcmp(algorithm, "serial") == 0 && p->owner_given)
+        return refuse("--owner", algorithm, "reference|alltoall|hypercube|torus", err, errlen);
+    int torus = strcmp(algorithm, "torus") == 0, hypercube = strcmp(algorithm, "hypercube") == 0;
+    if (!torus && (p->grid_given || p->ndims))
+        return refuse(p->grid_given ? "--grid" : "--dims", algorithm, "torus", err, errlen);
+    if (!hypercube && p->mods_given)
+        return refuse("--mods", algorithm, "hypercube", err, errlen);
+    if (!hypercube)
+        p->mods = 0;
+    if (torus && check_grid(p, ranks, err, errlen))
+        return -1;
+    struct ra_dist d;
+    ra_dist_init(&d, p->table_words, ranks);
+    return ra_dist_set_rule(&d, p->owner, err, errlen);
 }

@@ -26,7 +26,24 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
     else
         hpcp_record_param_null(r, "memory_fraction");
     hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
+    hpcp_record_param_string(r, "owner", ra_owner_rule_name(p->owner));
     hpcp_record_param_bool(r, "verify", p->verify);
+}
+
+/* What only some algorithms take: the torus grid, the hypercube switches. */
+static void add_algorithm_params(struct hpcp_record *r, const struct hpcp_kernel *k,
+                                 const struct ra_params *p)
+{
+    char text[128] = "";
+    if (strcmp(k->algorithm, "torus") == 0) {
+        for (int i = 0; i < p->ndims; i++) {
+            size_t u = strlen(text);
+            snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
+        }
+        hpcp_record_param_string(r, "grid", text);
+    }
+    if (strcmp(k->algorithm, "hypercube") == 0)
+        hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
 }
 
 static void add_metrics(struct hpcp_record *r, const struct ra_samples *S, int n, int warm,
@@ -63,25 +80,44 @@ static void add_validation(struct hpcp_record *r, const struct ra_params *p,
                            "words", S->errors, n, RA_TOLERANCE_FRACTION * (double)p->table_words);
 }
 
+/* Synchronous exchanges can deliver more than the look-ahead to one rank in
+ * a step (Plimpton et al., footnote 1); say so rather than hide it. */
+static void note_overfull(struct hpcp_record *r, const long long *pending, int ranks,
+                          int lookahead)
+{
+    long long most = 0;
+    for (int i = 0; i < ranks; i++)
+        most = pending[i] > most ? pending[i] : most;
+    if (most > lookahead)
+        hpcp_record_note(r, "a rank held up to %lld updates at once, over the look-ahead of %d: "
+                         "an exchange delivered more than it sent (Plimpton et al., footnote 1)",
+                         most, lookahead);
+}
+
 /* Per-rank counters of the last repetition (collective). */
 static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const struct ra_samples *S)
 {
     struct ra_state *s = b->state;
-    long long mine[3] = {s->messages_sent, s->bytes_sent, s->max_pending};
-    long long *all = b->rank == 0 ? malloc(3 * (size_t)b->ranks * sizeof *all) : NULL;
-    MPI_Gather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, 0, b->comm);
+    enum { NCOL = 7 };
+    long long mine[NCOL] = {s->messages_sent, s->bytes_sent, s->max_pending, s->steps,
+                            s->stages, s->partners, s->route_ns};
+    long long *all = b->rank == 0 ? malloc(NCOL * (size_t)b->ranks * sizeof *all) : NULL;
+    MPI_Gather(mine, NCOL, MPI_LONG_LONG, all, NCOL, MPI_LONG_LONG, 0, b->comm);
     if (b->rank != 0)
         return;
     hpcp_record_counter_int(r, "updates_executed", (long long)S->updates[s->p.repeat - 1]);
     hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
     if (!all)
         return;
-    const char *names[3] = {"messages_sent", "bytes_sent", "max_pending"};
+    const char *names[NCOL] = {"messages_sent", "bytes_sent", "max_pending", "steps",
+                               "stages", "partners", "route_ns"};
     long long *col = malloc((size_t)b->ranks * sizeof *col);
-    for (int c = 0; c < 3 && col; c++) {
+    for (int c = 0; c < NCOL && col; c++) {
         for (int i = 0; i < b->ranks; i++)
-            col[i] = all[3 * i + c];
+            col[i] = all[NCOL * i + c];
         hpcp_record_counter_array(r, names[c], col, b->ranks);
+        if (c == 2)
+            note_overfull(r, col, b->ranks, s->p.lookahead);
     }
     free(col);
     free(all);
@@ -114,6 +150,7 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     if (b->rank != 0)
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
+    add_algorithm_params(r, k, &s->p);
     add_metrics(r, S, n, s->p.warmup, ra_is_star(k));
     add_validation(r, &s->p, S, n);
     r->compliant = s->p.compliant;

@@ -1,4 +1,6 @@
 /* RandomAccess generators: jump-ahead and the table distribution. */
+#include <stdio.h>
+
 #include "ra.h"
 
 /* a * b mod (x^64 + x^2 + x + 1) over GF(2). */
@@ -49,21 +51,25 @@ void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks)
 {
     d->words = words;
     d->ranks = ranks;
+    d->log2_words = __builtin_ctzll(words);
     d->min_local = words / (uint64_t)ranks;
     d->rem = words % (uint64_t)ranks;
     d->top = d->rem * (d->min_local + 1);
     d->shift = -1;
+    d->rule = RA_OWNER_DIVISION;
     if (d->rem == 0 && (d->min_local & (d->min_local - 1)) == 0 && (ranks & (ranks - 1)) == 0)
         d->shift = __builtin_ctzll(d->min_local);
 }
 
-uint64_t ra_dist_start(const struct ra_dist *d, int rank)
+int ra_dist_set_rule(struct ra_dist *d, enum ra_owner_rule rule, char *err, size_t errlen)
 {
-    uint64_t r = (uint64_t)rank;
-    return r * d->min_local + (r < d->rem ? r : d->rem);
-}
-
-uint64_t ra_dist_count(const struct ra_dist *d, int rank)
-{
-    return d->min_local + ((uint64_t)rank < d->rem ? 1 : 0);
+    if (rule == RA_OWNER_PREDICT && (uint64_t)d->ranks >= d->min_local) {
+        snprintf(err, errlen,
+                 "--owner predict needs fewer ranks than words per rank (Theorem 4.1): "
+                 "%d ranks, %llu words per rank; give a larger --table-log2 or --owner division",
+                 d->ranks, (unsigned long long)d->min_local);
+        return -1;
+    }
+    d->rule = rule;
+    return 0;
 }

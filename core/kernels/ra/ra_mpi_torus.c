@@ -1,0 +1,365 @@
+/* RandomAccess `mpi`, algorithm `torus`: Garg & Sabharwal's aggregation and
+ * software routing on a virtual d-dimensional grid of ranks (--grid, or
+ * --dims factorised by MPI_Dims_create). An update travels in dimension
+ * order: first along axis 0 to the rank with the owner's axis-0 coordinate,
+ * then along axis 1, and so on, so each rank sends only to the
+ * sum(D_k - 1) ranks on its own axes. A rank keeps one bucket per such
+ * neighbour, of floor(lookahead / buckets) updates, and sends a bucket when
+ * it is full; updates in buckets and in unfinished sends count toward the
+ * look-ahead, and a rank generates only while that count is below it. When
+ * the look-ahead is full the fullest bucket goes early.
+ *
+ * The end, axis by axis: a rank that has generated everything sends what
+ * its buckets hold and a "done" to its axis-0 neighbours, with the number of
+ * messages it sent each. Once every axis-0 neighbour's messages have all
+ * arrived, nothing more can come along axis 0, so nothing more can enter a
+ * bucket of axis 0 or 1 but from axis-1 arrivals, and the same repeats for
+ * axis 1, 2, ... Counting matters: with several receives posted, a "done"
+ * can complete before a data message that arrived ahead of it. */
+#include <stdlib.h>
+
+#include "hpcprobe/util.h"
+#include "ra_mpi.h"
+
+enum { TAG_DATA = 1, TAG_DONE = 2, NRECV = 4, GEN_BATCH = 64 };
+
+struct torus {
+    MPI_Comm comm;
+    int nd, dims[RA_MAX_DIMS], nbuckets, capacity;
+    int *bucket_of;      /* per owner rank: bucket of its first hop; -1 for this rank */
+    int *bucket_rank;    /* per bucket: the neighbour it is sent to */
+    int *bucket_axis;    /* per bucket: the axis that neighbour is on */
+    struct ra_buckets buckets;
+    uint64_t **slot;     /* send buffers, each `capacity` words */
+    int *slot_n;         /* updates in each */
+    MPI_Request *sreq;
+    int nslots;
+    long long inflight;  /* updates in sends not completed */
+    uint64_t *recvbuf, batch[GEN_BATCH], *local;
+    size_t nlocal;
+    MPI_Request rreq[NRECV];
+    int *sent_msgs, *got_msgs, *announced; /* per bucket (neighbour); announced: -1 until done */
+    unsigned char *sent_to;
+};
+
+/* Row-major coordinates of rank r. */
+static void coords_of(const struct torus *t, int r, int *c)
+{
+    for (int k = t->nd - 1; k >= 0; k--) {
+        c[k] = r % t->dims[k];
+        r /= t->dims[k];
+    }
+}
+
+/* Routing tables: for every owner, the bucket (and neighbour) of the first
+ * axis where its coordinate differs from ours. Computed once, so routing an
+ * update costs one owner computation and one lookup. */
+static int plan_routes(struct torus *t, int me, int ranks)
+{
+    int mine[RA_MAX_DIMS], oc[RA_MAX_DIMS], base[RA_MAX_DIMS], stride[RA_MAX_DIMS];
+    t->nbuckets = 0;
+    for (int k = t->nd - 1, s = 1; k >= 0; k--) {
+        stride[k] = s;
+        s *= t->dims[k];
+    }
+    for (int k = 0; k < t->nd; k++) {
+        base[k] = t->nbuckets;
+        t->nbuckets += t->dims[k] - 1;
+    }
+    t->bucket_of = malloc((size_t)ranks * sizeof *t->bucket_of);
+    t->bucket_rank = malloc(((size_t)t->nbuckets + 1) * sizeof *t->bucket_rank);
+    t->bucket_axis = malloc(((size_t)t->nbuckets + 1) * sizeof *t->bucket_axis);
+    if (!t->bucket_of || !t->bucket_rank || !t->bucket_axis)
+        return -1;
+    coords_of(t, me, mine);
+    for (int o = 0; o < ranks; o++) {
+        coords_of(t, o, oc);
+        int k = 0;
+        while (k < t->nd && oc[k] == mine[k])
+            k++;
+        if (k == t->nd) {
+            t->bucket_of[o] = -1;
+            continue;
+        }
+        int b = base[k] + (oc[k] < mine[k] ? oc[k] : oc[k] - 1);
+        t->bucket_of[o] = b;
+        t->bucket_rank[b] = me + (oc[k] - mine[k]) * stride[k];
+        t->bucket_axis[b] = k;
+    }
+    return 0;
+}
+
+static void note_pending(struct ra_state *s, struct torus *t)
+{
+    long long held = t->buckets.pending + t->inflight + (long long)t->nlocal;
+    s->max_pending = held > s->max_pending ? held : s->max_pending;
+}
+
+/* Take back the send buffers whose sends have completed. */
+static void reap_sends(struct torus *t)
+{
+    for (int i = 0; i < t->nslots; i++) {
+        int done = t->sreq[i] == MPI_REQUEST_NULL;
+        if (!done)
+            MPI_Test(&t->sreq[i], &done, MPI_STATUS_IGNORE);
+        if (done) {
+            t->inflight -= t->slot_n[i];
+            t->slot_n[i] = 0;
+        }
+    }
+}
+
+/* A send buffer whose last send has completed; a new one when none has. */
+static int free_slot(struct torus *t)
+{
+    reap_sends(t);
+    for (int i = 0; i < t->nslots; i++)
+        if (t->sreq[i] == MPI_REQUEST_NULL)
+            return i;
+    int n = t->nslots + 1;
+    uint64_t **slot = realloc(t->slot, (size_t)n * sizeof *slot);
+    if (slot)
+        t->slot = slot;
+    int *slot_n = slot ? realloc(t->slot_n, (size_t)n * sizeof *slot_n) : NULL;
+    if (slot_n)
+        t->slot_n = slot_n;
+    MPI_Request *sreq = slot_n ? realloc(t->sreq, (size_t)n * sizeof *sreq) : NULL;
+    if (sreq)
+        t->sreq = sreq;
+    uint64_t *buf = sreq ? malloc((size_t)t->capacity * sizeof *buf) : NULL;
+    if (!buf)
+        ra_mpi_out_of_memory("the torus's send buffers");
+    t->slot[t->nslots] = buf;
+    t->slot_n[t->nslots] = 0;
+    t->sreq[t->nslots] = MPI_REQUEST_NULL;
+    return t->nslots++;
+}
+
+/* Send the fullest bucket; 0 when every bucket was empty. */
+static int flush_largest(struct ra_state *s, struct torus *t)
+{
+    if (t->buckets.pending == 0)
+        return 0;
+    int i = free_slot(t), n = 0;
+    int b = ra_buckets_pop_largest(&t->buckets, t->slot[i], &n);
+    int dest = t->bucket_rank[b];
+    MPI_Isend(t->slot[i], n, MPI_UINT64_T, dest, TAG_DATA, t->comm, &t->sreq[i]);
+    t->slot_n[i] = n;
+    t->inflight += n;
+    t->sent_msgs[b]++;
+    s->messages_sent++;
+    s->bytes_sent += (long long)n * (long long)sizeof(uint64_t);
+    s->partners += !t->sent_to[dest];
+    t->sent_to[dest] = 1;
+    return 1;
+}
+
+/* One update here or one hop further; local ones wait in `local` so they
+ * are applied as a list (with prefetch). */
+static void route(struct ra_state *s, struct torus *t, uint64_t v)
+{
+    int b = t->bucket_of[ra_owner_of(s, v)];
+    if (b < 0) {
+        t->local[t->nlocal++] = v;
+        return;
+    }
+    ra_buckets_insert(&t->buckets, b, v);
+    note_pending(s, t);
+    while (t->buckets.count[b] >= t->capacity)
+        flush_largest(s, t);
+}
+
+static void apply_local(struct ra_state *s, struct torus *t)
+{
+    ra_apply_list(s, t->local, t->nlocal);
+    t->nlocal = 0;
+}
+
+static void post_recv(struct torus *t, int i)
+{
+    MPI_Irecv(t->recvbuf + (size_t)i * (size_t)t->capacity, t->capacity, MPI_UINT64_T,
+              MPI_ANY_SOURCE, MPI_ANY_TAG, t->comm, &t->rreq[i]);
+}
+
+static void handle(struct ra_state *s, struct torus *t, int i, const MPI_Status *st)
+{
+    int b = t->bucket_of[st->MPI_SOURCE];
+    const uint64_t *v = t->recvbuf + (size_t)i * (size_t)t->capacity;
+    if (st->MPI_TAG == TAG_DONE) {
+        t->announced[b] = (int)v[0];
+    } else {
+        int n = 0;
+        t->got_msgs[b]++;
+        MPI_Get_count(st, MPI_UINT64_T, &n);
+        for (int j = 0; j < n; j++)
+            route(s, t, v[j]);
+        apply_local(s, t);
+    }
+    post_recv(t, i);
+}
+
+static void poll(struct ra_state *s, struct torus *t)
+{
+    for (;;) {
+        int i, arrived = 0;
+        MPI_Status st;
+        MPI_Testany(NRECV, t->rreq, &i, &arrived, &st);
+        if (!arrived || i == MPI_UNDEFINED)
+            return;
+        handle(s, t, i, &st);
+    }
+}
+
+static void generate(struct ra_state *s, struct torus *t)
+{
+    uint64_t rng_state = ra_rng_jump(s->p.rng, s->seq_start), done = 0;
+    double t0 = MPI_Wtime();
+    long long q = s->p.lookahead;
+    while (done < s->my_updates) {
+        poll(s, t);
+        long long room = q - t->buckets.pending - t->inflight;
+        if (room <= 0) {
+            if (!flush_largest(s, t))
+                reap_sends(t); /* everything is in flight: see what completed */
+            continue;
+        }
+        uint64_t m = s->my_updates - done;
+        m = m < (uint64_t)room ? m : (uint64_t)room;
+        m = m < GEN_BATCH ? m : GEN_BATCH;
+        ra_generate(s->p.rng, &rng_state, t->batch, m);
+        for (uint64_t j = 0; j < m; j++)
+            route(s, t, t->batch[j]);
+        apply_local(s, t);
+        done += m;
+        if (s->p.time_limit_s > 0 && (done & 1023) < m && MPI_Wtime() - t0 > s->p.time_limit_s)
+            break;
+    }
+    s->executed = done;
+}
+
+/* Every neighbour on axis k has said "done" and all it sent has arrived. */
+static int axis_complete(const struct torus *t, int k)
+{
+    for (int b = 0; b < t->nbuckets; b++)
+        if (t->bucket_axis[b] == k && (t->announced[b] < 0 || t->got_msgs[b] < t->announced[b]))
+            return 0;
+    return 1;
+}
+
+/* Axis by axis: empty the buckets, say "done" along the axis with the
+ * message count, and keep routing until that axis is complete. */
+static void finish(struct ra_state *s, struct torus *t)
+{
+    for (int k = 0; k < t->nd; k++) {
+        while (flush_largest(s, t))
+            ;
+        for (int b = 0; b < t->nbuckets; b++) {
+            uint64_t count = (uint64_t)t->sent_msgs[b];
+            if (t->bucket_axis[b] == k)
+                MPI_Send(&count, 1, MPI_UINT64_T, t->bucket_rank[b], TAG_DONE, t->comm);
+        }
+        while (!axis_complete(t, k)) {
+            int i;
+            MPI_Status st;
+            MPI_Waitany(NRECV, t->rreq, &i, &st);
+            handle(s, t, i, &st);
+        }
+    }
+    MPI_Waitall(t->nslots, t->sreq, MPI_STATUSES_IGNORE);
+    t->inflight = 0;
+    for (int i = 0; i < NRECV; i++) { /* nothing can match them any more */
+        MPI_Cancel(&t->rreq[i]);
+        MPI_Wait(&t->rreq[i], MPI_STATUS_IGNORE);
+    }
+}
+
+static int torus_run(struct hpcp_bench *b, double *seconds)
+{
+    struct ra_state *s = b->state;
+    struct torus *t = s->algo;
+    ra_table_init(&s->table, s->my_start);
+    for (int k = 0; k < t->nd; k++)
+        s->stages += t->dims[k] > 1;
+    for (int i = 0; i < t->nbuckets; i++) {
+        t->sent_msgs[i] = t->got_msgs[i] = 0;
+        t->announced[i] = -1;
+    }
+    for (int r = 0; r < b->ranks; r++)
+        t->sent_to[r] = 0;
+    MPI_Barrier(b->comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < NRECV; i++)
+        post_recv(t, i);
+    generate(s, t);
+    finish(s, t);
+    MPI_Barrier(b->comm);
+    *seconds = MPI_Wtime() - t0;
+    return 0;
+}
+
+static int torus_setup(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    struct torus *t = calloc(1, sizeof *t);
+    s->algo = t;
+    int failed = !t;
+    if (t) {
+        t->comm = MPI_COMM_NULL;
+        t->nd = s->p.ndims;
+        for (int k = 0; k < t->nd; k++)
+            t->dims[k] = s->p.grid[k];
+        failed = plan_routes(t, b->rank, b->ranks);
+        /* Garg & Sabharwal: the look-ahead shared equally by the buckets. */
+        int per = t->nbuckets ? s->p.lookahead / t->nbuckets : s->p.lookahead;
+        t->capacity = per > 0 ? per : 1;
+        t->recvbuf = malloc((size_t)NRECV * (size_t)t->capacity * sizeof *t->recvbuf);
+        t->local = malloc(((size_t)t->capacity + GEN_BATCH) * sizeof *t->local);
+        t->sent_to = calloc((size_t)b->ranks, 1);
+        t->sent_msgs = malloc(3 * ((size_t)t->nbuckets + 1) * sizeof *t->sent_msgs);
+        if (t->sent_msgs) {
+            t->got_msgs = t->sent_msgs + t->nbuckets + 1;
+            t->announced = t->got_msgs + t->nbuckets + 1;
+        }
+        failed = failed || !t->sent_msgs || !t->recvbuf || !t->local || !t->sent_to ||
+                 ra_buckets_init(&t->buckets, t->nbuckets > 0 ? t->nbuckets : 1,
+                                 (t->nbuckets > 0 ? t->nbuckets : 1) * t->capacity);
+    }
+    return ra_mpi_setup(b, t ? &t->comm : NULL, failed) ? HPCP_EXIT_RUNTIME : 0;
+}
+
+static void torus_teardown(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    struct torus *t = s->algo;
+    if (t) {
+        for (int i = 0; i < t->nslots; i++)
+            free(t->slot[i]);
+        free(t->slot);
+        free(t->slot_n);
+        free(t->sreq);
+        free(t->bucket_of);
+        free(t->bucket_rank);
+        free(t->bucket_axis);
+        free(t->recvbuf);
+        free(t->local);
+        free(t->sent_to);
+        free(t->sent_msgs);
+        ra_buckets_free(&t->buckets);
+        ra_mpi_teardown(b, &t->comm);
+        free(t);
+    }
+    s->algo = NULL;
+}
+
+const struct hpcp_kernel hpcp_ra_mpi_torus = {
+    .family = "ra",
+    .variant = "mpi",
+    .algorithm = "torus",
+    .summary = "RandomAccess on one table over all ranks, updates aggregated in buckets and "
+               "routed in dimension order on a virtual grid (Garg & Sabharwal)",
+    .driver = hpcp_ra_driver,
+    .setup = torus_setup,
+    .run = torus_run,
+    .verify = ra_mpi_verify,
+    .teardown = torus_teardown,
+};
