@@ -1,6 +1,7 @@
 /* hpcprobe-bench: one MPI executable, one subcommand per benchmark family.
  * Usage and exit statuses: docs/cli.md. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hpcprobe/json.h"
@@ -76,20 +77,21 @@ static int cmd_sysinfo(int argc, char **argv)
     return HPCP_EXIT_OK;
 }
 
-/* Take "--algo NAME" out of argv (the registry, not the family, resolves it). */
-static const char *take_algo(int *argc, char **argv)
+/* Copy argv to opts without "--algo NAME" (the registry, not the family,
+ * resolves it); argv stays whole for the record's command line. */
+static const char *take_algo(int argc, char **argv, int *nopt, char **opts)
 {
     const char *algo = NULL;
     int out = 0;
-    for (int i = 0; i < *argc; i++) {
-        if (strcmp(argv[i], "--algo") == 0 && i + 1 < *argc)
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc)
             algo = argv[++i];
         else if (strncmp(argv[i], "--algo=", 7) == 0)
             algo = argv[i] + 7;
         else
-            argv[out++] = argv[i];
+            opts[out++] = argv[i];
     }
-    *argc = out;
+    *nopt = out;
     return algo;
 }
 
@@ -112,16 +114,24 @@ static int cmd_family(int argc, char **argv, int full_argc, char **full_argv)
     const char *variant = argv[1];
     if (!hpcp_find_kernel(family, variant, NULL))
         return unknown_name("variant", variant, names, list_names(family, names));
-    int nopt = argc - 2;
-    char **opts = argv + 2;
-    const char *algo = take_algo(&nopt, opts);
+    int nopt = 0;
+    char **opts = malloc((size_t)argc * sizeof *opts);
+    if (!opts) {
+        hpcp_error(MPI_COMM_WORLD, "out of memory reading the command line");
+        return HPCP_EXIT_RUNTIME;
+    }
+    const char *algo = take_algo(argc - 2, argv + 2, &nopt, opts);
     const struct hpcp_kernel *k = hpcp_find_kernel(family, variant, algo);
-    if (!k)
-        return unknown_algo(family, variant, algo);
-    struct hpcp_sysinfo si;
-    hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, full_argc, full_argv);
-    int rc = k->driver(k, &si, nopt, opts);
-    hpcp_sysinfo_free(&si);
+    int rc;
+    if (!k) {
+        rc = unknown_algo(family, variant, algo);
+    } else {
+        struct hpcp_sysinfo si;
+        hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, full_argc, full_argv);
+        rc = k->driver(k, &si, nopt, opts);
+        hpcp_sysinfo_free(&si);
+    }
+    free(opts);
     return rc;
 }
 

@@ -3,10 +3,17 @@
 Key names, order and number formats follow HPCC 1.5 (src/io.c, HPCC_Finalize): `%g`
 for rates and times, integers for counts, `%e` for MPI_Wtick. Only keys that an
 hpcprobe record measures are written.
+
+When several `ra mpi` algorithms ran, the MPIRandomAccess keys report the highest rate
+among the validated, compliant records, as an optimised HPCC run reports its algorithm
+under the same keys; `MPIRandomAccess_Algorithm` gives HPCC's number for it where HPCC
+has one, and a line before the block names it (HPCC's output file has free text outside
+the summary block; parsers read only between its Begin and End lines).
 """
 
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
 
 Record = Dict[str, Any]
@@ -14,8 +21,11 @@ Entry = Tuple[str, str]
 
 BEGIN_LINE = "Begin of Summary section."
 END_LINE = "End of Summary section."
-# HPCC numbers its MPIRandomAccess algorithms; 0 is the standard one.
-HPCC_ALGORITHM_NUMBERS = {"reference": 0}
+# HPCC numbers its MPIRandomAccess algorithms (RandomAccess.h, HPCC_RA_ALGORITHM): 0 the
+# standard one, 1 Sandia's hypercube routing (RA_SANDIA_NOPT, Plimpton et al.'s
+# algorithm), 2 Sandia's power-of-two version with sorting and unrolling (RA_SANDIA_OPT2,
+# which hpcprobe does not have). alltoall and torus have no HPCC number.
+HPCC_ALGORITHM_NUMBERS = {"reference": 0, "hypercube": 1}
 
 
 def _g(value: float) -> str:
@@ -36,17 +46,48 @@ def _rng_infix(record: Record) -> str:
     return "_LCG" if _section(record, "parameters").get("rng") == "lcg" else ""
 
 
+def _of_variant(records: Sequence[Record], variant: str, lcg: bool) -> List[Record]:
+    return [
+        record for record in records
+        if record.get("variant") == variant and (_rng_infix(record) == "_LCG") == lcg
+    ]
+
+
 def _last(records: Sequence[Record], variant: str, lcg: bool) -> Optional[Record]:
-    chosen = None
-    for record in records:
-        if record.get("variant") == variant and (_rng_infix(record) == "_LCG") == lcg:
-            chosen = record
-    return chosen
+    chosen = _of_variant(records, variant, lcg)
+    return chosen[-1] if chosen else None
+
+
+def _rate(record: Record) -> Optional[float]:
+    rate = _section(record, "value").get("value")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)):
+        return None
+    return float(rate)
 
 
 def _gups(record: Record) -> Optional[float]:
-    rate = _section(record, "value").get("value")
+    rate = _rate(record)
     return None if rate is None else rate / 1e9
+
+
+def _validated(record: Record) -> bool:
+    return (record.get("status") == "ok" and record.get("compliant") is not False
+            and _section(record, "validation").get("verdict") == "passed"
+            and _rate(record) is not None)
+
+
+def _chosen_mpi(records: Sequence[Record], lcg: bool) -> Optional[Record]:
+    """The validated, compliant mpi record with the highest rate (the last of equals);
+    the last mpi record when none is validated."""
+    candidates = _of_variant(records, "mpi", lcg)
+    validated = [record for record in candidates if _validated(record)]
+    if not validated:
+        return candidates[-1] if candidates else None
+    best = validated[0]
+    for record in validated[1:]:
+        if (_rate(record) or 0.0) >= (_rate(best) or 0.0):
+            best = record
+    return best
 
 
 def _executed_updates(record: Record) -> Optional[float]:
@@ -78,7 +119,7 @@ def _mpi_entries(record: Record) -> List[Entry]:
         *_entry(prefix + "ExeUpdates", _executed_updates(record), _integer),
         *_entry(prefix + "GUPs", _gups(record), _g),
         *_entry(prefix + "TimeBound", -1 if time_bound is None else time_bound, _g),
-        *_entry(prefix + "Algorithm", HPCC_ALGORITHM_NUMBERS.get(record.get("algorithm")),
+        *_entry(prefix + "Algorithm", HPCC_ALGORITHM_NUMBERS.get(str(record.get("algorithm"))),
                 _integer),
     ]
 
@@ -122,7 +163,7 @@ def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
         return []
     entries = _general_entries(ra_records)
     for lcg in (True, False):  # HPCC prints the LCG block first
-        mpi = _last(ra_records, "mpi", lcg)
+        mpi = _chosen_mpi(ra_records, lcg)
         if mpi is not None:
             entries += _mpi_entries(mpi)
     for lcg in (True, False):
@@ -130,9 +171,41 @@ def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
     return entries
 
 
+def _algorithm_label(record: Record) -> str:
+    label = plain(record.get("algorithm"))
+    mods = _section(record, "parameters").get("mods")
+    if isinstance(mods, str):
+        label += f" (mods {plain(mods)})"
+    number = HPCC_ALGORITHM_NUMBERS.get(str(record.get("algorithm")))
+    hpcc = f"HPCC algorithm {number}" if number is not None else "no HPCC algorithm number"
+    return f"{label}, {hpcc}"
+
+
+def algorithm_lines(records: Iterable[Record]) -> List[str]:
+    """One line per generator naming the algorithm that the MPIRandomAccess keys report,
+    when it is not HPCC's reference or several algorithms ran; nothing otherwise."""
+    ra_records = [record for record in records if record.get("benchmark") == "ra"]
+    lines = []
+    for lcg in (True, False):
+        chosen = _chosen_mpi(ra_records, lcg)
+        ran = {str(record.get("algorithm")) for record in _of_variant(ra_records, "mpi", lcg)}
+        if chosen is None or ran == {"reference"}:
+            continue
+        prefix = "MPIRandomAccess_LCG_*" if lcg else "MPIRandomAccess_*"
+        why = ("the highest validated rate" if _validated(chosen)
+               else "the last record, none being validated")
+        lines.append(
+            f"{prefix} report ra mpi --algo {_algorithm_label(chosen)}: {why} of the "
+            f"mpi algorithms run ({', '.join(plain(name) for name in sorted(ran))})")
+    return lines
+
+
 def hpcc_summary_text(records: Iterable[Record]) -> str:
-    """The block from "Begin of Summary section." to "End of Summary section."."""
-    lines = [BEGIN_LINE]
+    """The block from "Begin of Summary section." to "End of Summary section.", after
+    the lines of algorithm_lines (if any)."""
+    records = list(records)
+    lines = algorithm_lines(records)
+    lines.append(BEGIN_LINE)
     lines += [f"{key}={value}" for key, value in hpcc_summary_entries(records)]
     lines.append(END_LINE)
     return "\n".join(lines) + "\n"

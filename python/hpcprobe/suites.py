@@ -1,7 +1,7 @@
 """Suites: fixed lists of benchmark launches for `hpcprobe run --suite NAME`."""
 
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
 
@@ -14,24 +14,29 @@ SCALES: Dict[str, int] = {"default": 24, "tiny": 14}
 
 @dataclass(frozen=True)
 class SuiteStep:
-    """One launch of a suite."""
+    """One launch of a suite; `algorithm` is the --algo it passes, if any."""
 
     benchmark: str
     variant: str
     bench_options: Tuple[str, ...]
     time_budget_s: float
+    algorithm: Optional[str] = None
 
     @property
     def name(self) -> str:
-        return f"{self.benchmark} {self.variant}"
+        words = (self.benchmark, self.variant, self.algorithm)
+        return " ".join(word for word in words if word)
 
 
 def _quick(table_log2: int) -> List[SuiteStep]:
     options = ("--table-log2", str(table_log2), "--repeat", str(QUICK_REPEAT))
-    return [
+    steps = [
         SuiteStep("ra", variant, options, QUICK_BUDGET_S)
         for variant in ("single", "star", "mpi")
     ]
+    # After HPCC's reference algorithm, Plimpton et al.'s hypercube: the optimised rate.
+    hypercube = options + ("--algo", "hypercube")
+    return steps + [SuiteStep("ra", "mpi", hypercube, QUICK_BUDGET_S, "hypercube")]
 
 
 _SUITES = {"quick": _quick}

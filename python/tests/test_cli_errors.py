@@ -14,9 +14,10 @@ def run_main(capsys, *argv):
 
 @pytest.mark.parametrize("argv, expected", [
     (["ra", "singel"],
-     "unknown variant 'singel' (allowed: single, star, mpi); did you mean 'single'?"),
+     "unknown variant 'singel' (allowed: single, star, mpi, sweep); did you mean 'single'?"),
     (["raa", "single"],
-     "unknown command 'raa' (allowed: ra, run, show, sysinfo, list); did you mean 'ra'?"),
+     "unknown command 'raa' (allowed: ra, run, model, show, sysinfo, list); "
+     "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
     (["run", "--suite", "quik"],
@@ -51,8 +52,8 @@ def test_unknown_option_with_equals_sign(capsys):
     (["run", "--np", "-3"], "--np must be a whole number >= 1, not '-3'"),
     (["ra", "mpi", "--time-budget", "0"], "--time-budget must be a number of seconds > 0"),
     (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
-    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi)"),
-    ([], "missing command (allowed: ra, run, show, sysinfo, list)"),
+    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep)"),
+    ([], "missing command (allowed: ra, run, model, show, sysinfo, list)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
     (["ra", "single", "--np"], "expected one argument"),
@@ -89,7 +90,7 @@ def test_whole_program_says_one_line_and_exits_2():
     completed = run_hpcprobe("ra", "singel")
     assert completed.returncode == 2
     assert stderr_lines(completed) == [
-        "hpcprobe: unknown variant 'singel' (allowed: single, star, mpi); "
+        "hpcprobe: unknown variant 'singel' (allowed: single, star, mpi, sweep); "
         "did you mean 'single'?"]
     assert completed.stdout == ""
 
@@ -99,3 +100,63 @@ def test_version_and_help_exit_0():
     assert completed.returncode == 0 and completed.stdout.startswith("hpcprobe ")
     completed = run_hpcprobe("ra", "--help")
     assert completed.returncode == 0 and "--table-log2" in completed.stdout
+
+
+def test_mpi_algorithm_options_become_bench_options():
+    from hpcprobe.commands import ra_bench_options
+    args = parse_arguments(["ra", "mpi", "--algo", "hypercube", "--mods", "prepost,isend",
+                            "--owner", "predict", "--lookahead", "512"])
+    assert ra_bench_options(args) == ["--algo", "hypercube", "--lookahead", "512",
+                                      "--owner", "predict", "--mods", "prepost,isend"]
+    args = parse_arguments(["ra", "mpi", "--algo", "torus", "--grid", "2x2x1"])
+    assert ra_bench_options(args) == ["--algo", "torus", "--grid", "2x2x1"]
+    args = parse_arguments(["ra", "mpi", "--algo", "torus", "--dims", "2"])
+    assert ra_bench_options(args) == ["--algo", "torus", "--dims", "2"]
+
+
+def test_bench_validated_algorithm_options_pass_through_untouched():
+    args = parse_arguments(["ra", "mpi", "--owner", "guess", "--grid", "2y2", "--dims", "99",
+                            "--mods", "fast", "--lookahead", "40000"])
+    assert (args.owner, args.grid, args.dims, args.mods, args.lookahead) == (
+        "guess", "2y2", "99", "fast", "40000")
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["ra", "mpi", "--algo", "hypercub"],
+     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus); "
+     "did you mean 'hypercube'?"),
+    (["ra", "sweep", "--algo", "alltoal"],
+     "unknown algorithm 'alltoal' (allowed: reference, alltoall, hypercube, torus); "
+     "did you mean 'alltoall'?"),
+    (["ra", "single", "--algo", "hypercube"],
+     "--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; 'single' has one "
+     "algorithm"),
+    (["ra", "swep"],
+     "unknown variant 'swep' (allowed: single, star, mpi, sweep); did you mean 'sweep'?"),
+    (["modle", "ra"],
+     "unknown command 'modle' (allowed: ra, run, model, show, sysinfo, list); "
+     "did you mean 'model'?"),
+])
+def test_algorithm_mistakes_are_one_line(capsys, argv, expected):
+    status, lines = run_main(capsys, *argv)
+    assert status == 2
+    assert lines == [f"hpcprobe: {expected}"]
+
+
+def test_algorithm_options_reach_the_bench_as_single_arguments(tmp_path):
+    import json
+    import os
+    import shlex
+    import sys
+    from pathlib import Path
+
+    fake = Path(__file__).parent / "fake_bench.py"
+    template = f"{shlex.quote(sys.executable)} {shlex.quote(str(fake))} --fake-np {{np}} {{cmd}}"
+    argv_file = tmp_path / "argv.jsonl"
+    env = dict(os.environ, FAKE_ARGV_FILE=str(argv_file))
+    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--algo", "hypercube", "--mods",
+                             "late-wait; rm -rf /", "--out", str(tmp_path / "out"),
+                             "--launcher", template, "--quiet", env=env)
+    assert completed.returncode == 0, completed.stderr
+    argv = json.loads(argv_file.read_text())["argv"]
+    assert argv[3:9] == ["ra", "mpi", "--algo", "hypercube", "--mods", "late-wait; rm -rf /"]

@@ -122,3 +122,78 @@ def test_skipped_verification_writes_no_error_keys():
 
 def test_no_randomaccess_records_gives_an_empty_block():
     assert hpcc_summary_text([]) == block()
+
+
+def mpi_record(algorithm, gups, rng="poly", verdict="passed", compliant=True, mods=None):
+    record = golden("mpi")
+    record["algorithm"] = algorithm
+    record["value"]["value"] = gups * 1e9
+    record["parameters"]["rng"] = rng
+    record["validation"]["verdict"] = verdict
+    record["compliant"] = compliant
+    if mods is not None:
+        record["parameters"]["mods"] = mods
+    return record
+
+
+def summary_values(text):
+    lines = text.splitlines()
+    begin = lines.index("Begin of Summary section.")
+    return lines[:begin], dict(line.split("=", 1) for line in lines[begin + 1:-1])
+
+
+def test_the_fastest_validated_algorithm_is_reported_and_named():
+    records = [mpi_record("reference", 0.013),
+               mpi_record("hypercube", 0.05, mods="prepost,late-update,late-wait,isend"),
+               mpi_record("torus", 0.04)]
+    before, values = summary_values(hpcc_summary_text(records))
+    assert values["MPIRandomAccess_GUPs"] == "0.05"
+    assert values["MPIRandomAccess_Algorithm"] == "1"  # HPCC's Sandia hypercube
+    assert before == [
+        "MPIRandomAccess_* report ra mpi --algo hypercube (mods prepost,late-update,late-wait,"
+        "isend), HPCC algorithm 1: the highest validated rate of the mpi algorithms run "
+        "(hypercube, reference, torus)"]
+
+
+def test_failed_and_noncompliant_records_are_not_chosen():
+    records = [mpi_record("reference", 0.013), mpi_record("hypercube", 0.5, verdict="failed"),
+               mpi_record("alltoall", 0.4, compliant=False)]
+    before, values = summary_values(hpcc_summary_text(records))
+    assert values["MPIRandomAccess_GUPs"] == "0.013"
+    assert values["MPIRandomAccess_Algorithm"] == "0"
+    assert values["Success"] == "0"  # the failed hypercube run still counts
+    assert "ra mpi --algo reference, HPCC algorithm 0: the highest validated rate" in before[0]
+
+
+def test_an_algorithm_without_an_hpcc_number_has_no_algorithm_key():
+    before, values = summary_values(hpcc_summary_text([mpi_record("torus", 0.04)]))
+    assert values["MPIRandomAccess_GUPs"] == "0.04"
+    assert "MPIRandomAccess_Algorithm" not in values
+    assert before == ["MPIRandomAccess_* report ra mpi --algo torus, no HPCC algorithm "
+                      "number: the highest validated rate of the mpi algorithms run (torus)"]
+
+
+def test_each_generator_chooses_its_own_and_the_key_order_stays_hpccs():
+    records = [mpi_record("hypercube", 0.05, rng="lcg"), mpi_record("reference", 0.02, "lcg"),
+               mpi_record("reference", 0.013), mpi_record("alltoall", 0.011)]
+    text = hpcc_summary_text(records)
+    before, values = summary_values(text)
+    assert values["MPIRandomAccess_LCG_GUPs"] == "0.05"
+    assert values["MPIRandomAccess_LCG_Algorithm"] == "1"
+    assert values["MPIRandomAccess_GUPs"] == "0.013"
+    assert [line.split(" ")[0] for line in before] == [
+        "MPIRandomAccess_LCG_*", "MPIRandomAccess_*"]
+    keys = [line.split("=")[0] for line in text.splitlines()[3:-1]]
+    assert keys == ["Success", "CommWorldProcs", "MPI_Wtick",
+                    *[f"MPIRandomAccess_LCG_{key}" for key in (
+                        "N", "time", "CheckTime", "Errors", "ErrorsFraction", "ExeUpdates",
+                        "GUPs", "TimeBound", "Algorithm")],
+                    *[f"MPIRandomAccess_{key}" for key in (
+                        "N", "time", "CheckTime", "Errors", "ErrorsFraction", "ExeUpdates",
+                        "GUPs", "TimeBound", "Algorithm")]]
+
+
+def test_only_the_reference_algorithm_adds_no_line():
+    text = hpcc_summary_text([mpi_record("reference", 0.01), mpi_record("reference", 0.02)])
+    assert text.startswith("Begin of Summary section.\n")
+    assert "MPIRandomAccess_GUPs=0.02\n" in text

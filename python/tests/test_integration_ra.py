@@ -98,13 +98,15 @@ def test_quick_suite_tiny(tmp_path):
     found = read_records(tmp_path / "results.jsonl")
     assert found.problems == []
     records = found.records
-    assert [r["variant"] for r in records] == ["single", "star", "mpi"]
+    assert [r["variant"] for r in records] == ["single", "star", "mpi", "mpi"]
+    assert [r["algorithm"] for r in records][2:] == ["reference", "hypercube"]
     assert all(r["validation"]["verdict"] == "passed" for r in records)
     assert all(r["parameters"]["repeat"] == 3 for r in records)
     assert all(r["parameters"]["table_log2"] == 14 for r in records)
     table_rows = [line for line in completed.stdout.splitlines() if "GUPS" in line]
-    assert len(table_rows) == 3
+    assert len(table_rows) == 4
     assert [line for line in stderr_lines(completed) if line.startswith("[")] == [
-        "[1/3] ra single ...", "[2/3] ra star ...", "[3/3] ra mpi ..."]
+        "[1/4] ra single ...", "[2/4] ra star ...", "[3/4] ra mpi ...",
+        "[4/4] ra mpi hypercube ..."]
     for variant in ("single", "star", "mpi"):
         assert (tmp_path / f"ra-{variant}.log").stat().st_size > 0

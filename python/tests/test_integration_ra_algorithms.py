@@ -96,6 +96,8 @@ def counted(tmp_path, algorithm, ranks):
 @pytest.mark.parametrize("ranks", COUNT_RANKS)
 def test_alltoall_counts(tmp_path, ranks):
     record = counted(tmp_path, "alltoall", ranks)
+    command_line = record["metadata"]["command_line"]
+    assert command_line[command_line.index("--algo") + 1] == "alltoall"
     assert record["counters"]["partners"] == [ranks - 1] * ranks
     assert per_step(record, "messages_sent") == [model.alltoall_messages(ranks)] * ranks
     words = sum(per_step(record, "bytes_sent")) / 8 / ranks

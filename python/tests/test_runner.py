@@ -192,13 +192,17 @@ def test_suite_keeps_going_after_a_failure(fake):
     assert completed.returncode == 3
     lines = stderr_lines(completed)
     assert [line for line in lines if line.startswith("[")] == [
-        "[1/3] ra single ...", "[2/3] ra star ...", "[3/3] ra mpi ..."]
-    assert lines[-1] == "hpcprobe: 1 of 3 benchmarks failed: 'ra star' (exit status 3)"
+        "[1/4] ra single ...", "[2/4] ra star ...", "[3/4] ra mpi ...",
+        "[4/4] ra mpi hypercube ..."]
+    assert lines[-1] == "hpcprobe: 1 of 4 benchmarks failed: 'ra star' (exit status 3)"
     launched = [entry["argv"] for entry in read_jsonl(fake.argv_file)]
-    assert [argv[3:5] for argv in launched] == [["ra", "single"], ["ra", "star"], ["ra", "mpi"]]
+    assert [argv[3:5] for argv in launched] == [
+        ["ra", "single"], ["ra", "star"], ["ra", "mpi"], ["ra", "mpi"]]
     assert all(argv[5:9] == ["--table-log2", "14", "--repeat", "3"] for argv in launched)
+    assert launched[3][9:11] == ["--algo", "hypercube"]
     assert all(argv[1] == "2" for argv in launched)
-    assert [r["variant"] for r in read_jsonl(fake.out / "results.jsonl")] == ["single", "mpi"]
+    assert [r["variant"] for r in read_jsonl(fake.out / "results.jsonl")] == [
+        "single", "mpi", "mpi"]
     for variant in ("single", "star", "mpi"):
         assert (fake.out / f"ra-{variant}.log").is_file()
     assert "hpcprobe run --suite quick" in completed.stdout
@@ -208,5 +212,9 @@ def test_suite_budget_is_300_s_unless_overridden():
     from hpcprobe.suites import suite_steps
 
     steps = suite_steps("quick")
-    assert [step.time_budget_s for step in steps] == [300.0, 300.0, 300.0]
-    assert all(step.bench_options == ("--table-log2", "24", "--repeat", "3") for step in steps)
+    assert [step.time_budget_s for step in steps] == [300.0] * 4
+    assert all(step.bench_options[:4] == ("--table-log2", "24", "--repeat", "3")
+               for step in steps)
+    assert [step.name for step in steps] == [
+        "ra single", "ra star", "ra mpi", "ra mpi hypercube"]
+    assert steps[3].bench_options[4:] == ("--algo", "hypercube")

@@ -1,0 +1,82 @@
+"""Reading hpcc's and hpcprobe's RandomAccess results for the bench reports."""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def number(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def hpcc_summary(path):
+    """The Key=value block of an hpccoutf.txt, values as numbers where they are."""
+    lines = Path(path).read_text().splitlines()
+    block = lines[lines.index("Begin of Summary section.") + 1:
+                  lines.index("End of Summary section.")]
+    return {k: number(v) for k, _, v in (line.partition("=") for line in block)}
+
+
+def require_hpcc_tables(summary, expected, run):
+    """A comparison is only fair on the same table: exit unless every hpcc key in
+    `expected` (e.g. {"MPIRandomAccess_N": 2**27}) has its value."""
+    wrong = {k: summary.get(k) for k, v in expected.items() if summary.get(k) != v}
+    if wrong:
+        sys.exit(f"run {run}: hpcc table sizes {wrong} are not {expected}")
+
+
+def randomaccess_keys(summary):
+    return {k: v for k, v in summary.items() if "RandomAccess" in k}
+
+
+def hpcc_cut_short(summaries, global_log2):
+    """Runs (from 1) where hpcc's time bound cut MPIRandomAccess below 4N updates,
+    so its rate covers fewer updates."""
+    return [i + 1 for i, s in enumerate(summaries)
+            if s["MPIRandomAccess_ExeUpdates"] < 4 * 2**global_log2]
+
+
+def ra_record(path, variant, algorithm=None):
+    """The one ra record of `variant` (and `algorithm`, when given) in a results.jsonl."""
+    records = [r for r in map(json.loads, Path(path).read_text().splitlines())
+               if r.get("benchmark") == "ra" and r.get("variant") == variant
+               and algorithm in (None, r.get("algorithm"))]
+    if len(records) != 1:
+        sys.exit(f"{path}: expected one ra {variant} record, found {len(records)}")
+    return records[0]
+
+
+def gups(record, metric=None):
+    """The headline rate, or the median of a metric's samples, in GUPS."""
+    if metric is None:
+        return record["value"]["value"] / 1e9
+    samples = next(m["samples"] for m in record["metrics"] if m["name"] == metric)
+    return statistics.median(samples) / 1e9
+
+
+def target_text(target):
+    """(low, high) bounds on a ratio, high None for no upper bound; None: no target."""
+    if target is None:
+        return "(info)"
+    low, high = target
+    return f">= {low:.2f}" if high is None else f"{low:.2f}-{high:.2f}"
+
+
+def target_met(target, ratio):
+    if target is None:
+        return None
+    low, high = target
+    return ratio >= low and (high is None or ratio <= high)
+
+
+def met_text(met):
+    return {True: "yes", False: "no"}.get(met, "-")
+
+
+def write_json(path, data):
+    Path(path).write_text(json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,145 @@
+"""What the commands share: for those that launch benchmarks (`ra`, `ra sweep`, `run`,
+`model ra --measure`) the launcher, the bench and the output directory, bench options
+from `hpcprobe ra` arguments and how an outcome is reported; for those that read records
+(`show`, `model ra --from`) reading FILE or DIR arguments."""
+
+import argparse
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from rich.console import Console
+
+from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
+from hpcprobe.launch import AnyLauncher, find_bench, resolve_launcher
+from hpcprobe.progress import ProgressReporter, make_progress
+from hpcprobe.results import RecordSet, read_records
+from hpcprobe.runner import RESULTS_FILE, Launch, LaunchOutcome, run_launch
+from hpcprobe.show import records_table
+
+# How many of a failed launch's stderr lines to repeat on the screen (all are logged).
+STDERR_TAIL_LINES = 20
+# Tables go to stdout; in a CI log there is no terminal width, so do not squeeze them.
+_LOG_TABLE_WIDTH = 160
+
+# `hpcprobe ra` options handed to hpcprobe-bench as typed (it validates them).
+RA_VALUE_OPTIONS = (
+    ("algo", "--algo"),
+    ("table_log2", "--table-log2"), ("memory_fraction", "--memory-fraction"),
+    ("rng", "--rng"), ("lookahead", "--lookahead"), ("repeat", "--repeat"),
+    ("warmup", "--warmup"), ("time_limit", "--time-limit"), ("hugepages", "--hugepages"),
+    ("owner", "--owner"), ("grid", "--grid"), ("dims", "--dims"), ("mods", "--mods"),
+)
+RA_FLAG_OPTIONS = (("allow_noncompliant", "--allow-noncompliant"), ("no_verify", "--no-verify"))
+
+
+def stdout_console() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=_LOG_TABLE_WIDTH)
+    return console
+
+
+def stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def default_out_dir() -> Path:
+    return Path("results") / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def ra_bench_options(args: argparse.Namespace, skip: Sequence[str] = ()) -> List[str]:
+    """hpcprobe-bench options from `hpcprobe ra` arguments, passed on as typed; the
+    attributes named in `skip` are left out."""
+    options: List[str] = []
+    for attribute, option in RA_VALUE_OPTIONS:
+        value = getattr(args, attribute, None)
+        if value is not None and attribute not in skip:
+            options += [option, value]
+    for attribute, option in RA_FLAG_OPTIONS:
+        if getattr(args, attribute, False) and attribute not in skip:
+            options.append(option)
+    return options
+
+
+class LaunchContext:
+    """What every launch of one hpcprobe command shares: launcher, bench, directory."""
+
+    def __init__(self, args: argparse.Namespace, user_argv: Sequence[str],
+                 default_np: int) -> None:
+        # Both are checked before anything starts or any directory is created.
+        self.launcher: AnyLauncher = resolve_launcher(args.launcher, os.environ)
+        self.bench_path = find_bench(os.environ)
+        self.args = args
+        self.user_argv = list(user_argv)
+        self.np = args.np or default_np
+        self.out_dir = Path(args.out) if args.out else default_out_dir()
+        try:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise HpcprobeError(f"cannot write to {self.out_dir}: {error.strerror}") from None
+        self.progress: ProgressReporter = make_progress(args.quiet)
+
+    @property
+    def results_path(self) -> Path:
+        return self.out_dir / RESULTS_FILE
+
+    def launch(self, benchmark: str, variant: str, options: Sequence[str],
+               budget_s: float, np: Optional[int] = None) -> Launch:
+        """A launch on `np` ranks (default: the command's --np)."""
+        return Launch(
+            benchmark, variant, list(options), np or self.np, self.launcher,
+            list(self.args.launcher_arg), self.bench_path, self.out_dir,
+            self.args.time_budget or budget_s, self.user_argv,
+        )
+
+    def run(self, launch: Launch, step: int, steps: int,
+            label: Optional[str] = None) -> LaunchOutcome:
+        """Run `launch` as step `step` of `steps`, shown as `label` (default its name)."""
+        self.progress.begin(step, steps, label or launch.name, launch.time_budget_s)
+        outcome = run_launch(launch, self.progress)
+        self.progress.end(outcome.exit_status == EXIT_OK, outcome.elapsed_s)
+        report_outcome(outcome, self.args.quiet)
+        return outcome
+
+
+def report_outcome(outcome: LaunchOutcome, quiet: bool) -> None:
+    """Problems, the bench's stderr where it helps, and hpcprobe's one-line verdict."""
+    for problem in outcome.found.problems:
+        stderr_line(problem)
+    if outcome.exit_status == EXIT_BAD_INPUT:
+        stderr_line(outcome.message or "")  # the bench's own line, relayed as is
+        return
+    if outcome.exit_status in (EXIT_OK, EXIT_VALIDATION_FAILED):
+        if not quiet:
+            for line in outcome.stderr_lines:
+                stderr_line(line)
+    else:
+        for line in outcome.stderr_lines[-STDERR_TAIL_LINES:]:
+            stderr_line(line)
+    if outcome.message:
+        stderr_line(f"hpcprobe: {outcome.message}")
+
+
+def read_record_inputs(names: Sequence[str]) -> Tuple[RecordSet, bool]:
+    """The records of each FILE, or DIR/results.jsonl, and whether any could not be
+    read (each unreadable one is reported on stderr)."""
+    found = RecordSet()
+    unreadable = False
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            path = path / RESULTS_FILE
+        try:
+            found.extend(read_records(path))
+        except OSError as error:
+            stderr_line(f"{path}: cannot read: {error.strerror or error}")
+            unreadable = True
+    return found, unreadable
+
+
+def print_records(records: RecordSet, title: Optional[str] = None) -> None:
+    if records.records:
+        stdout_console().print(records_table(records.records, title=title))
