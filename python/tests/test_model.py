@@ -326,10 +326,6 @@ def test_model_needs_a_subject(capsys):
 
 
 def test_measure_fits_from_two_real_runs(tmp_path, capsys):
-    from integration import run_bench
-    listing = run_bench("list")
-    if "hypercube" not in listing.stdout:
-        pytest.skip("hpcprobe-bench has no 'ra mpi hypercube' yet")
     status, out, err = run_main(capsys, "model", "ra", "--measure", "--out", str(tmp_path),
                                 "--quiet", "--procs", "2,64", "--json")
     assert status == 0, err

@@ -169,15 +169,7 @@ def test_a_failed_point_is_reported_and_the_sweep_goes_on(tmp_path):
     assert [point["gups"] for point in summary["points"]] == [None, None]
 
 
-def bench_has_hypercube():
-    from integration import run_bench
-    listing = run_bench("list")
-    return listing.returncode == 0 and "hypercube" in listing.stdout
-
-
 def test_real_small_sweep(tmp_path):
-    if not bench_has_hypercube():
-        pytest.skip("hpcprobe-bench has no 'ra mpi hypercube' yet")
     completed = run_hpcprobe("ra", "sweep", "--np", "2", "--lookahead", "1,64,2048",
                              "--table-log2", "12", "--out", str(tmp_path), "--quiet",
                              timeout=300)
