@@ -21,7 +21,9 @@
 #include "hpcprobe/util.h"
 #include "ra_mpi.h"
 
-enum { TAG_DATA = 1, TAG_DONE = 2, NRECV = 4, GEN_BATCH = 64 };
+/* GEN_BATCH: updates generated between two polls of the receives; a poll
+ * costs about as much as a few dozen updates. */
+enum { TAG_DATA = 1, TAG_DONE = 2, NRECV = 4, GEN_BATCH = 256 };
 
 struct torus {
     MPI_Comm comm;
@@ -29,7 +31,9 @@ struct torus {
     int *bucket_of;      /* per owner rank: bucket of its first hop; -1 for this rank */
     int *bucket_rank;    /* per bucket: the neighbour it is sent to */
     int *bucket_axis;    /* per bucket: the axis that neighbour is on */
-    struct ra_buckets buckets;
+    uint64_t *bucket;    /* nbuckets x capacity words: bucket b from b * capacity */
+    int *bucket_n;       /* updates in each bucket */
+    long long pending;   /* sum of bucket_n */
     uint64_t **slot;     /* send buffers, each `capacity` words */
     int *slot_n;         /* updates in each */
     MPI_Request *sreq;
@@ -91,7 +95,7 @@ static int plan_routes(struct torus *t, int me, int ranks)
 
 static void note_pending(struct ra_state *s, struct torus *t)
 {
-    long long held = t->buckets.pending + t->inflight + (long long)t->nlocal;
+    long long held = t->pending + t->inflight + (long long)t->nlocal;
     s->max_pending = held > s->max_pending ? held : s->max_pending;
 }
 
@@ -135,22 +139,36 @@ static int free_slot(struct torus *t)
     return t->nslots++;
 }
 
-/* Send the fullest bucket; 0 when every bucket was empty. */
-static int flush_largest(struct ra_state *s, struct torus *t)
+/* Send bucket b (not empty). */
+static void flush(struct ra_state *s, struct torus *t, int b)
 {
-    if (t->buckets.pending == 0)
-        return 0;
-    int i = free_slot(t), n = 0;
-    int b = ra_buckets_pop_largest(&t->buckets, t->slot[i], &n);
-    int dest = t->bucket_rank[b];
+    int i = free_slot(t), n = t->bucket_n[b], dest = t->bucket_rank[b];
+    memcpy(t->slot[i], t->bucket + (size_t)b * (size_t)t->capacity, (size_t)n * sizeof(uint64_t));
     MPI_Isend(t->slot[i], n, MPI_UINT64_T, dest, TAG_DATA, t->comm, &t->sreq[i]);
     t->slot_n[i] = n;
     t->inflight += n;
+    t->pending -= n;
+    t->bucket_n[b] = 0;
     t->sent_msgs[b]++;
     s->messages_sent++;
     s->bytes_sent += (long long)n * (long long)sizeof(uint64_t);
     s->partners += !t->sent_to[dest];
     t->sent_to[dest] = 1;
+}
+
+/* Send the fullest bucket; 0 when every bucket was empty. A scan: it runs
+ * only when the look-ahead is full, and full buckets go out by themselves. */
+static int flush_largest(struct ra_state *s, struct torus *t)
+{
+    int best = -1;
+    for (int b = 0, most = 0; b < t->nbuckets; b++)
+        if (t->bucket_n[b] > most) {
+            most = t->bucket_n[b];
+            best = b;
+        }
+    if (best < 0)
+        return 0;
+    flush(s, t, best);
     return 1;
 }
 
@@ -163,10 +181,11 @@ static void route(struct ra_state *s, struct torus *t, uint64_t v)
         t->local[t->nlocal++] = v;
         return;
     }
-    ra_buckets_insert(&t->buckets, b, v);
+    t->bucket[(size_t)b * (size_t)t->capacity + (size_t)t->bucket_n[b]++] = v;
+    t->pending++;
     note_pending(s, t);
-    while (t->buckets.count[b] >= t->capacity)
-        flush_largest(s, t);
+    if (t->bucket_n[b] == t->capacity)
+        flush(s, t, b);
 }
 
 static void apply_local(struct ra_state *s, struct torus *t)
@@ -217,7 +236,7 @@ static void generate(struct ra_state *s, struct torus *t)
     long long q = s->p.lookahead;
     while (done < s->my_updates) {
         poll(s, t);
-        long long room = q - t->buckets.pending - t->inflight;
+        long long room = q - t->pending - t->inflight;
         if (room <= 0) {
             if (!flush_largest(s, t))
                 reap_sends(t); /* everything is in flight: see what completed */
@@ -320,9 +339,10 @@ static int torus_setup(struct hpcp_bench *b)
             t->got_msgs = t->sent_msgs + t->nbuckets + 1;
             t->announced = t->got_msgs + t->nbuckets + 1;
         }
+        t->bucket = malloc(((size_t)t->nbuckets + 1) * (size_t)t->capacity * sizeof *t->bucket);
+        t->bucket_n = calloc((size_t)t->nbuckets + 1, sizeof *t->bucket_n);
         failed = failed || !t->sent_msgs || !t->recvbuf || !t->local || !t->sent_to ||
-                 ra_buckets_init(&t->buckets, t->nbuckets > 0 ? t->nbuckets : 1,
-                                 (t->nbuckets > 0 ? t->nbuckets : 1) * t->capacity);
+                 !t->bucket || !t->bucket_n;
     }
     return ra_mpi_setup(b, t ? &t->comm : NULL, failed) ? HPCP_EXIT_RUNTIME : 0;
 }
@@ -344,7 +364,8 @@ static void torus_teardown(struct hpcp_bench *b)
         free(t->local);
         free(t->sent_to);
         free(t->sent_msgs);
-        ra_buckets_free(&t->buckets);
+        free(t->bucket);
+        free(t->bucket_n);
         ra_mpi_teardown(b, &t->comm);
         free(t);
     }
