@@ -142,6 +142,7 @@ static int free_slot(struct torus *t)
 /* Send bucket b (not empty). */
 static void flush(struct ra_state *s, struct torus *t, int b)
 {
+    note_pending(s, t); /* the peak: just before a bucket leaves */
     int i = free_slot(t), n = t->bucket_n[b], dest = t->bucket_rank[b];
     memcpy(t->slot[i], t->bucket + (size_t)b * (size_t)t->capacity, (size_t)n * sizeof(uint64_t));
     MPI_Isend(t->slot[i], n, MPI_UINT64_T, dest, TAG_DATA, t->comm, &t->sreq[i]);
@@ -183,13 +184,15 @@ static void route(struct ra_state *s, struct torus *t, uint64_t v)
     }
     t->bucket[(size_t)b * (size_t)t->capacity + (size_t)t->bucket_n[b]++] = v;
     t->pending++;
-    note_pending(s, t);
     if (t->bucket_n[b] == t->capacity)
         flush(s, t, b);
 }
 
+/* Called after each batch or message, and in flush: with those, the
+ * pending peak is seen without a check per update. */
 static void apply_local(struct ra_state *s, struct torus *t)
 {
+    note_pending(s, t);
     ra_apply_list(s, t->local, t->nlocal);
     t->nlocal = 0;
 }
