@@ -160,9 +160,21 @@ static int dispatch(int argc, char **argv)
     return unknown_name("benchmark", argv[1], names, n);
 }
 
+/* Threads that call MPI themselves (the RandomAccess pipeline's routers)
+ * need MPI_THREAD_MULTIPLE; runs without --threads ask for no more than
+ * they use, since some MPI libraries lock every call at that level. */
+static int thread_level_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--threads") == 0 || strncmp(argv[i], "--threads=", 10) == 0)
+            return MPI_THREAD_MULTIPLE;
+    return MPI_THREAD_FUNNELED;
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, thread_level_wanted(argc, argv), &provided);
     int rc = dispatch(argc, argv);
     fflush(stdout);
     MPI_Finalize();

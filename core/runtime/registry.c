@@ -9,6 +9,8 @@ extern const struct hpcp_kernel hpcp_ra_mpi_reference;
 extern const struct hpcp_kernel hpcp_ra_mpi_alltoall;
 extern const struct hpcp_kernel hpcp_ra_mpi_hypercube;
 extern const struct hpcp_kernel hpcp_ra_mpi_torus;
+extern const struct hpcp_kernel hpcp_ra_mpi_shared;
+extern const struct hpcp_kernel hpcp_ra_mpi_pipeline;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -17,6 +19,8 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_mpi_alltoall,
     &hpcp_ra_mpi_hypercube,
     &hpcp_ra_mpi_torus,
+    &hpcp_ra_mpi_shared,
+    &hpcp_ra_mpi_pipeline,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

@@ -110,6 +110,12 @@ uint64_t hpcp_fault_corrupt_words(void)
     return v > 0 ? (uint64_t)v : 0;
 }
 
+uint64_t hpcp_fault_lost_updates(void)
+{
+    long long v = fault_arg("lose");
+    return v > 0 ? (uint64_t)v : 0;
+}
+
 uint64_t hpcp_meminfo_bytes(const char *key)
 {
     FILE *f = fopen("/proc/meminfo", "r");

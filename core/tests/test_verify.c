@@ -32,6 +32,8 @@ static double run_one(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
     s.p.table_words = 1u << 12;
     s.p.rng = rng;
     s.p.lookahead = RA_MAX_LOOKAHEAD;
+    s.p.updates_per_word = RA_UPDATES_PER_WORD;
+    s.p.threads = 1;
     s.p.repeat = 1;
     s.p.verify = 1;
     s.p.hugepages = 1;

@@ -146,7 +146,7 @@ def test_torus_counts(tmp_path, ranks):
     (("--lookahead", "32769", "--allow-noncompliant"), "an integer from 1 to 32768"),
     (("--lookahead", "2048"), "add --allow-noncompliant"),
     (("--algo", "hypercube", "--owner", "predict", "--table-log2", "4"), "Theorem 4.1"),
-    (("--algo", "alltoall", "--grid", "2x2"), "--grid applies to --algo torus only"),
+    (("--algo", "alltoall", "--grid", "2x2"), "--grid applies to --algo torus|pipeline only"),
     (("--algo", "reference", "--mods", "none"), "--mods applies to --algo hypercube only"),
     (("--algo", "hypercube", "--mods", "prepost,fast"), "unknown optimisation 'fast'"),
     (("--algo", "hypercub",), "did you mean 'hypercube'?"),

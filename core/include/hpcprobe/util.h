@@ -36,6 +36,9 @@ void hpcp_fault_point(int rank);
 /* Words to corrupt from "corrupt:N" (0 when not set): rank 0 flips them after
  * the last repetition, before verification. */
 uint64_t hpcp_fault_corrupt_words(void);
+/* "lose:N": a threaded RandomAccess run drops N updates on rank 0, which
+ * stay counted as executed (tests of the error-rate study). */
+uint64_t hpcp_fault_lost_updates(void);
 
 /* Bytes of memory on this node: MemTotal or MemAvailable from /proc/meminfo
  * (key "MemTotal:" / "MemAvailable:"), 0 if unknown. */

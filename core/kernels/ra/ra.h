@@ -16,6 +16,9 @@
 #define RA_TOLERANCE_FRACTION 0.01          /* HPCC: pass with <= 1 % wrong words */
 #define RA_MAX_SWEEP_LOOKAHEAD 32768        /* the top of Plimpton et al.'s Table 4 */
 #define RA_MAX_DIMS 8                       /* torus: dimensions of the virtual grid */
+#define RA_MAX_THREADS 1024                 /* --threads */
+#define RA_MAX_LOCKS (1 << 20)              /* --sync locks:K */
+#define RA_MAX_UPDATES_PER_WORD 64          /* --updates-per-word (studies) */
 
 /* Plimpton et al.'s optimisations of the hypercube exchange (Table 3), each
  * a switch; Mod4/Mod5 changed the MPI library, which is a build choice here. */
@@ -28,6 +31,10 @@ enum ra_mods {
 };
 
 enum ra_rng { RA_RNG_POLY, RA_RNG_LCG };
+
+/* How threads sharing one table keep it right (Garg et al., section 3.3):
+ * not at all, an atomic XOR, or K striped mutexes. */
+enum ra_sync { RA_SYNC_NONE, RA_SYNC_ATOMIC, RA_SYNC_LOCKS };
 
 static inline uint64_t ra_next_poly(uint64_t r)
 {
@@ -145,6 +152,17 @@ struct ra_params {
     int ndims;               /* torus: dimensions (0: not given) */
     int mods;                /* hypercube: enum ra_mods bits */
     int grid_given, mods_given, owner_given;
+    /* Multi-core (Garg et al., Table 1): threads per rank, the mapping mode
+     * (table, generation and look-ahead each per core or per node), how a
+     * shared table is kept right, and the pipeline's routing threads. */
+    int threads;
+    int mapping_mode;
+    enum ra_sync sync;
+    int locks;               /* RA_SYNC_LOCKS: K */
+    int roles;               /* pipeline: routing threads k' (-1: auto) */
+    int oversubscribe;
+    int updates_per_word;    /* HPCC: 4 */
+    int threads_given, mode_given, sync_given, roles_given;
     int repeat, warmup;
     double time_limit_s;     /* 0: none */
     int verify;
@@ -172,11 +190,26 @@ struct ra_state {
      * steps, exchange stages per step, distinct ranks sent to, and the
      * nanoseconds spent routing (splitting lists and exchanging them). */
     long long messages_sent, bytes_sent, max_pending, steps, stages, partners, route_ns;
+    /* Threaded algorithms: the sequence ranges actually executed (start
+     * position, count), one per generating thread, for the verifier; and per
+     * thread of rank 0 its updates handled, busy time, TSC ticks busy, CPU
+     * and role, for the record. nranges 0: [seq_start, +executed). */
+    uint64_t (*ranges)[2];
+    int nranges;
+    int nthreads;
+    long long *thread_updates, *thread_busy_ns, *thread_busy_ticks, *thread_cpu;
+    char thread_roles[512];
+    double ticks_per_ns;     /* TSC rate measured over the run; 0 when unknown */
     void *algo;              /* algorithm-private state */
 };
 
+/* The per-thread arrays and executed ranges of a threaded algorithm for
+ * T threads (ra_threads.c); -1 when out of memory. */
+int ra_thread_state_alloc(struct ra_state *s, int T);
+void ra_thread_state_free(struct ra_state *s);
+
 /* Count-only verifier shared by every variant: replays updates
- * [seq_start, seq_start + executed) of the sequence, each XORed once into
+ * [seq_start, seq_start + executed) of the sequence (or the ranges), each XORed once into
  * its word by the owning rank (a synchronous all-to-all exchange over
  * `comm`, which the table is distributed over), then counts the words
  * that differ from their index. Returns the total on every rank. */

@@ -11,6 +11,7 @@
 #include "ra.h"
 #include "ra_params.h"
 #include "ra_record.h"
+#include "ra_threads.h"
 
 static void samples_free(struct ra_samples *S)
 {
@@ -176,7 +177,7 @@ static void print_plan(const struct hpcp_kernel *k, struct hpcp_bench *b)
            k->variant, k->algorithm, s->p.table_log2,
            hpcp_format_bytes((double)s->p.table_words * 8.0, size, sizeof size),
            ra_is_mpi(k) ? "in total" : "per process",
-           (unsigned long long)(RA_UPDATES_PER_WORD * s->p.table_words),
+           (unsigned long long)((uint64_t)s->p.updates_per_word * s->p.table_words),
            ra_is_mpi(k) ? " in total" : " per process", s->p.lookahead, ra_rng_name(s->p.rng),
            b->ranks);
     fflush(stdout);
@@ -209,6 +210,8 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
               ra_params_from_options(p, v, err, sizeof err) ||
               ra_params_size(p, ra_is_mpi(k), si, err, sizeof err) ||
               ra_params_check_algorithm(p, k->algorithm, si->ranks, err, sizeof err);
+    if (!bad) /* every rank parsed the same options: all get here, or none */
+        bad = ra_params_check_threads(p, si, err, sizeof err);
     if (!bad)
         bad = hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
     if (!bad) {
@@ -231,8 +234,12 @@ static int write_record(struct hpcp_bench *b, const struct hpcp_kernel *k, struc
             hpcp_error(b->comm, "cannot append the record to %s: %s", s->p.out, strerror(errno));
             rc = HPCP_EXIT_RUNTIME;
         }
-        if (!s->p.quiet)
+        if (!s->p.quiet) {
+            char what[64];
             print_result(k, &r);
+            snprintf(what, sizeof what, "ra %s %s", k->variant, k->algorithm);
+            ra_print_thread_balance(s, what);
+        }
         if (!rc && r.validation.verdict == HPCP_FAILED)
             rc = HPCP_EXIT_VALIDATION;
     }

@@ -14,8 +14,8 @@ int ra_mpi_setup(struct hpcp_bench *b, MPI_Comm *comm, int failed)
     /* The driver checked the rule's range already; this cannot fail here. */
     ra_dist_set_rule(&s->dist, s->p.owner, err, sizeof err);
     s->my_start = ra_dist_start(&s->dist, b->rank);
-    s->seq_start = RA_UPDATES_PER_WORD * s->my_start;
-    s->my_updates = RA_UPDATES_PER_WORD * ra_dist_count(&s->dist, b->rank);
+    s->seq_start = (uint64_t)s->p.updates_per_word * s->my_start;
+    s->my_updates = (uint64_t)s->p.updates_per_word * ra_dist_count(&s->dist, b->rank);
     MPI_Comm dup; /* collective: every rank, whatever failed */
     MPI_Comm_dup(b->comm, &dup);
     if (comm)
@@ -37,7 +37,7 @@ void ra_mpi_teardown(struct hpcp_bench *b, MPI_Comm *comm)
 
 uint64_t ra_mpi_steps(const struct ra_state *s)
 {
-    uint64_t most = RA_UPDATES_PER_WORD * ra_dist_count(&s->dist, 0);
+    uint64_t most = (uint64_t)s->p.updates_per_word * ra_dist_count(&s->dist, 0);
     uint64_t q = (uint64_t)s->p.lookahead;
     return (most + q - 1) / q;
 }

@@ -1,6 +1,7 @@
 /* RandomAccess parameters: options, HPCC-like sizing, and the memory check,
  * all before anything large is allocated. */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,13 @@ const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_GRID] = {"--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL},
     [RA_OPT_MODS] = {"--mods", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, RA_MAX_THREADS, 0, 0, 0, NULL},
+    [RA_OPT_MODE] = {"--mapping-mode", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL},
+    [RA_OPT_SYNC] = {"--sync", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_ROLES] = {"--roles", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD,
+                                 0, 0, 0, NULL},
 };
 
 static const char *const mod_names[] = {"prepost", "late-update", "late-wait", "isend"};
@@ -69,6 +77,76 @@ static int parse_mods(const char *text, int *mods, char *err, size_t errlen)
         }
         *mods |= 1 << i;
         at += n + (at[n] == ',');
+    }
+    return 0;
+}
+
+/* "none", "atomic" or "locks:K". */
+static int parse_sync(const char *text, struct ra_params *p, char *err, size_t errlen)
+{
+    char *end = NULL;
+    long k = 0;
+    p->locks = 0;
+    if (strcmp(text, "none") == 0 || strcmp(text, "atomic") == 0) {
+        p->sync = text[0] == 'n' ? RA_SYNC_NONE : RA_SYNC_ATOMIC;
+        return 0;
+    }
+    if (strncmp(text, "locks:", 6) == 0)
+        k = strtol(text + 6, &end, 10);
+    if (!end || *end || end == text + 6 || k < 1 || k > RA_MAX_LOCKS) {
+        snprintf(err, errlen, "--sync '%s' is not a sync: allowed none, atomic, or locks:K "
+                 "with K striped locks from 1 to %d", text, RA_MAX_LOCKS);
+        return -1;
+    }
+    p->sync = RA_SYNC_LOCKS;
+    p->locks = (int)k;
+    return 0;
+}
+
+/* "auto" (-1) or a count of routing threads. */
+static int parse_roles(const char *text, int *roles, char *err, size_t errlen)
+{
+    char *end;
+    long k = strtol(text, &end, 10);
+    if (strcmp(text, "auto") == 0) {
+        *roles = -1;
+        return 0;
+    }
+    if (end == text || *end || k < 0 || k >= RA_MAX_THREADS) {
+        snprintf(err, errlen, "--roles '%s' is not a role split: allowed auto, or the number "
+                 "of routing threads k' from 0 to threads - 1", text);
+        return -1;
+    }
+    *roles = (int)k;
+    return 0;
+}
+
+static int multicore_from_options(struct ra_params *p, const struct hpcp_optval *v, char *err,
+                                  size_t errlen)
+{
+    p->threads = v[RA_OPT_THREADS].set ? (int)v[RA_OPT_THREADS].i : 1;
+    p->mapping_mode = v[RA_OPT_MODE].set ? (int)v[RA_OPT_MODE].i : 0;
+    p->sync = RA_SYNC_ATOMIC;
+    p->roles = -1;
+    if (v[RA_OPT_SYNC].set && parse_sync(v[RA_OPT_SYNC].s, p, err, errlen))
+        return -1;
+    if (v[RA_OPT_ROLES].set && parse_roles(v[RA_OPT_ROLES].s, &p->roles, err, errlen))
+        return -1;
+    p->oversubscribe = v[RA_OPT_OVERSUBSCRIBE].set;
+    p->threads_given = v[RA_OPT_THREADS].set;
+    p->mode_given = v[RA_OPT_MODE].set;
+    p->sync_given = v[RA_OPT_SYNC].set;
+    p->roles_given = v[RA_OPT_ROLES].set;
+    p->updates_per_word = v[RA_OPT_UPDATES_PER_WORD].set ? (int)v[RA_OPT_UPDATES_PER_WORD].i
+                                                         : RA_UPDATES_PER_WORD;
+    if (p->updates_per_word != RA_UPDATES_PER_WORD) {
+        if (!v[RA_OPT_NONCOMPLIANT].set) {
+            snprintf(err, errlen, "--updates-per-word %d is not HPCC's %d updates per table "
+                     "word; add --allow-noncompliant to run it anyway (the record is marked "
+                     "non-compliant)", p->updates_per_word, RA_UPDATES_PER_WORD);
+            return -1;
+        }
+        p->compliant = 0;
     }
     return 0;
 }
@@ -142,7 +220,7 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, cha
     p->out = v[RA_OPT_OUT].set ? v[RA_OPT_OUT].s : NULL;
     p->dump = v[RA_OPT_DUMP].set ? v[RA_OPT_DUMP].s : NULL;
     p->quiet = v[RA_OPT_QUIET].set;
-    return 0;
+    return multicore_from_options(p, v, err, errlen);
 }
 
 static int floor_log2(double x)
@@ -260,19 +338,132 @@ static int refuse(const char *option, const char *algorithm, const char *takes, 
     return -1;
 }
 
+/* Table 1 of Garg et al.: table, generation and 1024 look-ahead each per
+ * core (C) or per node (N). 2-4 put a per-core table under per-node
+ * generation or look-ahead, which the paper rules out. */
+static int check_mode(struct ra_params *p, const char *algorithm, char *err, size_t errlen)
+{
+    int shared = strcmp(algorithm, "shared") == 0, pipeline = strcmp(algorithm, "pipeline") == 0;
+    int m = p->mapping_mode;
+    if (m >= 2 && m <= 4) {
+        snprintf(err, errlen, "--mapping-mode %d is refused: a per-core table needs per-core "
+                 "generation and a per-core look-ahead (Garg et al., Table 1); allowed: 1 (a rank "
+                 "per core), 5, 6 (--algo shared), 7, 8 (--algo pipeline)", m);
+        return -1;
+    }
+    if (m == 0)
+        m = p->mapping_mode = shared ? 5 : pipeline ? 8 : 1;
+    const char *wants = m == 1 ? "reference|alltoall|hypercube|torus (one rank per core)"
+                        : m <= 6 ? "shared" : "pipeline";
+    if ((m == 1 && (shared || pipeline)) || (m >= 5 && m <= 6 && !shared) ||
+        (m >= 7 && !pipeline)) {
+        snprintf(err, errlen, "--mapping-mode %d runs with --algo %s, not '%s'", m, wants,
+                 algorithm);
+        return -1;
+    }
+    if (m == 1 && p->threads > 1) {
+        snprintf(err, errlen, "--threads %d: mapping mode 1 is one rank per core with its own "
+                 "table; launch more ranks, or use --algo shared|pipeline for threads sharing "
+                 "a table", p->threads);
+        return -1;
+    }
+    if (m == 5 || m == 7) /* HPCC allows 1, 6 and 8 (Garg et al., section 3.2) */
+        p->compliant = 0;
+    return 0;
+}
+
+static int check_multicore(struct ra_params *p, const char *algorithm, char *err, size_t errlen)
+{
+    if (strcmp(algorithm, "serial") == 0) {
+        if (p->threads_given || p->mode_given || p->sync_given || p->roles_given)
+            return refuse(p->threads_given ? "--threads" : p->mode_given ? "--mapping-mode"
+                          : p->sync_given ? "--sync" : "--roles", algorithm,
+                          "shared|pipeline of ra mpi", err, errlen);
+        return 0;
+    }
+    if (check_mode(p, algorithm, err, errlen))
+        return -1;
+    int shared = strcmp(algorithm, "shared") == 0, pipeline = strcmp(algorithm, "pipeline") == 0;
+    if (p->sync_given && !shared) {
+        snprintf(err, errlen, "--sync applies to --algo shared only%s", pipeline
+                 ? ": the pipeline's updaters own disjoint slices of the table and need none"
+                 : "");
+        return -1;
+    }
+    if (p->roles_given && !pipeline)
+        return refuse("--roles", algorithm, "pipeline", err, errlen);
+    if (pipeline && p->roles >= p->threads) {
+        snprintf(err, errlen, "--roles %d leaves no thread to update the table with --threads "
+                 "%d; allowed: auto or 0 to %d routing threads", p->roles, p->threads,
+                 p->threads - 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* The pipeline's routing threads: auto gives one per axis that crosses
+ * ranks, keeping one thread to update; on one rank the generator also
+ * updates (--roles 0). More routing threads than axes would idle. */
+static int resolve_roles(struct ra_params *p, char *err, size_t errlen)
+{
+    int axes = 0, provided = MPI_THREAD_SINGLE;
+    for (int k = 0; k < p->ndims; k++)
+        axes += p->grid[k] > 1;
+    int most = axes > 1 ? axes : 1;
+    if (p->roles < 0)
+        p->roles = axes == 0 ? 0 : axes < p->threads - 1 ? axes : p->threads - 1;
+    if (p->roles > most) {
+        snprintf(err, errlen, "--roles %d: the grid has %d axis(es) across ranks to share among "
+                 "routing threads (the generator takes the first); allowed: auto or 0 to %d",
+                 p->roles, axes, most < p->threads - 1 ? most : p->threads - 1);
+        return -1;
+    }
+    MPI_Query_thread(&provided);
+    if (p->roles > 1 && provided < MPI_THREAD_MULTIPLE) {
+        snprintf(err, errlen, "--roles %d needs MPI_THREAD_MULTIPLE (several threads call MPI), "
+                 "which this MPI library does not provide; allowed here: --roles 0 or 1",
+                 p->roles);
+        return -1;
+    }
+    return 0;
+}
+
+int ra_params_check_threads(const struct ra_params *p, const struct hpcp_sysinfo *si, char *err,
+                            size_t errlen)
+{
+    cpu_set_t set;
+    int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : si->cores_per_node;
+    /* One thread per rank is the launcher's business: it placed the ranks. */
+    int over = p->threads > 1 && (p->threads > mine ||
+                                  p->threads * si->ranks_on_my_node > si->cores_per_node);
+    int any = hpcp_any(MPI_COMM_WORLD, over && !p->oversubscribe);
+    if (any)
+        snprintf(err, errlen, "--threads %d with %d rank(s) on a node is more threads than "
+                 "cores (%d on the node, %d this rank may use); lower --threads or add "
+                 "--oversubscribe", p->threads, si->ranks_per_node_max, si->cores_per_node,
+                 mine);
+    return any ? -1 : 0;
+}
+
 int ra_params_check_algorithm(struct ra_params *p, const char *algorithm, int ranks, char *err,
                               size_t errlen)
 {
+    if (check_multicore(p, algorithm, err, errlen))
+        return -1;
     if (strcmp(algorithm, "serial") == 0 && p->owner_given)
         return refuse("--owner", algorithm, "reference|alltoall|hypercube|torus", err, errlen);
     int torus = strcmp(algorithm, "torus") == 0, hypercube = strcmp(algorithm, "hypercube") == 0;
-    if (!torus && (p->grid_given || p->ndims))
-        return refuse(p->grid_given ? "--grid" : "--dims", algorithm, "torus", err, errlen);
+    int pipeline = strcmp(algorithm, "pipeline") == 0;
+    if (!torus && !pipeline && (p->grid_given || p->ndims))
+        return refuse(p->grid_given ? "--grid" : "--dims", algorithm, "torus|pipeline", err,
+                      errlen);
     if (!hypercube && p->mods_given)
         return refuse("--mods", algorithm, "hypercube", err, errlen);
     if (!hypercube)
         p->mods = 0;
-    if (torus && check_grid(p, ranks, err, errlen))
+    if ((torus || pipeline) && check_grid(p, ranks, err, errlen))
+        return -1;
+    if (pipeline && resolve_roles(p, err, errlen))
         return -1;
     struct ra_dist d;
     ra_dist_init(&d, p->table_words, ranks);

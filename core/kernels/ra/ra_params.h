@@ -15,7 +15,8 @@ enum {
     RA_OPT_LOG2, RA_OPT_FRACTION, RA_OPT_RNG, RA_OPT_LOOKAHEAD, RA_OPT_NONCOMPLIANT,
     RA_OPT_REPEAT, RA_OPT_WARMUP, RA_OPT_TIME_LIMIT, RA_OPT_NO_VERIFY, RA_OPT_HUGEPAGES,
     RA_OPT_OUT, RA_OPT_DUMP, RA_OPT_QUIET, RA_OPT_OWNER, RA_OPT_GRID, RA_OPT_DIMS, RA_OPT_MODS,
-    RA_OPT_COUNT
+    RA_OPT_THREADS, RA_OPT_MODE, RA_OPT_SYNC, RA_OPT_ROLES, RA_OPT_OVERSUBSCRIBE,
+    RA_OPT_UPDATES_PER_WORD, RA_OPT_COUNT
 };
 extern const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT];
 
@@ -29,6 +30,11 @@ int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysin
  * count, and the owner rule's range: -1 and one line in err if invalid. */
 int ra_params_check_algorithm(struct ra_params *p, const char *algorithm, int ranks, char *err,
                               size_t errlen);
+/* Threads against the cores this rank may use and its node holds: -1 and
+ * one line in err (on every rank) when oversubscribed without
+ * --oversubscribe. Collective. */
+int ra_params_check_threads(const struct ra_params *p, const struct hpcp_sysinfo *si, char *err,
+                            size_t errlen);
 /* Collective memory check before allocation. */
 int ra_params_check_memory(const struct ra_params *p, int distributed, int active,
                            const struct hpcp_sysinfo *si, char *err, size_t errlen);

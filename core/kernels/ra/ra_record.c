@@ -12,7 +12,8 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
     hpcp_record_param_int(r, "table_words", (long long)p->table_words);
     hpcp_record_param_int(r, "table_bytes", (long long)(p->table_words * sizeof(uint64_t)));
     hpcp_record_param_string(r, "table_scope", scope);
-    hpcp_record_param_int(r, "updates", (long long)(RA_UPDATES_PER_WORD * p->table_words));
+    hpcp_record_param_int(r, "updates", (long long)p->updates_per_word * (long long)p->table_words);
+    hpcp_record_param_int(r, "updates_per_word", p->updates_per_word);
     hpcp_record_param_int(r, "lookahead", p->lookahead);
     hpcp_record_param_string(r, "rng", ra_rng_name(p->rng));
     hpcp_record_param_int(r, "repeat", p->repeat);
@@ -44,6 +45,51 @@ static void add_algorithm_params(struct hpcp_record *r, const struct hpcp_kernel
     }
     if (strcmp(k->algorithm, "hypercube") == 0)
         hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
+}
+
+static int is_threaded(const struct hpcp_kernel *k)
+{
+    return strcmp(k->algorithm, "shared") == 0 || strcmp(k->algorithm, "pipeline") == 0;
+}
+
+/* Each mpi record names its mapping mode (Garg et al., Table 1); threaded
+ * ones say how the table is kept right and who did what. */
+static void add_multicore_params(struct hpcp_record *r, const struct hpcp_kernel *k,
+                                 const struct ra_state *s)
+{
+    const struct ra_params *p = &s->p;
+    if (!ra_is_mpi(k))
+        return;
+    hpcp_record_param_int(r, "mapping_mode", p->mapping_mode);
+    hpcp_record_param_int(r, "threads", p->threads);
+    if (!is_threaded(k))
+        return;
+    int m = p->mapping_mode;
+    hpcp_record_param_string(r, "lookahead_scope", m == 5 || m == 7 ? "core" : "node");
+    if (strcmp(k->algorithm, "shared") == 0) {
+        static const char *const names[] = {"none", "atomic", "locks"};
+        hpcp_record_param_string(r, "sync", names[p->sync]);
+        if (p->sync == RA_SYNC_LOCKS)
+            hpcp_record_param_int(r, "locks", p->locks);
+        else
+            hpcp_record_param_null(r, "locks");
+    } else {
+        hpcp_record_param_int(r, "roles", p->roles);
+    }
+    hpcp_record_param_string(r, "thread_roles", s->thread_roles);
+}
+
+/* Rank 0's threads: updates each handled, and its busy time. */
+static void add_thread_counters(struct hpcp_record *r, const struct ra_state *s)
+{
+    if (!s->nthreads || !s->thread_updates)
+        return;
+    hpcp_record_counter_array(r, "thread_cpu_rank0", s->thread_cpu, s->nthreads);
+    hpcp_record_counter_array(r, "thread_updates_rank0", s->thread_updates, s->nthreads);
+    hpcp_record_counter_array(r, "thread_busy_ns_rank0", s->thread_busy_ns, s->nthreads);
+    if (s->ticks_per_ns > 0)
+        hpcp_record_counter_array(r, "thread_busy_tsc_ticks_rank0", s->thread_busy_ticks,
+                                  s->nthreads);
 }
 
 static void add_metrics(struct hpcp_record *r, const struct ra_samples *S, int n, int warm,
@@ -126,10 +172,16 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
 static void add_notes(struct hpcp_record *r, const struct ra_state *s, const struct ra_samples *S)
 {
     const struct ra_params *p = &s->p;
-    if (!p->compliant)
+    if (p->lookahead > RA_MAX_LOOKAHEAD)
         hpcp_record_note(r, "non-compliant: look-ahead %d is over HPCC's limit of %d",
                          p->lookahead, RA_MAX_LOOKAHEAD);
-    double planned = (double)RA_UPDATES_PER_WORD * (double)p->table_words;
+    if (p->updates_per_word != RA_UPDATES_PER_WORD)
+        hpcp_record_note(r, "non-compliant: %d updates per table word, not HPCC's %d",
+                         p->updates_per_word, RA_UPDATES_PER_WORD);
+    if (p->mapping_mode == 5 || p->mapping_mode == 7)
+        hpcp_record_note(r, "non-compliant: mapping mode %d gives each core its own look-ahead "
+                         "on a per-node table; HPCC allows modes 1, 6 and 8", p->mapping_mode);
+    double planned = (double)p->updates_per_word * (double)p->table_words;
     if (S->updates[p->repeat - 1] < planned)
         hpcp_record_note(r, "--time-limit stopped the last repetition after %.0f of %.0f updates",
                          S->updates[p->repeat - 1], planned);
@@ -151,6 +203,9 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
     add_algorithm_params(r, k, &s->p);
+    add_multicore_params(r, k, s);
+    r->threads_per_rank = s->p.threads > 0 ? s->p.threads : 1;
+    add_thread_counters(r, s);
     add_metrics(r, S, n, s->p.warmup, ra_is_star(k));
     add_validation(r, &s->p, S, n);
     r->compliant = s->p.compliant;

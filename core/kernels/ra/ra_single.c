@@ -55,7 +55,7 @@ static int single_setup(struct hpcp_bench *b)
     ra_dist_init(&s->dist, s->p.table_words, 1);
     s->my_start = 0;
     s->seq_start = 0;
-    s->my_updates = s->active ? RA_UPDATES_PER_WORD * s->p.table_words : 0;
+    s->my_updates = s->active ? (uint64_t)s->p.updates_per_word * s->p.table_words : 0;
     int failed = s->active && ra_table_alloc(&s->table, s->p.table_words, s->p.hugepages);
     return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
 }

@@ -11,7 +11,7 @@ static int star_setup(struct hpcp_bench *b)
     ra_dist_init(&s->dist, s->p.table_words, 1);
     s->my_start = 0;
     s->seq_start = 0;
-    s->my_updates = RA_UPDATES_PER_WORD * s->p.table_words;
+    s->my_updates = (uint64_t)s->p.updates_per_word * s->p.table_words;
     int failed = ra_table_alloc(&s->table, s->p.table_words, s->p.hugepages);
     return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
 }

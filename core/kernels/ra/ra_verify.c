@@ -10,6 +10,43 @@
 
 #define VERIFY_CHUNK 8192 /* updates generated per rank per exchange round */
 
+/* The executed updates of this rank, in sequence order: one range, or one
+ * per generating thread. */
+struct cursor {
+    const struct ra_state *s;
+    int k, n;
+    uint64_t r, left, total;
+};
+
+static void cursor_open(struct cursor *c, const struct ra_state *s, int k)
+{
+    c->s = s;
+    c->k = k;
+    c->n = s->nranges ? s->nranges : 1;
+    uint64_t start = s->nranges ? s->ranges[k][0] : s->seq_start;
+    c->left = s->nranges ? s->ranges[k][1] : s->executed;
+    c->r = ra_rng_jump(s->p.rng, start);
+}
+
+static void cursor_init(struct cursor *c, const struct ra_state *s)
+{
+    c->total = 0;
+    for (int k = 0; k < (s->nranges ? s->nranges : 1); k++)
+        c->total += s->nranges ? s->ranges[k][1] : s->executed;
+    cursor_open(c, s, 0);
+}
+
+/* The next executed update; call only while c->total > 0. */
+static uint64_t cursor_next(struct cursor *c)
+{
+    while (c->left == 0)
+        cursor_open(c, c->s, c->k + 1);
+    c->left--;
+    c->total--;
+    c->r = ra_next(c->s->p.rng, c->r);
+    return c->r;
+}
+
 static void apply(struct ra_state *s, const uint64_t *v, size_t n)
 {
     int log2 = s->p.table_log2;
@@ -20,18 +57,16 @@ static void apply(struct ra_state *s, const uint64_t *v, size_t n)
 
 /* Generate up to VERIFY_CHUNK updates into tmp, then sort them by owner into
  * send (a counting sort: each owner is computed once, kept in `owner`). */
-static int gen_chunk(struct ra_state *s, uint64_t *r, uint64_t *left, uint64_t *send,
-                     int *scount, int *sdispl, uint64_t *tmp, int *owner)
+static int gen_chunk(struct ra_state *s, struct cursor *c, uint64_t *send, int *scount,
+                     int *sdispl, uint64_t *tmp, int *owner)
 {
-    int P = s->dist.ranks, n = *left < VERIFY_CHUNK ? (int)*left : VERIFY_CHUNK;
+    int P = s->dist.ranks, n = c->total < VERIFY_CHUNK ? (int)c->total : VERIFY_CHUNK;
     memset(scount, 0, (size_t)P * sizeof *scount);
     for (int i = 0; i < n; i++) {
-        *r = ra_next(s->p.rng, *r);
-        tmp[i] = *r;
-        owner[i] = ra_dist_owner(&s->dist, ra_index(s->p.rng, *r, s->p.table_log2));
+        tmp[i] = cursor_next(c);
+        owner[i] = ra_dist_owner(&s->dist, ra_index(s->p.rng, tmp[i], s->p.table_log2));
         scount[owner[i]]++;
     }
-    *left -= (uint64_t)n;
     sdispl[0] = 0;
     for (int p = 1; p < P; p++)
         sdispl[p] = sdispl[p - 1] + scount[p - 1];
@@ -46,8 +81,9 @@ static int gen_chunk(struct ra_state *s, uint64_t *r, uint64_t *left, uint64_t *
 static int replay_distributed(struct ra_state *s, MPI_Comm comm)
 {
     int P = s->dist.ranks;
-    uint64_t r = ra_rng_jump(s->p.rng, s->seq_start), left = s->executed;
-    uint64_t rounds = (left + VERIFY_CHUNK - 1) / VERIFY_CHUNK, max_rounds;
+    struct cursor c;
+    cursor_init(&c, s);
+    uint64_t rounds = (c.total + VERIFY_CHUNK - 1) / VERIFY_CHUNK, max_rounds;
     MPI_Allreduce(&rounds, &max_rounds, 1, MPI_UINT64_T, MPI_MAX, comm);
     int *cnt = malloc(4 * (size_t)P * sizeof *cnt);
     uint64_t *send = malloc(2 * VERIFY_CHUNK * sizeof *send), *recv = NULL;
@@ -57,7 +93,7 @@ static int replay_distributed(struct ra_state *s, MPI_Comm comm)
     int bad = hpcp_any(comm, !cnt || !send || !owner);
     for (uint64_t k = 0; k < max_rounds && !bad; k++) {
         int *scount = cnt, *sdispl = cnt + P, *rcount = cnt + 2 * P, *rdispl = cnt + 3 * P;
-        gen_chunk(s, &r, &left, send, scount, sdispl, send + VERIFY_CHUNK, owner);
+        gen_chunk(s, &c, send, scount, sdispl, send + VERIFY_CHUNK, owner);
         MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
         size_t total = 0;
         for (int p = 0; p < P; p++) {
@@ -89,10 +125,10 @@ static int replay_distributed(struct ra_state *s, MPI_Comm comm)
 /* Same replay without communication for a table held by one rank. */
 static void replay_local(struct ra_state *s)
 {
-    uint64_t r = ra_rng_jump(s->p.rng, s->seq_start);
+    struct cursor c;
     uint64_t *t = s->table.words;
-    for (uint64_t i = 0; i < s->executed; i++) {
-        r = ra_next(s->p.rng, r);
+    for (cursor_init(&c, s); c.total > 0;) {
+        uint64_t r = cursor_next(&c);
         t[ra_index(s->p.rng, r, s->p.table_log2) - s->my_start] ^= r;
     }
 }

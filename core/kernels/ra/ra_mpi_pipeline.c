@@ -1,0 +1,785 @@
+/* RandomAccess `mpi`, algorithm `pipeline`: Garg et al.'s specialised cores
+ * (mapping mode 8, section 4.3; mode 7 gives each core the look-ahead). A
+ * rank holds a node's table and generates one sequence; its --threads take
+ * roles instead of sharing the work:
+ *   - routing threads (k' of them, --roles): the first generates and routes
+ *     along the first axes of a virtual grid of ranks (as --algo torus:
+ *     updates aggregated in buckets, dimension-order routing); each further
+ *     routing thread routes along its share of the remaining axes, with its
+ *     own communicator;
+ *   - updating threads (k - k'): each applies the updates of one disjoint
+ *     slice of the table, so no two threads write a word: no locks, no errors.
+ * Threads pass updates through lock-free single-producer/single-consumer
+ * rings. With --roles 0 the first thread routes and generates and also
+ * updates the first slice (on one node there is nothing to route, and a
+ * core that only generated would mostly wait).
+ *
+ * The look-ahead counts every update this rank holds: generated or
+ * received, not yet applied or handed on by a completed send. The end of
+ * the run goes axis by axis as in the torus algorithm (a "done" carrying the
+ * message count per neighbour); a routing thread starts on its first axis
+ * when the threads before it have closed their rings to it, and closes its
+ * own rings after its last axis. Each thread's busy time (time in passes
+ * that did work) over the updates it handled gives the load balance of
+ * section 5.1. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hpcprobe/util.h"
+#include "ra_mpi.h"
+#include "ra_threads.h"
+
+enum { TAG_DATA = 1, TAG_DONE = 2, NRECV = 4, GEN_BATCH = 256, STAGE = 64, RING_WORDS = 8192 };
+
+struct pipe;
+
+struct stage {
+    uint64_t v[STAGE];
+    int n;
+};
+
+struct router {
+    struct pipe *pp;
+    int id, a0, a1;              /* routes along axes [a0, a1) */
+    MPI_Comm comm;
+    uint64_t *bucket;            /* nbuckets x capacity; only its axes' buckets are used */
+    int *bucket_n;
+    uint64_t **slot;
+    int *slot_n, nslots;
+    MPI_Request *sreq, rreq[NRECV];
+    uint64_t *recvbuf, *local;   /* local: the first slice's updates when fused */
+    size_t nlocal;
+    int *sent_msgs, *got_msgs, *announced;
+    unsigned char *sent_to;
+    struct stage *out;           /* per target: routers then updaters */
+    int phase;                   /* axis being finished; a0 - 1 before, a1 when done */
+    uint64_t rng_state, generated;
+    int gen_done;
+    long long messages, bytes, partners, max_pending, busy, handled, applied, stalled;
+    char pad[64];
+};
+
+struct updater {
+    long long busy, handled;
+    char pad[64];
+};
+
+struct pipe {
+    struct ra_state *s;
+    struct ra_team team;
+    int R, U, fused, nd, dims[RA_MAX_DIMS], nbuckets, capacity;
+    int *bucket_of, *bucket_rank, *bucket_axis, router_of_axis[RA_MAX_DIMS];
+    struct router *rt;
+    struct updater *up;
+    struct ra_ring *ring;        /* ring[r * (R + U) + target] */
+    /* Slices: the fused thread's is [0, first_slice) (it also routes, so it
+     * gets less), the other updaters share the rest equally. */
+    uint64_t first_slice;
+    double slice_scale;          /* updater of local offset o >= first_slice: 1 + (o - first_slice) * slice_scale */
+    double fused_share;          /* the fused thread's share of the table */
+    long long lookahead;         /* for the whole rank */
+    long long pending;           /* updates held by the rank (atomic) */
+    int starved;                 /* the generator waits for room (atomic) */
+    double t0;
+};
+
+static struct ra_ring *ring_of(struct pipe *pp, int from, int target)
+{
+    return &pp->ring[from * (pp->R + pp->U) + target];
+}
+
+static void coords_of(const struct pipe *pp, int r, int *c)
+{
+    for (int k = pp->nd - 1; k >= 0; k--) {
+        c[k] = r % pp->dims[k];
+        r /= pp->dims[k];
+    }
+}
+
+/* For every owner, the bucket of the first axis where its coordinate
+ * differs from ours (-1: this rank), as the torus algorithm plans it. */
+static int plan_routes(struct pipe *pp, int me, int ranks)
+{
+    int mine[RA_MAX_DIMS], oc[RA_MAX_DIMS], base[RA_MAX_DIMS], stride[RA_MAX_DIMS];
+    pp->nbuckets = 0;
+    for (int k = pp->nd - 1, s = 1; k >= 0; k--) {
+        stride[k] = s;
+        s *= pp->dims[k];
+    }
+    for (int k = 0; k < pp->nd; k++) {
+        base[k] = pp->nbuckets;
+        pp->nbuckets += pp->dims[k] - 1;
+    }
+    pp->bucket_of = malloc((size_t)ranks * sizeof *pp->bucket_of);
+    pp->bucket_rank = malloc(((size_t)pp->nbuckets + 1) * sizeof *pp->bucket_rank);
+    pp->bucket_axis = malloc(((size_t)pp->nbuckets + 1) * sizeof *pp->bucket_axis);
+    if (!pp->bucket_of || !pp->bucket_rank || !pp->bucket_axis)
+        return -1;
+    coords_of(pp, me, mine);
+    for (int o = 0; o < ranks; o++) {
+        coords_of(pp, o, oc);
+        int k = 0;
+        while (k < pp->nd && oc[k] == mine[k])
+            k++;
+        if (k == pp->nd) {
+            pp->bucket_of[o] = -1;
+            continue;
+        }
+        int b = base[k] + (oc[k] < mine[k] ? oc[k] : oc[k] - 1);
+        pp->bucket_of[o] = b;
+        pp->bucket_rank[b] = me + (oc[k] - mine[k]) * stride[k];
+        pp->bucket_axis[b] = k;
+    }
+    return 0;
+}
+
+static void add_pending(struct pipe *pp, struct router *r, long long n)
+{
+    long long now = __atomic_add_fetch(&pp->pending, n, __ATOMIC_RELAXED);
+    if (r && now > r->max_pending)
+        r->max_pending = now;
+}
+
+/* ---- routing threads ---------------------------------------------------- */
+
+/* Time spent waiting for room is not busy time (it is the consumer's). */
+static void push_all(struct router *r, struct ra_ring *ring, const uint64_t *v, size_t n)
+{
+    unsigned spins = 0;
+    uint64_t t0 = 0;
+    while (n) {
+        size_t put = ra_ring_push(ring, v, n);
+        v += put;
+        n -= put;
+        if (n && !t0)
+            t0 = ra_ticks();
+        if (n)
+            ra_backoff(&spins);
+    }
+    if (t0)
+        r->stalled += (long long)(ra_ticks() - t0);
+}
+
+static void flush_stage(struct router *r, int target)
+{
+    struct stage *st = &r->out[target];
+    if (st->n) {
+        push_all(r, ring_of(r->pp, r->id, target), st->v, (size_t)st->n);
+        st->n = 0;
+    }
+}
+
+static void flush_stages(struct router *r)
+{
+    for (int t = r->id + 1; t < r->pp->R + r->pp->U; t++)
+        flush_stage(r, t);
+}
+
+static void stage(struct router *r, int target, uint64_t v)
+{
+    struct stage *st = &r->out[target];
+    st->v[st->n++] = v;
+    if (st->n == STAGE)
+        flush_stage(r, target);
+}
+
+static void reap_sends(struct router *r)
+{
+    for (int i = 0; i < r->nslots; i++) {
+        int done = r->sreq[i] == MPI_REQUEST_NULL;
+        if (!done)
+            MPI_Test(&r->sreq[i], &done, MPI_STATUS_IGNORE);
+        if (done && r->slot_n[i]) {
+            add_pending(r->pp, NULL, -r->slot_n[i]);
+            r->slot_n[i] = 0;
+        }
+    }
+}
+
+static int free_slot(struct router *r)
+{
+    reap_sends(r);
+    for (int i = 0; i < r->nslots; i++)
+        if (r->sreq[i] == MPI_REQUEST_NULL)
+            return i;
+    int n = r->nslots + 1;
+    uint64_t **slot = realloc(r->slot, (size_t)n * sizeof *slot);
+    if (slot)
+        r->slot = slot;
+    int *slot_n = slot ? realloc(r->slot_n, (size_t)n * sizeof *slot_n) : NULL;
+    if (slot_n)
+        r->slot_n = slot_n;
+    MPI_Request *sreq = slot_n ? realloc(r->sreq, (size_t)n * sizeof *sreq) : NULL;
+    if (sreq)
+        r->sreq = sreq;
+    uint64_t *buf = sreq ? malloc((size_t)r->pp->capacity * sizeof *buf) : NULL;
+    if (!buf)
+        ra_mpi_out_of_memory("the pipeline's send buffers");
+    r->slot[r->nslots] = buf;
+    r->slot_n[r->nslots] = 0;
+    r->sreq[r->nslots] = MPI_REQUEST_NULL;
+    return r->nslots++;
+}
+
+static void send_bucket(struct router *r, int b)
+{
+    struct pipe *pp = r->pp;
+    int i = free_slot(r), n = r->bucket_n[b], dest = pp->bucket_rank[b];
+    memcpy(r->slot[i], r->bucket + (size_t)b * (size_t)pp->capacity, (size_t)n * sizeof(uint64_t));
+    MPI_Isend(r->slot[i], n, MPI_UINT64_T, dest, TAG_DATA, r->comm, &r->sreq[i]);
+    r->slot_n[i] = n;
+    r->bucket_n[b] = 0;
+    r->sent_msgs[b]++;
+    r->messages++;
+    r->bytes += (long long)n * (long long)sizeof(uint64_t);
+    r->partners += !r->sent_to[dest];
+    r->sent_to[dest] = 1;
+}
+
+static int send_largest(struct router *r)
+{
+    int best = -1;
+    for (int b = 0, most = 0; b < r->pp->nbuckets; b++)
+        if (r->bucket_n[b] > most) {
+            most = r->bucket_n[b];
+            best = b;
+        }
+    if (best >= 0)
+        send_bucket(r, best);
+    return best >= 0;
+}
+
+/* One update one step on: into a bucket of our axes, to the routing thread
+ * of a later axis, or, when this rank owns it, to its slice's updater. */
+static void route(struct router *r, uint64_t v)
+{
+    struct pipe *pp = r->pp;
+    struct ra_state *s = pp->s;
+    uint64_t g = ra_index(s->p.rng, v, s->p.table_log2);
+    int b = pp->bucket_of[ra_dist_owner(&s->dist, g)];
+    if (b < 0) {
+        uint64_t off = g - s->my_start;
+        int u = off < pp->first_slice ? 0
+                : 1 + (int)((double)(off - pp->first_slice) * pp->slice_scale);
+        u = u < pp->U ? u : pp->U - 1;
+        if (u == 0 && pp->fused)
+            r->local[r->nlocal++] = v, r->applied++;
+        else
+            stage(r, pp->R + u, v);
+        return;
+    }
+    int axis = pp->bucket_axis[b];
+    if (axis >= r->a1) {
+        stage(r, pp->router_of_axis[axis], v);
+        return;
+    }
+    r->bucket[(size_t)b * (size_t)pp->capacity + (size_t)r->bucket_n[b]++] = v;
+    if (r->bucket_n[b] == pp->capacity)
+        send_bucket(r, b);
+}
+
+/* After each batch, message or ring read: hand on what was staged and apply
+ * the fused slice, so nothing waits in a stage while others starve. */
+static void settle(struct router *r)
+{
+    flush_stages(r);
+    if (r->nlocal) {
+        ra_apply_list(r->pp->s, r->local, r->nlocal);
+        add_pending(r->pp, NULL, -(long long)r->nlocal);
+        r->nlocal = 0;
+    }
+}
+
+static void route_list(struct router *r, const uint64_t *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        route(r, v[i]);
+    r->handled += (long long)n;
+    settle(r);
+}
+
+static int generate(struct router *r)
+{
+    struct pipe *pp = r->pp;
+    struct ra_state *s = pp->s;
+    uint64_t batch[GEN_BATCH];
+    long long room = pp->lookahead - __atomic_load_n(&pp->pending, __ATOMIC_RELAXED);
+    if (room <= 0) {
+        __atomic_store_n(&pp->starved, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    __atomic_store_n(&pp->starved, 0, __ATOMIC_RELAXED);
+    uint64_t m = s->my_updates - r->generated;
+    m = m < (uint64_t)room ? m : (uint64_t)room;
+    m = m < GEN_BATCH ? m : GEN_BATCH;
+    ra_generate(s->p.rng, &r->rng_state, batch, m);
+    add_pending(pp, r, (long long)m);
+    r->generated += m;
+    route_list(r, batch, m);
+    int time_up = s->p.time_limit_s > 0 && (r->generated & 4095) < m &&
+                  MPI_Wtime() - pp->t0 > s->p.time_limit_s;
+    r->gen_done = r->generated == s->my_updates || time_up;
+    return 1;
+}
+
+static void post_recv(struct router *r, int i)
+{
+    MPI_Irecv(r->recvbuf + (size_t)i * (size_t)r->pp->capacity, r->pp->capacity, MPI_UINT64_T,
+              MPI_ANY_SOURCE, MPI_ANY_TAG, r->comm, &r->rreq[i]);
+}
+
+static int poll_network(struct router *r)
+{
+    int any = 0;
+    for (;;) {
+        int i, arrived = 0, n = 0;
+        MPI_Status st;
+        if (r->a0 == r->a1)
+            return any;
+        MPI_Testany(NRECV, r->rreq, &i, &arrived, &st);
+        if (!arrived || i == MPI_UNDEFINED)
+            return any;
+        int b = r->pp->bucket_of[st.MPI_SOURCE];
+        const uint64_t *v = r->recvbuf + (size_t)i * (size_t)r->pp->capacity;
+        if (st.MPI_TAG == TAG_DONE) {
+            r->announced[b] = (int)v[0];
+        } else {
+            MPI_Get_count(&st, MPI_UINT64_T, &n);
+            r->got_msgs[b]++;
+            add_pending(r->pp, r, n);
+            route_list(r, v, (size_t)n);
+        }
+        post_recv(r, i);
+        any = 1;
+    }
+}
+
+/* Updates handed on by earlier routing threads. */
+static int read_rings(struct router *r)
+{
+    int any = 0;
+    for (int from = 0; from < r->id; from++) {
+        struct ra_ring *ring = ring_of(r->pp, from, r->id);
+        const uint64_t *v;
+        size_t n = ra_ring_peek(ring, &v);
+        if (n) {
+            route_list(r, v, n);
+            ra_ring_release(ring, n);
+            any = 1;
+        }
+    }
+    return any;
+}
+
+static int upstream_done(struct router *r)
+{
+    if (r->id == 0)
+        return r->gen_done;
+    for (int from = 0; from < r->id; from++)
+        if (!ra_ring_finished(ring_of(r->pp, from, r->id)))
+            return 0;
+    return 1;
+}
+
+static int axis_complete(const struct router *r, int k)
+{
+    for (int b = 0; b < r->pp->nbuckets; b++)
+        if (r->pp->bucket_axis[b] == k &&
+            (r->announced[b] < 0 || r->got_msgs[b] < r->announced[b]))
+            return 0;
+    return 1;
+}
+
+static void start_axis(struct router *r, int k)
+{
+    while (send_largest(r))
+        ;
+    for (int b = 0; b < r->pp->nbuckets; b++) {
+        uint64_t count = (uint64_t)r->sent_msgs[b];
+        if (r->pp->bucket_axis[b] == k)
+            MPI_Send(&count, 1, MPI_UINT64_T, r->pp->bucket_rank[b], TAG_DONE, r->comm);
+    }
+}
+
+/* The end, axis by axis; 1 once every axis is complete. */
+static int advance_end(struct router *r)
+{
+    if (r->phase == r->a0 - 1) {
+        if (!upstream_done(r))
+            return 0;
+        r->phase = r->a0;
+        if (r->phase < r->a1)
+            start_axis(r, r->phase);
+    }
+    while (r->phase < r->a1 && axis_complete(r, r->phase))
+        if (++r->phase < r->a1)
+            start_axis(r, r->phase);
+    return r->phase == r->a1;
+}
+
+static void router_finish(struct router *r)
+{
+    for (int i = 0; i < r->nslots; i++)
+        if (r->sreq[i] != MPI_REQUEST_NULL)
+            MPI_Wait(&r->sreq[i], MPI_STATUS_IGNORE);
+    reap_sends(r);
+    for (int i = 0; i < NRECV && r->a0 < r->a1; i++) { /* nothing can match them any more */
+        MPI_Cancel(&r->rreq[i]);
+        MPI_Wait(&r->rreq[i], MPI_STATUS_IGNORE);
+    }
+    settle(r);
+    for (int t = r->id + 1; t < r->pp->R + r->pp->U; t++)
+        ra_ring_close(ring_of(r->pp, r->id, t));
+}
+
+static void router_loop(struct router *r)
+{
+    unsigned spins = 0;
+    for (int i = 0; i < NRECV && r->a0 < r->a1; i++)
+        post_recv(r, i);
+    for (;;) {
+        uint64_t t0 = ra_ticks();
+        int work = 0;
+        if (r->id == 0 && !r->gen_done)
+            work |= generate(r);
+        work |= read_rings(r);
+        work |= poll_network(r);
+        reap_sends(r);
+        if (!work && __atomic_load_n(&r->pp->starved, __ATOMIC_RELAXED))
+            work = send_largest(r); /* room for the generator */
+        if (advance_end(r))
+            break;
+        if (work) {
+            r->busy += (long long)(ra_ticks() - t0);
+            spins = 0;
+        } else {
+            ra_backoff(&spins);
+        }
+    }
+    router_finish(r);
+    r->busy -= r->stalled;
+}
+
+/* ---- updating threads ---------------------------------------------------- */
+
+static void updater_loop(struct pipe *pp, int u)
+{
+    struct updater *up = &pp->up[u];
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t t0 = ra_ticks();
+        int work = 0, finished = 1;
+        for (int from = 0; from < pp->R; from++) {
+            struct ra_ring *ring = ring_of(pp, from, pp->R + u);
+            const uint64_t *v;
+            size_t n = ra_ring_peek(ring, &v);
+            if (n) {
+                ra_apply_list(pp->s, v, n);
+                ra_ring_release(ring, n);
+                add_pending(pp, NULL, -(long long)n);
+                up->handled += (long long)n;
+                work = 1;
+            }
+            finished &= ra_ring_finished(ring);
+        }
+        if (work) {
+            up->busy += (long long)(ra_ticks() - t0);
+            spins = 0;
+        } else if (finished) {
+            return;
+        } else {
+            ra_backoff(&spins);
+        }
+    }
+}
+
+static void thread_main(int tid, void *arg)
+{
+    struct pipe *pp = arg;
+    if (tid < pp->R)
+        router_loop(&pp->rt[tid]);
+    else /* fused: thread 0 is also updater 0, so thread t updates slice t */
+        updater_loop(pp, pp->fused ? tid : tid - pp->R);
+}
+
+/* ---- set-up, run, record ------------------------------------------------ */
+
+/* Routing thread r takes a contiguous share of the axes that cross ranks;
+ * the first also takes the axes before its share, the last those after. */
+static void assign_axes(struct pipe *pp)
+{
+    int net[RA_MAX_DIMS], na = 0;
+    for (int k = 0; k < pp->nd; k++)
+        if (pp->dims[k] > 1)
+            net[na++] = k;
+    for (int r = 0; r < pp->R; r++) {
+        struct router *rt = &pp->rt[r];
+        rt->a0 = r == 0 || na == 0 ? 0 : net[r * na / pp->R];
+        rt->a1 = r == pp->R - 1 || na == 0 ? (na ? pp->nd : 0) : net[(r + 1) * na / pp->R];
+        for (int k = rt->a0; k < rt->a1; k++)
+            pp->router_of_axis[k] = r;
+    }
+}
+
+static void describe_roles(struct pipe *pp)
+{
+    char *out = pp->s->thread_roles;
+    size_t len = sizeof pp->s->thread_roles, used = 0;
+    for (int t = 0; t < pp->team.n && used < len; t++) {
+        const char *sep = t ? ";" : "";
+        if (t < pp->R) {
+            struct router *r = &pp->rt[t];
+            used += (size_t)snprintf(out + used, len - used, "%s%s", sep,
+                                     t == 0 ? "generate" : "route");
+            if (r->a0 < r->a1 && used < len)
+                used += (size_t)snprintf(out + used, len - used, "%sroute axes %d-%d",
+                                         t == 0 ? "+" : " ", r->a0, r->a1 - 1);
+            if (t == 0 && pp->fused && used < len)
+                used += (size_t)snprintf(out + used, len - used, "+update slice 0");
+        } else if (used < len) {
+            used += (size_t)snprintf(out + used, len - used, "%supdate slice %d", sep,
+                                     pp->fused ? t : t - pp->R);
+        }
+    }
+}
+
+static int alloc_router(struct pipe *pp, struct router *r, int ranks)
+{
+    size_t cap = (size_t)pp->capacity, nb = (size_t)pp->nbuckets + 1;
+    r->pp = pp;
+    r->comm = MPI_COMM_NULL;
+    r->bucket = malloc(nb * cap * sizeof *r->bucket);
+    r->bucket_n = calloc(nb, sizeof *r->bucket_n);
+    r->recvbuf = malloc(NRECV * cap * sizeof *r->recvbuf);
+    r->local = malloc((cap + GEN_BATCH) * sizeof *r->local);
+    r->sent_msgs = malloc(3 * nb * sizeof *r->sent_msgs);
+    r->sent_to = calloc((size_t)ranks, 1);
+    r->out = calloc((size_t)(pp->R + pp->U), sizeof *r->out);
+    if (r->sent_msgs) {
+        r->got_msgs = r->sent_msgs + nb;
+        r->announced = r->got_msgs + nb;
+    }
+    return r->bucket && r->bucket_n && r->recvbuf && r->local && r->sent_msgs && r->sent_to &&
+           r->out ? 0 : -1;
+}
+
+static int alloc_pipe(struct pipe *pp, int ranks)
+{
+    int T = pp->team.n, n = pp->R + pp->U;
+    pp->rt = calloc((size_t)pp->R, sizeof *pp->rt);
+    pp->up = calloc((size_t)pp->U, sizeof *pp->up);
+    pp->ring = calloc((size_t)(pp->R * n), sizeof *pp->ring);
+    if (!pp->rt || !pp->up || !pp->ring || T < 1)
+        return -1;
+    for (int r = 0; r < pp->R; r++) {
+        pp->rt[r].id = r;
+        if (alloc_router(pp, &pp->rt[r], ranks))
+            return -1;
+        for (int t = r + 1; t < n; t++)
+            if (ra_ring_init(ring_of(pp, r, t), RING_WORDS))
+                return -1;
+    }
+    return 0;
+}
+
+static void reset_router(struct router *r, const struct ra_state *s)
+{
+    struct pipe *pp = r->pp;
+    for (int b = 0; b <= pp->nbuckets; b++) {
+        r->sent_msgs[b] = r->got_msgs[b] = 0;
+        r->announced[b] = -1;
+        r->bucket_n[b] = 0;
+    }
+    memset(r->sent_to, 0, (size_t)s->dist.ranks);
+    for (int t = 0; t < pp->R + pp->U; t++) {
+        r->out[t].n = 0;
+        if (t > r->id)
+            ra_ring_reset(ring_of(pp, r->id, t));
+    }
+    r->phase = r->a0 - 1;
+    r->nlocal = 0;
+    r->generated = 0;
+    r->gen_done = r->id != 0;
+    r->rng_state = ra_rng_jump(s->p.rng, s->seq_start);
+    r->messages = r->bytes = r->partners = r->max_pending = r->busy = r->handled = 0;
+    r->applied = r->stalled = 0;
+}
+
+/* Slice 0 is [0, share * n); slices 1 .. U-1 split the rest equally. */
+static void set_slices(struct pipe *pp, double share)
+{
+    uint64_t n = pp->s->table.n;
+    pp->fused_share = share;
+    pp->first_slice = pp->U == 1 ? n : (uint64_t)(share * (double)n);
+    pp->slice_scale = pp->U > 1 && n > pp->first_slice
+                          ? (double)(pp->U - 1) / (double)(n - pp->first_slice) : 0.0;
+}
+
+/* The fused thread routes every update and applies its slice; the others
+ * only apply. From the last repetition's busy times, per update applied
+ * (c_u, the updaters) and per update routed (c_r, the rest of the fused
+ * thread's time), the share f that gives every thread the same work:
+ * c_r + f c_u = (1 - f) c_u / (U - 1), so f = (c_u - (U - 1) c_r) / (U c_u). */
+static void rebalance(struct pipe *pp)
+{
+    long long bu = 0, au = 0;
+    for (int u = 1; u < pp->U; u++)
+        bu += pp->up[u].busy, au += pp->up[u].handled;
+    const struct router *r = &pp->rt[0];
+    if (!pp->fused || pp->U < 2 || au == 0 || r->handled == 0)
+        return;
+    double cu = (double)bu / (double)au;
+    double cr = ((double)r->busy - (double)r->applied * cu) / (double)r->handled;
+    double f = (cu - (pp->U - 1) * (cr > 0 ? cr : 0)) / (pp->U * cu);
+    set_slices(pp, f < 0 ? 0 : f > 1.0 / pp->U ? 1.0 / pp->U : f);
+}
+
+/* Sum the routing threads' counters into the rank's; per-thread figures.
+ * A routing thread's updates are those it routed (the fused one applies
+ * its slice's share of them too); an updater's, those it applied. */
+static void collect(struct pipe *pp, double ticks_per_ns)
+{
+    struct ra_state *s = pp->s;
+    for (int r = 0; r < pp->R; r++) {
+        struct router *rt = &pp->rt[r];
+        s->messages_sent += rt->messages;
+        s->bytes_sent += rt->bytes;
+        s->partners += rt->partners;
+        s->max_pending = rt->max_pending > s->max_pending ? rt->max_pending : s->max_pending;
+    }
+    for (int k = 0; k < pp->nd; k++)
+        s->stages += pp->dims[k] > 1;
+    s->executed = pp->rt[0].generated;
+    s->ticks_per_ns = ticks_per_ns;
+    for (int t = 0; t < pp->team.n; t++) {
+        int u = pp->fused ? t : t - pp->R;
+        s->thread_busy_ticks[t] = t < pp->R ? pp->rt[t].busy : pp->up[u].busy;
+        s->thread_updates[t] = t < pp->R ? pp->rt[t].handled : pp->up[u].handled;
+        s->thread_busy_ns[t] = (long long)((double)s->thread_busy_ticks[t] / ticks_per_ns);
+    }
+}
+
+static int pipeline_run(struct hpcp_bench *b, double *seconds)
+{
+    struct ra_state *s = b->state;
+    struct pipe *pp = s->algo;
+    ra_table_init(&s->table, s->my_start);
+    for (int r = 0; r < pp->R; r++)
+        reset_router(&pp->rt[r], s);
+    memset(pp->up, 0, (size_t)pp->U * sizeof *pp->up);
+    pp->pending = 0;
+    pp->starved = 0;
+    MPI_Barrier(b->comm);
+    pp->t0 = MPI_Wtime();
+    uint64_t ticks0 = ra_ticks();
+    int failed = ra_team_run(&pp->team, thread_main, pp);
+    uint64_t ticks1 = ra_ticks();
+    double mine = MPI_Wtime() - pp->t0;
+    MPI_Barrier(b->comm);
+    *seconds = MPI_Wtime() - pp->t0;
+    if (failed) /* no thread ran here: the other ranks would wait for our updates */
+        ra_mpi_out_of_memory("the pipeline's threads (pthread_create failed)");
+    collect(pp, ra_ticks_per_ns(ticks1 - ticks0, mine));
+    rebalance(pp);
+    return 0;
+}
+
+static int pipeline_setup(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    struct pipe *pp = calloc(1, sizeof *pp);
+    int T = s->p.threads, failed = !pp, local_rank = 0;
+    s->algo = pp;
+    MPI_Comm_rank(b->si->node_comm, &local_rank);
+    if (pp) {
+        pp->s = s;
+        pp->nd = s->p.ndims;
+        memcpy(pp->dims, s->p.grid, sizeof pp->dims);
+        pp->fused = s->p.roles == 0;
+        pp->R = pp->fused ? 1 : s->p.roles;
+        pp->U = pp->fused ? T : T - s->p.roles;
+        /* Mode 7: each core has the look-ahead; mode 8: one for the node. */
+        pp->lookahead = (long long)s->p.lookahead * (s->p.mapping_mode == 7 ? T : 1);
+        ra_team_plan(&pp->team, T, local_rank);
+        failed = plan_routes(pp, b->rank, b->ranks);
+        int per = pp->nbuckets ? (int)(pp->lookahead / pp->nbuckets) : (int)pp->lookahead;
+        pp->capacity = per > 0 ? per : 1;
+        failed = failed || alloc_pipe(pp, b->ranks) || ra_thread_state_alloc(s, T);
+        if (!failed) {
+            assign_axes(pp);
+            describe_roles(pp);
+            s->nranges = 0; /* one generator: the verifier replays one range */
+            for (int t = 0; t < T; t++)
+                s->thread_cpu[t] = pp->team.cpu[t];
+        }
+    }
+    failed = ra_mpi_setup(b, NULL, failed);
+    /* A communicator per routing thread (collective, so every rank makes
+     * the same number): no thread can match another's messages. */
+    int R = pp && !failed ? pp->R : 0, most = 0;
+    MPI_Allreduce(&R, &most, 1, MPI_INT, MPI_MAX, b->comm);
+    for (int r = 0; r < most; r++) {
+        MPI_Comm c;
+        MPI_Comm_dup(b->comm, &c);
+        if (r < R)
+            pp->rt[r].comm = c;
+        else
+            MPI_Comm_free(&c);
+    }
+    if (pp && !failed)
+        set_slices(pp, 1.0 / pp->U);
+    return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
+}
+
+static void pipeline_teardown(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    struct pipe *pp = s->algo;
+    if (pp) {
+        int n = pp->R + pp->U;
+        for (int r = 0; pp->rt && r < pp->R; r++) {
+            struct router *rt = &pp->rt[r];
+            for (int i = 0; i < rt->nslots; i++)
+                free(rt->slot[i]);
+            free(rt->slot);
+            free(rt->slot_n);
+            free(rt->sreq);
+            free(rt->bucket);
+            free(rt->bucket_n);
+            free(rt->recvbuf);
+            free(rt->local);
+            free(rt->sent_msgs);
+            free(rt->sent_to);
+            free(rt->out);
+            if (rt->comm != MPI_COMM_NULL)
+                MPI_Comm_free(&rt->comm);
+            for (int t = r + 1; pp->ring && t < n; t++)
+                ra_ring_free(ring_of(pp, r, t));
+        }
+        free(pp->rt);
+        free(pp->up);
+        free(pp->ring);
+        free(pp->bucket_of);
+        free(pp->bucket_rank);
+        free(pp->bucket_axis);
+        free(pp);
+    }
+    MPI_Comm none = MPI_COMM_NULL;
+    ra_mpi_teardown(b, &none);
+    ra_thread_state_free(s);
+    s->algo = NULL;
+}
+
+const struct hpcp_kernel hpcp_ra_mpi_pipeline = {
+    .family = "ra",
+    .variant = "mpi",
+    .algorithm = "pipeline",
+    .summary = "RandomAccess with specialised threads: one generator, routing threads per "
+               "axis of a virtual grid, updaters on disjoint table slices, joined by lock-free "
+               "rings (mapping modes 7 and 8 of Garg et al.)",
+    .driver = hpcp_ra_driver,
+    .setup = pipeline_setup,
+    .run = pipeline_run,
+    .verify = ra_mpi_verify,
+    .teardown = pipeline_teardown,
+};
