@@ -21,9 +21,20 @@ from hpcprobe.suites import SCALES, SUITE_NAMES
 
 COMMANDS = ("ra", "run", "model", "show", "sysinfo", "list")
 VARIANTS = ("single", "star", "mpi")
-# What may follow `hpcprobe ra`: a variant, or "sweep" (ra mpi over look-aheads).
-RA_WORDS = VARIANTS + ("sweep",)
+# Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
+RA_STUDIES = ("shared-table-study", "modes")
+# What may follow `hpcprobe ra`: a variant, "sweep" (ra mpi over look-aheads), or a study.
+RA_WORDS = VARIANTS + ("sweep",) + RA_STUDIES
+# One rank per core (mapping mode 1; sweep, model), and threads on one table per rank.
 MPI_ALGORITHMS = ("reference", "alltoall", "hypercube", "torus")
+THREADED_ALGORITHMS = ("shared", "pipeline")
+# --mapping-mode without --algo: modes 1-4 keep the bench's default (it refuses 2-4).
+MODE_ALGORITHMS = {5: "shared", 6: "shared", 7: "pipeline", 8: "pipeline"}
+STUDY_MODES = (1, 5, 6, 7, 8)
+DEFAULT_STUDY_MODES = (1, 5, 6, 8)
+# Table 2(a): 32M..512M updates on a 16M-word table; Table 2(b): its locking strategies.
+STUDY_UPDATES_PER_WORD = (2, 4, 8, 16, 32)
+STUDY_SYNCS = ("none", "locks:1", "locks:16", "locks:32", "atomic")
 MODELS = ("ra",)
 FORMATS = ("table", "json", "csv")
 # Plimpton et al.'s Table 4: the look-aheads Q of `hpcprobe ra sweep` by default.
@@ -124,6 +135,45 @@ def topology(text: str) -> Topology:
         raise UsageError(str(error)) from None
 
 
+def _is_count(text: str) -> bool:
+    # ASCII digits only: int() would also take "+3", " 3" and "٣", which the bench won't.
+    return text.isascii() and text.isdigit()
+
+
+def sync_spec(option: str) -> Callable[[str], str]:
+    """argparse type: none, atomic or locks:K (K >= 1), kept as typed for the bench."""
+    def parse(text: str) -> str:
+        kind, colon, count = text.partition(":")
+        if text in ("none", "atomic") or (
+                kind == "locks" and colon and _is_count(count) and int(count) >= 1):
+            return text
+        close = difflib.get_close_matches(kind, ["none", "atomic", "locks"], n=1)
+        hint = f"; did you mean '{close[0]}{colon}{count}'?" if close and close[0] != kind else ""
+        raise UsageError(f"{option} takes none, atomic or locks:K (K >= 1 striped locks), "
+                         f"not '{text}'{hint}")
+    return parse
+
+
+def roles_spec(text: str) -> str:
+    """argparse type of --roles: auto, or how many threads only route (0 or more)."""
+    if text == "auto" or _is_count(text):
+        return text
+    raise UsageError(f"--roles takes auto or a whole number of routing threads >= 0, "
+                     f"not '{text}'")
+
+
+def sync_list(text: str) -> List[str]:
+    return [sync_spec("--syncs")(word) for word in text.split(",")]
+
+
+def mode_list(text: str) -> List[int]:
+    modes = int_list("--modes", 1, 8, "1,5,6,8")(text)
+    if set(modes) - set(STUDY_MODES):
+        raise UsageError(f"--modes takes {', '.join(map(str, STUDY_MODES))}, not "
+                         f"{min(set(modes) - set(STUDY_MODES))} (the paper rules out 2-4)")
+    return modes
+
+
 class CliParser(argparse.ArgumentParser):
     """ArgumentParser that raises UsageError instead of printing usage, and that
     remembers its long options for "did you mean"."""
@@ -166,26 +216,54 @@ def _add_launch_options(parser: CliParser, default_np: str,
 def _add_ra_parser(subparsers) -> CliParser:
     ra = subparsers.add_parser("ra", help="HPC Challenge RandomAccess (GUPS)")
     ra.add_argument("variant", nargs="?", type=choice("variant", RA_WORDS),
-                    metavar="{single,star,mpi,sweep}",
-                    help="a variant, or sweep: ra mpi over look-aheads (Plimpton's Table 4)")
-    ra.add_argument("--algo", type=choice("algorithm", MPI_ALGORITHMS), metavar="NAME",
-                    help="mpi and sweep: " + ", ".join(MPI_ALGORITHMS)
-                    + " (default: reference for mpi, hypercube for sweep)")
+                    metavar="{" + ",".join(RA_WORDS) + "}",
+                    help="a variant, or a study: sweep (Plimpton's Table 4), shared-table-study "
+                         "and modes (Garg & Sabharwal's Tables 2 and 1)")
+    ra.add_argument("--algo", type=choice("algorithm", MPI_ALGORITHMS + THREADED_ALGORITHMS),
+                    metavar="NAME", help="mpi: " + ", ".join(MPI_ALGORITHMS + THREADED_ALGORITHMS)
+                    + " (default reference, or as --mapping-mode implies); sweep: hypercube")
     ra.add_argument("--lookahead", metavar="L",
                     help="most updates pending; sweep: a comma list (default "
                          + ",".join(map(str, SWEEP_LOOKAHEADS)) + ")")
     # Passed to hpcprobe-bench as typed; it validates them (docs/cli.md).
     for option, metavar in (("--table-log2", "K"), ("--memory-fraction", "F"),
-                            ("--rng", "poly|lcg"), ("--repeat", "R"), ("--warmup", "W"),
+                            ("--rng", "poly|lcg"), ("--warmup", "W"),
                             ("--time-limit", "S"), ("--hugepages", "on|off"),
                             ("--owner", "division|predict"), ("--grid", "AxBxC"),
-                            ("--dims", "D"), ("--mods", "none|all|LIST")):
+                            ("--dims", "D"), ("--mods", "none|all|LIST"),
+                            ("--threads", "T"), ("--mapping-mode", "M")):
         ra.add_argument(option, metavar=metavar, help="see hpcprobe-bench (docs/cli.md)")
+    ra.add_argument("--repeat", "--reps", dest="repeat", metavar="R",
+                    help="timed repetitions (default 1; shared-table-study 5, modes 3)")
     ra.add_argument("--allow-noncompliant", action="store_true",
-                    help="accept a look-ahead over 1024 (record marked non-compliant)")
+                    help="accept a look-ahead over 1024 or --updates-per-word not 4 (record "
+                         "marked non-compliant)")
     ra.add_argument("--no-verify", action="store_true", help="skip verification")
+    _add_threaded_options(ra)
     _add_launch_options(ra, default_np="1; sweep: number of CPU cores")
     return ra
+
+
+def _add_threaded_options(ra: CliParser) -> None:
+    ra.add_argument("--sync", type=sync_spec("--sync"), metavar="none|atomic|locks:K",
+                    help="shared: how threads guard the table (bench default atomic)")
+    ra.add_argument("--roles", type=roles_spec, metavar="auto|K",
+                    help="pipeline: K threads only route (bench default auto)")
+    ra.add_argument("--oversubscribe", action="store_true", help="allow more threads than cores")
+    ra.add_argument("--updates-per-word", metavar="F",
+                    help="updates per table word (HPCC: 4); shared-table-study: a comma list "
+                         "(default " + ",".join(map(str, STUDY_UPDATES_PER_WORD)) + ")")
+    ra.add_argument("--syncs", type=sync_list, metavar="S,S,...",
+                    help="shared-table-study (b): the syncs against 1 thread (default "
+                         + ",".join(STUDY_SYNCS) + ")")
+    ra.add_argument("--sync-a", type=sync_spec("--sync-a"), metavar="S",
+                    help="shared-table-study (a): the sync of the error runs (default none)")
+    ra.add_argument("--modes", type=mode_list, metavar="M,M,...",
+                    help="modes: the mapping modes compared (default "
+                         + ",".join(map(str, DEFAULT_STUDY_MODES)) + ")")
+    ra.add_argument("--mode1-algo", type=choice("algorithm", MPI_ALGORITHMS), metavar="NAME",
+                    help="modes: the algorithm of mode 1 (default hypercube)")
+    ra.add_argument("--json", action="store_true", help="the studies: JSON instead of tables")
 
 
 def _add_model_parser(subparsers) -> CliParser:
@@ -297,21 +375,69 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
+# (attribute, option, the words after `hpcprobe ra` that take it); the studies choose
+# ranks, algorithms and table sizes themselves.
+_RA_OPTION_WORDS = (
+    ("algo", "--algo", ("mpi", "sweep")),
+    ("hpcc_summary", "--hpcc-summary", VARIANTS),
+    ("np", "--np", VARIANTS + ("sweep",)),
+    ("memory_fraction", "--memory-fraction", VARIANTS + ("sweep",)),
+    ("no_verify", "--no-verify", VARIANTS + ("sweep", "modes")),
+    ("threads", "--threads", ("mpi",) + RA_STUDIES),
+    ("mapping_mode", "--mapping-mode", ("mpi", "shared-table-study")),
+    ("sync", "--sync", ("mpi", "modes")),
+    ("roles", "--roles", ("mpi", "modes")),
+    ("oversubscribe", "--oversubscribe", ("mpi",) + RA_STUDIES),
+    ("updates_per_word", "--updates-per-word", ("mpi", "shared-table-study")),
+    ("syncs", "--syncs", ("shared-table-study",)),
+    ("sync_a", "--sync-a", ("shared-table-study",)),
+    ("modes", "--modes", ("modes",)),
+    ("mode1_algo", "--mode1-algo", ("modes",)),
+    ("json", "--json", RA_STUDIES),
+)
+
+
+def _check_ra_option_words(args: argparse.Namespace) -> None:
+    for attribute, option, words in _RA_OPTION_WORDS:
+        if getattr(args, attribute) not in (None, False) and args.variant not in words:
+            raise UsageError(f"{option} applies to 'hpcprobe ra {'|'.join(words)}' only, "
+                             f"not to 'ra {args.variant}'")
+
+
 def _check_ra(args: argparse.Namespace) -> None:
     if args.variant is None:
         raise UsageError(f"missing variant for 'hpcprobe ra' (allowed: {', '.join(RA_WORDS)})")
     if args.algo is not None and args.variant in ("single", "star"):
         raise UsageError(f"--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; "
                          f"'{args.variant}' has one algorithm")
-    if args.variant != "sweep":
-        return
-    if args.hpcc_summary:
+    if args.hpcc_summary and args.variant == "sweep":
         raise UsageError("--hpcc-summary applies to 'hpcprobe ra single|star|mpi' and "
                          "'hpcprobe run', not to 'ra sweep' (look-aheads over 1024 are not "
                          "HPCC runs)")
-    parse = int_list("--lookahead", 1, MAX_SWEEP_LOOKAHEAD, "1,4,16,64")
-    args.lookaheads = parse(args.lookahead) if args.lookahead is not None else list(
-        SWEEP_LOOKAHEADS)
+    _check_ra_option_words(args)
+    if args.variant == "mpi" and args.algo is None and _is_count(args.mapping_mode or ""):
+        args.algo = MODE_ALGORITHMS.get(int(args.mapping_mode))
+    elif args.variant in RA_STUDIES:
+        _check_study(args)
+    elif args.variant == "sweep":
+        if args.algo in THREADED_ALGORITHMS:
+            raise UsageError(f"--algo {args.algo} applies to 'hpcprobe ra mpi' only; a sweep "
+                             f"runs one rank per core (allowed: {', '.join(MPI_ALGORITHMS)})")
+        parse = int_list("--lookahead", 1, MAX_SWEEP_LOOKAHEAD, "1,4,16,64")
+        args.lookaheads = parse(args.lookahead) if args.lookahead is not None else list(
+            SWEEP_LOOKAHEADS)
+
+
+def _check_study(args: argparse.Namespace) -> None:
+    """The numbers a study computes with, as numbers (None: the study's default)."""
+    for attribute, option in (("threads", "--threads"), ("repeat", "--repeat")):
+        text = getattr(args, attribute)
+        setattr(args, attribute, None if text is None else positive_int(option)(text))
+    args.modes = args.modes or list(DEFAULT_STUDY_MODES)
+    args.syncs = args.syncs or list(STUDY_SYNCS)
+    parse = int_list("--updates-per-word", 1, 64, "2,4,8,16,32")
+    args.updates_per_words = (parse(args.updates_per_word) if args.updates_per_word is not None
+                              else list(STUDY_UPDATES_PER_WORD))
 
 
 # Options of `hpcprobe model` that only --measure uses.

@@ -18,6 +18,7 @@ from hpcprobe.launching import (
     stdout_console,
 )
 from hpcprobe.model_report import command_model
+from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.show import records_json, records_table, write_csv
 from hpcprobe.suites import suite_steps
@@ -36,9 +37,14 @@ def write_hpcc_summary(records: RecordSet, out_dir: Path) -> None:
     (out_dir / HPCC_SUMMARY_FILE).write_text(text, encoding="utf-8")
 
 
+# The words after `hpcprobe ra` that launch several benchmarks, and their commands.
+_RA_STUDIES = {"sweep": command_ra_sweep, "shared-table-study": command_ra_shared_table_study,
+               "modes": command_ra_modes}
+
+
 def command_ra(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    if args.variant == "sweep":
-        return command_ra_sweep(args, user_argv)
+    if args.variant in _RA_STUDIES:
+        return _RA_STUDIES[args.variant](args, user_argv)
     context = LaunchContext(args, user_argv, default_np=1)
     launch = context.launch("ra", args.variant, ra_bench_options(args), RA_DEFAULT_BUDGET_S)
     outcome = context.run(launch, 1, 1)

@@ -31,8 +31,11 @@ RA_VALUE_OPTIONS = (
     ("rng", "--rng"), ("lookahead", "--lookahead"), ("repeat", "--repeat"),
     ("warmup", "--warmup"), ("time_limit", "--time-limit"), ("hugepages", "--hugepages"),
     ("owner", "--owner"), ("grid", "--grid"), ("dims", "--dims"), ("mods", "--mods"),
+    ("threads", "--threads"), ("mapping_mode", "--mapping-mode"), ("sync", "--sync"),
+    ("roles", "--roles"), ("updates_per_word", "--updates-per-word"),
 )
-RA_FLAG_OPTIONS = (("allow_noncompliant", "--allow-noncompliant"), ("no_verify", "--no-verify"))
+RA_FLAG_OPTIONS = (("allow_noncompliant", "--allow-noncompliant"), ("no_verify", "--no-verify"),
+                   ("oversubscribe", "--oversubscribe"))
 
 
 def stdout_console() -> Console:

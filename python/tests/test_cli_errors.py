@@ -14,7 +14,8 @@ def run_main(capsys, *argv):
 
 @pytest.mark.parametrize("argv, expected", [
     (["ra", "singel"],
-     "unknown variant 'singel' (allowed: single, star, mpi, sweep); did you mean 'single'?"),
+     "unknown variant 'singel' (allowed: single, star, mpi, sweep, shared-table-study, "
+     "modes); did you mean 'single'?"),
     (["raa", "single"],
      "unknown command 'raa' (allowed: ra, run, model, show, sysinfo, list); "
      "did you mean 'ra'?"),
@@ -52,7 +53,8 @@ def test_unknown_option_with_equals_sign(capsys):
     (["run", "--np", "-3"], "--np must be a whole number >= 1, not '-3'"),
     (["ra", "mpi", "--time-budget", "0"], "--time-budget must be a number of seconds > 0"),
     (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
-    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep)"),
+    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep, "
+             "shared-table-study, modes)"),
     ([], "missing command (allowed: ra, run, model, show, sysinfo, list)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
@@ -90,8 +92,8 @@ def test_whole_program_says_one_line_and_exits_2():
     completed = run_hpcprobe("ra", "singel")
     assert completed.returncode == 2
     assert stderr_lines(completed) == [
-        "hpcprobe: unknown variant 'singel' (allowed: single, star, mpi, sweep); "
-        "did you mean 'single'?"]
+        "hpcprobe: unknown variant 'singel' (allowed: single, star, mpi, sweep, "
+        "shared-table-study, modes); did you mean 'single'?"]
     assert completed.stdout == ""
 
 
@@ -123,16 +125,17 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
 
 @pytest.mark.parametrize("argv, expected", [
     (["ra", "mpi", "--algo", "hypercub"],
-     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus); "
-     "did you mean 'hypercube'?"),
+     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus, shared, "
+     "pipeline); did you mean 'hypercube'?"),
     (["ra", "sweep", "--algo", "alltoal"],
-     "unknown algorithm 'alltoal' (allowed: reference, alltoall, hypercube, torus); "
-     "did you mean 'alltoall'?"),
+     "unknown algorithm 'alltoal' (allowed: reference, alltoall, hypercube, torus, shared, "
+     "pipeline); did you mean 'alltoall'?"),
     (["ra", "single", "--algo", "hypercube"],
      "--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; 'single' has one "
      "algorithm"),
     (["ra", "swep"],
-     "unknown variant 'swep' (allowed: single, star, mpi, sweep); did you mean 'sweep'?"),
+     "unknown variant 'swep' (allowed: single, star, mpi, sweep, shared-table-study, modes); "
+     "did you mean 'sweep'?"),
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, run, model, show, sysinfo, list); "
      "did you mean 'model'?"),
