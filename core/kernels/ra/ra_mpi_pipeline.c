@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "hpcprobe/util.h"
+#include "ra_grid.h"
 #include "ra_mpi.h"
 #include "ra_threads.h"
 
@@ -44,9 +45,8 @@ struct router {
     MPI_Comm comm;
     uint64_t *bucket;            /* nbuckets x capacity; only its axes' buckets are used */
     int *bucket_n;
-    uint64_t **slot;
-    int *slot_n, nslots;
-    MPI_Request *sreq, rreq[NRECV];
+    struct ra_sendpool pool;
+    MPI_Request rreq[NRECV];
     uint64_t *recvbuf, *local;   /* local: the first slice's updates when fused */
     size_t nlocal;
     int *sent_msgs, *got_msgs, *announced;
@@ -67,15 +67,16 @@ struct updater {
 struct pipe {
     struct ra_state *s;
     struct ra_team team;
-    int R, U, fused, nd, dims[RA_MAX_DIMS], nbuckets, capacity;
-    int *bucket_of, *bucket_rank, *bucket_axis, router_of_axis[RA_MAX_DIMS];
+    int R, U, fused, capacity;
+    struct ra_routes rt_plan;
+    int router_of_axis[RA_MAX_DIMS];
     struct router *rt;
     struct updater *up;
     struct ra_ring *ring;        /* ring[r * (R + U) + target] */
     /* Slices: the fused thread's is [0, first_slice) (it also routes, so it
      * gets less), the other updaters share the rest equally. */
     uint64_t first_slice;
-    double slice_scale;          /* updater of local offset o >= first_slice: 1 + (o - first_slice) * slice_scale */
+    double slice_scale;          /* offset o >= first_slice: 1 + (o - first_slice) * scale */
     double fused_share;          /* the fused thread's share of the table */
     long long lookahead;         /* for the whole rank */
     long long pending;           /* updates held by the rank (atomic) */
@@ -86,51 +87,6 @@ struct pipe {
 static struct ra_ring *ring_of(struct pipe *pp, int from, int target)
 {
     return &pp->ring[from * (pp->R + pp->U) + target];
-}
-
-static void coords_of(const struct pipe *pp, int r, int *c)
-{
-    for (int k = pp->nd - 1; k >= 0; k--) {
-        c[k] = r % pp->dims[k];
-        r /= pp->dims[k];
-    }
-}
-
-/* For every owner, the bucket of the first axis where its coordinate
- * differs from ours (-1: this rank), as the torus algorithm plans it. */
-static int plan_routes(struct pipe *pp, int me, int ranks)
-{
-    int mine[RA_MAX_DIMS], oc[RA_MAX_DIMS], base[RA_MAX_DIMS], stride[RA_MAX_DIMS];
-    pp->nbuckets = 0;
-    for (int k = pp->nd - 1, s = 1; k >= 0; k--) {
-        stride[k] = s;
-        s *= pp->dims[k];
-    }
-    for (int k = 0; k < pp->nd; k++) {
-        base[k] = pp->nbuckets;
-        pp->nbuckets += pp->dims[k] - 1;
-    }
-    pp->bucket_of = malloc((size_t)ranks * sizeof *pp->bucket_of);
-    pp->bucket_rank = malloc(((size_t)pp->nbuckets + 1) * sizeof *pp->bucket_rank);
-    pp->bucket_axis = malloc(((size_t)pp->nbuckets + 1) * sizeof *pp->bucket_axis);
-    if (!pp->bucket_of || !pp->bucket_rank || !pp->bucket_axis)
-        return -1;
-    coords_of(pp, me, mine);
-    for (int o = 0; o < ranks; o++) {
-        coords_of(pp, o, oc);
-        int k = 0;
-        while (k < pp->nd && oc[k] == mine[k])
-            k++;
-        if (k == pp->nd) {
-            pp->bucket_of[o] = -1;
-            continue;
-        }
-        int b = base[k] + (oc[k] < mine[k] ? oc[k] : oc[k] - 1);
-        pp->bucket_of[o] = b;
-        pp->bucket_rank[b] = me + (oc[k] - mine[k]) * stride[k];
-        pp->bucket_axis[b] = k;
-    }
-    return 0;
 }
 
 static void add_pending(struct pipe *pp, struct router *r, long long n)
@@ -185,49 +141,23 @@ static void stage(struct router *r, int target, uint64_t v)
 
 static void reap_sends(struct router *r)
 {
-    for (int i = 0; i < r->nslots; i++) {
-        int done = r->sreq[i] == MPI_REQUEST_NULL;
-        if (!done)
-            MPI_Test(&r->sreq[i], &done, MPI_STATUS_IGNORE);
-        if (done && r->slot_n[i]) {
-            add_pending(r->pp, NULL, -r->slot_n[i]);
-            r->slot_n[i] = 0;
-        }
-    }
-}
-
-static int free_slot(struct router *r)
-{
-    reap_sends(r);
-    for (int i = 0; i < r->nslots; i++)
-        if (r->sreq[i] == MPI_REQUEST_NULL)
-            return i;
-    int n = r->nslots + 1;
-    uint64_t **slot = realloc(r->slot, (size_t)n * sizeof *slot);
-    if (slot)
-        r->slot = slot;
-    int *slot_n = slot ? realloc(r->slot_n, (size_t)n * sizeof *slot_n) : NULL;
-    if (slot_n)
-        r->slot_n = slot_n;
-    MPI_Request *sreq = slot_n ? realloc(r->sreq, (size_t)n * sizeof *sreq) : NULL;
-    if (sreq)
-        r->sreq = sreq;
-    uint64_t *buf = sreq ? malloc((size_t)r->pp->capacity * sizeof *buf) : NULL;
-    if (!buf)
-        ra_mpi_out_of_memory("the pipeline's send buffers");
-    r->slot[r->nslots] = buf;
-    r->slot_n[r->nslots] = 0;
-    r->sreq[r->nslots] = MPI_REQUEST_NULL;
-    return r->nslots++;
+    long long released = ra_sendpool_reap(&r->pool);
+    if (released)
+        add_pending(r->pp, NULL, -released);
 }
 
 static void send_bucket(struct router *r, int b)
 {
     struct pipe *pp = r->pp;
-    int i = free_slot(r), n = r->bucket_n[b], dest = pp->bucket_rank[b];
-    memcpy(r->slot[i], r->bucket + (size_t)b * (size_t)pp->capacity, (size_t)n * sizeof(uint64_t));
-    MPI_Isend(r->slot[i], n, MPI_UINT64_T, dest, TAG_DATA, r->comm, &r->sreq[i]);
-    r->slot_n[i] = n;
+    long long released;
+    int i = ra_sendpool_take(&r->pool, &released), n = r->bucket_n[b];
+    int dest = pp->rt_plan.bucket_rank[b];
+    if (released)
+        add_pending(pp, NULL, -released);
+    memcpy(r->pool.slot[i], r->bucket + (size_t)b * (size_t)pp->capacity,
+           (size_t)n * sizeof(uint64_t));
+    MPI_Isend(r->pool.slot[i], n, MPI_UINT64_T, dest, TAG_DATA, r->comm, &r->pool.sreq[i]);
+    r->pool.slot_n[i] = n;
     r->bucket_n[b] = 0;
     r->sent_msgs[b]++;
     r->messages++;
@@ -239,7 +169,7 @@ static void send_bucket(struct router *r, int b)
 static int send_largest(struct router *r)
 {
     int best = -1;
-    for (int b = 0, most = 0; b < r->pp->nbuckets; b++)
+    for (int b = 0, most = 0; b < r->pp->rt_plan.nbuckets; b++)
         if (r->bucket_n[b] > most) {
             most = r->bucket_n[b];
             best = b;
@@ -256,7 +186,7 @@ static void route(struct router *r, uint64_t v)
     struct pipe *pp = r->pp;
     struct ra_state *s = pp->s;
     uint64_t g = ra_index(s->p.rng, v, s->p.table_log2);
-    int b = pp->bucket_of[ra_dist_owner(&s->dist, g)];
+    int b = pp->rt_plan.bucket_of[ra_dist_owner(&s->dist, g)];
     if (b < 0) {
         uint64_t off = g - s->my_start;
         int u = off < pp->first_slice ? 0
@@ -268,7 +198,7 @@ static void route(struct router *r, uint64_t v)
             stage(r, pp->R + u, v);
         return;
     }
-    int axis = pp->bucket_axis[b];
+    int axis = pp->rt_plan.bucket_axis[b];
     if (axis >= r->a1) {
         stage(r, pp->router_of_axis[axis], v);
         return;
@@ -339,7 +269,7 @@ static int poll_network(struct router *r)
         MPI_Testany(NRECV, r->rreq, &i, &arrived, &st);
         if (!arrived || i == MPI_UNDEFINED)
             return any;
-        int b = r->pp->bucket_of[st.MPI_SOURCE];
+        int b = r->pp->rt_plan.bucket_of[st.MPI_SOURCE];
         const uint64_t *v = r->recvbuf + (size_t)i * (size_t)r->pp->capacity;
         if (st.MPI_TAG == TAG_DONE) {
             r->announced[b] = (int)v[0];
@@ -383,8 +313,8 @@ static int upstream_done(struct router *r)
 
 static int axis_complete(const struct router *r, int k)
 {
-    for (int b = 0; b < r->pp->nbuckets; b++)
-        if (r->pp->bucket_axis[b] == k &&
+    for (int b = 0; b < r->pp->rt_plan.nbuckets; b++)
+        if (r->pp->rt_plan.bucket_axis[b] == k &&
             (r->announced[b] < 0 || r->got_msgs[b] < r->announced[b]))
             return 0;
     return 1;
@@ -394,10 +324,10 @@ static void start_axis(struct router *r, int k)
 {
     while (send_largest(r))
         ;
-    for (int b = 0; b < r->pp->nbuckets; b++) {
+    for (int b = 0; b < r->pp->rt_plan.nbuckets; b++) {
         uint64_t count = (uint64_t)r->sent_msgs[b];
-        if (r->pp->bucket_axis[b] == k)
-            MPI_Send(&count, 1, MPI_UINT64_T, r->pp->bucket_rank[b], TAG_DONE, r->comm);
+        if (r->pp->rt_plan.bucket_axis[b] == k)
+            MPI_Send(&count, 1, MPI_UINT64_T, r->pp->rt_plan.bucket_rank[b], TAG_DONE, r->comm);
     }
 }
 
@@ -419,10 +349,9 @@ static int advance_end(struct router *r)
 
 static void router_finish(struct router *r)
 {
-    for (int i = 0; i < r->nslots; i++)
-        if (r->sreq[i] != MPI_REQUEST_NULL)
-            MPI_Wait(&r->sreq[i], MPI_STATUS_IGNORE);
-    reap_sends(r);
+    long long released = ra_sendpool_wait(&r->pool);
+    if (released)
+        add_pending(r->pp, NULL, -released);
     for (int i = 0; i < NRECV && r->a0 < r->a1; i++) { /* nothing can match them any more */
         MPI_Cancel(&r->rreq[i]);
         MPI_Wait(&r->rreq[i], MPI_STATUS_IGNORE);
@@ -509,13 +438,13 @@ static void thread_main(int tid, void *arg)
 static void assign_axes(struct pipe *pp)
 {
     int net[RA_MAX_DIMS], na = 0;
-    for (int k = 0; k < pp->nd; k++)
-        if (pp->dims[k] > 1)
+    for (int k = 0; k < pp->rt_plan.nd; k++)
+        if (pp->rt_plan.dims[k] > 1)
             net[na++] = k;
     for (int r = 0; r < pp->R; r++) {
         struct router *rt = &pp->rt[r];
         rt->a0 = r == 0 || na == 0 ? 0 : net[r * na / pp->R];
-        rt->a1 = r == pp->R - 1 || na == 0 ? (na ? pp->nd : 0) : net[(r + 1) * na / pp->R];
+        rt->a1 = r == pp->R - 1 || na == 0 ? (na ? pp->rt_plan.nd : 0) : net[(r + 1) * na / pp->R];
         for (int k = rt->a0; k < rt->a1; k++)
             pp->router_of_axis[k] = r;
     }
@@ -545,9 +474,10 @@ static void describe_roles(struct pipe *pp)
 
 static int alloc_router(struct pipe *pp, struct router *r, int ranks)
 {
-    size_t cap = (size_t)pp->capacity, nb = (size_t)pp->nbuckets + 1;
+    size_t cap = (size_t)pp->capacity, nb = (size_t)pp->rt_plan.nbuckets + 1;
     r->pp = pp;
     r->comm = MPI_COMM_NULL;
+    r->pool.capacity = pp->capacity;
     r->bucket = malloc(nb * cap * sizeof *r->bucket);
     r->bucket_n = calloc(nb, sizeof *r->bucket_n);
     r->recvbuf = malloc(NRECV * cap * sizeof *r->recvbuf);
@@ -585,7 +515,7 @@ static int alloc_pipe(struct pipe *pp, int ranks)
 static void reset_router(struct router *r, const struct ra_state *s)
 {
     struct pipe *pp = r->pp;
-    for (int b = 0; b <= pp->nbuckets; b++) {
+    for (int b = 0; b <= pp->rt_plan.nbuckets; b++) {
         r->sent_msgs[b] = r->got_msgs[b] = 0;
         r->announced[b] = -1;
         r->bucket_n[b] = 0;
@@ -647,8 +577,8 @@ static void collect(struct pipe *pp, double ticks_per_ns)
         s->partners += rt->partners;
         s->max_pending = rt->max_pending > s->max_pending ? rt->max_pending : s->max_pending;
     }
-    for (int k = 0; k < pp->nd; k++)
-        s->stages += pp->dims[k] > 1;
+    for (int k = 0; k < pp->rt_plan.nd; k++)
+        s->stages += pp->rt_plan.dims[k] > 1;
     s->executed = pp->rt[0].generated;
     s->ticks_per_ns = ticks_per_ns;
     for (int t = 0; t < pp->team.n; t++) {
@@ -669,17 +599,7 @@ static int pipeline_run(struct hpcp_bench *b, double *seconds)
     memset(pp->up, 0, (size_t)pp->U * sizeof *pp->up);
     pp->pending = 0;
     pp->starved = 0;
-    MPI_Barrier(b->comm);
-    pp->t0 = MPI_Wtime();
-    uint64_t ticks0 = ra_ticks();
-    int failed = ra_team_run(&pp->team, thread_main, pp);
-    uint64_t ticks1 = ra_ticks();
-    double mine = MPI_Wtime() - pp->t0;
-    MPI_Barrier(b->comm);
-    *seconds = MPI_Wtime() - pp->t0;
-    if (failed) /* no thread ran here: the other ranks would wait for our updates */
-        ra_mpi_out_of_memory("the pipeline's threads (pthread_create failed)");
-    collect(pp, ra_ticks_per_ns(ticks1 - ticks0, mine));
+    collect(pp, ra_team_run_timed(&pp->team, thread_main, pp, b->comm, &pp->t0, seconds));
     rebalance(pp);
     return 0;
 }
@@ -693,16 +613,15 @@ static int pipeline_setup(struct hpcp_bench *b)
     MPI_Comm_rank(b->si->node_comm, &local_rank);
     if (pp) {
         pp->s = s;
-        pp->nd = s->p.ndims;
-        memcpy(pp->dims, s->p.grid, sizeof pp->dims);
         pp->fused = s->p.roles == 0;
         pp->R = pp->fused ? 1 : s->p.roles;
         pp->U = pp->fused ? T : T - s->p.roles;
         /* Mode 7: each core has the look-ahead; mode 8: one for the node. */
         pp->lookahead = (long long)s->p.lookahead * (s->p.mapping_mode == 7 ? T : 1);
         ra_team_plan(&pp->team, T, local_rank);
-        failed = plan_routes(pp, b->rank, b->ranks);
-        int per = pp->nbuckets ? (int)(pp->lookahead / pp->nbuckets) : (int)pp->lookahead;
+        failed = ra_routes_plan(&pp->rt_plan, s->p.grid, s->p.ndims, b->rank, b->ranks);
+        int nb = pp->rt_plan.nbuckets;
+        int per = nb ? (int)(pp->lookahead / nb) : (int)pp->lookahead;
         pp->capacity = per > 0 ? per : 1;
         failed = failed || alloc_pipe(pp, b->ranks) || ra_thread_state_alloc(s, T);
         if (!failed) {
@@ -739,11 +658,7 @@ static void pipeline_teardown(struct hpcp_bench *b)
         int n = pp->R + pp->U;
         for (int r = 0; pp->rt && r < pp->R; r++) {
             struct router *rt = &pp->rt[r];
-            for (int i = 0; i < rt->nslots; i++)
-                free(rt->slot[i]);
-            free(rt->slot);
-            free(rt->slot_n);
-            free(rt->sreq);
+            ra_sendpool_free(&rt->pool);
             free(rt->bucket);
             free(rt->bucket_n);
             free(rt->recvbuf);
@@ -759,9 +674,7 @@ static void pipeline_teardown(struct hpcp_bench *b)
         free(pp->rt);
         free(pp->up);
         free(pp->ring);
-        free(pp->bucket_of);
-        free(pp->bucket_rank);
-        free(pp->bucket_axis);
+        ra_routes_free(&pp->rt_plan);
         free(pp);
     }
     MPI_Comm none = MPI_COMM_NULL;

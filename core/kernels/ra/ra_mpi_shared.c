@@ -222,7 +222,8 @@ static void run_distributed(struct shared *sh, int tid)
         if (tid == 0)
             exchange(sh, step);
         pthread_barrier_wait(&sh->bar);
-        size_t lo = sh->nrecv * (size_t)tid / (size_t)T, hi = sh->nrecv * (size_t)(tid + 1) / (size_t)T;
+        size_t lo = sh->nrecv * (size_t)tid / (size_t)T;
+        size_t hi = sh->nrecv * (size_t)(tid + 1) / (size_t)T;
         apply(sh, sh->recv + lo, hi - lo);
         if (sh->stop) /* written before the second barrier: every thread agrees */
             break;
@@ -285,17 +286,9 @@ static int shared_run(struct hpcp_bench *b, double *seconds)
     sh->lose_left = lose < sh->w[0].count ? lose : sh->w[0].count;
     sh->lose_every = sh->lose_left ? sh->w[0].count / sh->lose_left : 1;
     sh->stop = 0;
-    MPI_Barrier(b->comm);
-    sh->t0 = MPI_Wtime();
-    uint64_t ticks0 = ra_ticks();
-    int failed = ra_team_run(&sh->team, thread_main, sh);
-    uint64_t ticks1 = ra_ticks();
-    double mine = MPI_Wtime() - sh->t0;
-    MPI_Barrier(b->comm);
-    *seconds = MPI_Wtime() - sh->t0;
-    if (failed) /* no thread ran, on this rank: the others wait in exchanges */
-        ra_mpi_out_of_memory("the threads (pthread_create failed)");
-    record_threads(sh, ra_ticks_per_ns(ticks1 - ticks0, mine));
+    double ticks_per_ns =
+        ra_team_run_timed(&sh->team, thread_main, sh, b->comm, &sh->t0, seconds);
+    record_threads(sh, ticks_per_ns);
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "hpcprobe/util.h"
+#include "ra_grid.h"
 #include "ra_mpi.h"
 
 /* GEN_BATCH: updates generated between two polls of the receives; a poll
@@ -27,17 +28,12 @@ enum { TAG_DATA = 1, TAG_DONE = 2, NRECV = 4, GEN_BATCH = 256 };
 
 struct torus {
     MPI_Comm comm;
-    int nd, dims[RA_MAX_DIMS], nbuckets, capacity;
-    int *bucket_of;      /* per owner rank: bucket of its first hop; -1 for this rank */
-    int *bucket_rank;    /* per bucket: the neighbour it is sent to */
-    int *bucket_axis;    /* per bucket: the axis that neighbour is on */
+    struct ra_routes rt;
+    int capacity;
     uint64_t *bucket;    /* nbuckets x capacity words: bucket b from b * capacity */
     int *bucket_n;       /* updates in each bucket */
     long long pending;   /* sum of bucket_n */
-    uint64_t **slot;     /* send buffers, each `capacity` words */
-    int *slot_n;         /* updates in each */
-    MPI_Request *sreq;
-    int nslots;
+    struct ra_sendpool pool;
     long long inflight;  /* updates in sends not completed */
     uint64_t *recvbuf, batch[GEN_BATCH], *local;
     size_t nlocal;
@@ -46,107 +42,24 @@ struct torus {
     unsigned char *sent_to;
 };
 
-/* Row-major coordinates of rank r. */
-static void coords_of(const struct torus *t, int r, int *c)
-{
-    for (int k = t->nd - 1; k >= 0; k--) {
-        c[k] = r % t->dims[k];
-        r /= t->dims[k];
-    }
-}
-
-/* Routing tables: for every owner, the bucket (and neighbour) of the first
- * axis where its coordinate differs from ours. Computed once, so routing an
- * update costs one owner computation and one lookup. */
-static int plan_routes(struct torus *t, int me, int ranks)
-{
-    int mine[RA_MAX_DIMS], oc[RA_MAX_DIMS], base[RA_MAX_DIMS], stride[RA_MAX_DIMS];
-    t->nbuckets = 0;
-    for (int k = t->nd - 1, s = 1; k >= 0; k--) {
-        stride[k] = s;
-        s *= t->dims[k];
-    }
-    for (int k = 0; k < t->nd; k++) {
-        base[k] = t->nbuckets;
-        t->nbuckets += t->dims[k] - 1;
-    }
-    t->bucket_of = malloc((size_t)ranks * sizeof *t->bucket_of);
-    t->bucket_rank = malloc(((size_t)t->nbuckets + 1) * sizeof *t->bucket_rank);
-    t->bucket_axis = malloc(((size_t)t->nbuckets + 1) * sizeof *t->bucket_axis);
-    if (!t->bucket_of || !t->bucket_rank || !t->bucket_axis)
-        return -1;
-    coords_of(t, me, mine);
-    for (int o = 0; o < ranks; o++) {
-        coords_of(t, o, oc);
-        int k = 0;
-        while (k < t->nd && oc[k] == mine[k])
-            k++;
-        if (k == t->nd) {
-            t->bucket_of[o] = -1;
-            continue;
-        }
-        int b = base[k] + (oc[k] < mine[k] ? oc[k] : oc[k] - 1);
-        t->bucket_of[o] = b;
-        t->bucket_rank[b] = me + (oc[k] - mine[k]) * stride[k];
-        t->bucket_axis[b] = k;
-    }
-    return 0;
-}
-
 static void note_pending(struct ra_state *s, struct torus *t)
 {
     long long held = t->pending + t->inflight + (long long)t->nlocal;
     s->max_pending = held > s->max_pending ? held : s->max_pending;
 }
 
-/* Take back the send buffers whose sends have completed. */
-static void reap_sends(struct torus *t)
-{
-    for (int i = 0; i < t->nslots; i++) {
-        int done = t->sreq[i] == MPI_REQUEST_NULL;
-        if (!done)
-            MPI_Test(&t->sreq[i], &done, MPI_STATUS_IGNORE);
-        if (done) {
-            t->inflight -= t->slot_n[i];
-            t->slot_n[i] = 0;
-        }
-    }
-}
-
-/* A send buffer whose last send has completed; a new one when none has. */
-static int free_slot(struct torus *t)
-{
-    reap_sends(t);
-    for (int i = 0; i < t->nslots; i++)
-        if (t->sreq[i] == MPI_REQUEST_NULL)
-            return i;
-    int n = t->nslots + 1;
-    uint64_t **slot = realloc(t->slot, (size_t)n * sizeof *slot);
-    if (slot)
-        t->slot = slot;
-    int *slot_n = slot ? realloc(t->slot_n, (size_t)n * sizeof *slot_n) : NULL;
-    if (slot_n)
-        t->slot_n = slot_n;
-    MPI_Request *sreq = slot_n ? realloc(t->sreq, (size_t)n * sizeof *sreq) : NULL;
-    if (sreq)
-        t->sreq = sreq;
-    uint64_t *buf = sreq ? malloc((size_t)t->capacity * sizeof *buf) : NULL;
-    if (!buf)
-        ra_mpi_out_of_memory("the torus's send buffers");
-    t->slot[t->nslots] = buf;
-    t->slot_n[t->nslots] = 0;
-    t->sreq[t->nslots] = MPI_REQUEST_NULL;
-    return t->nslots++;
-}
-
 /* Send bucket b (not empty). */
 static void flush(struct ra_state *s, struct torus *t, int b)
 {
     note_pending(s, t); /* the peak: just before a bucket leaves */
-    int i = free_slot(t), n = t->bucket_n[b], dest = t->bucket_rank[b];
-    memcpy(t->slot[i], t->bucket + (size_t)b * (size_t)t->capacity, (size_t)n * sizeof(uint64_t));
-    MPI_Isend(t->slot[i], n, MPI_UINT64_T, dest, TAG_DATA, t->comm, &t->sreq[i]);
-    t->slot_n[i] = n;
+    long long released;
+    int i = ra_sendpool_take(&t->pool, &released), n = t->bucket_n[b];
+    int dest = t->rt.bucket_rank[b];
+    t->inflight -= released;
+    memcpy(t->pool.slot[i], t->bucket + (size_t)b * (size_t)t->capacity,
+           (size_t)n * sizeof(uint64_t));
+    MPI_Isend(t->pool.slot[i], n, MPI_UINT64_T, dest, TAG_DATA, t->comm, &t->pool.sreq[i]);
+    t->pool.slot_n[i] = n;
     t->inflight += n;
     t->pending -= n;
     t->bucket_n[b] = 0;
@@ -162,7 +75,7 @@ static void flush(struct ra_state *s, struct torus *t, int b)
 static int flush_largest(struct ra_state *s, struct torus *t)
 {
     int best = -1;
-    for (int b = 0, most = 0; b < t->nbuckets; b++)
+    for (int b = 0, most = 0; b < t->rt.nbuckets; b++)
         if (t->bucket_n[b] > most) {
             most = t->bucket_n[b];
             best = b;
@@ -177,7 +90,7 @@ static int flush_largest(struct ra_state *s, struct torus *t)
  * are applied as a list (with prefetch). */
 static void route(struct ra_state *s, struct torus *t, uint64_t v)
 {
-    int b = t->bucket_of[ra_owner_of(s, v)];
+    int b = t->rt.bucket_of[ra_owner_of(s, v)];
     if (b < 0) {
         t->local[t->nlocal++] = v;
         return;
@@ -205,7 +118,7 @@ static void post_recv(struct torus *t, int i)
 
 static void handle(struct ra_state *s, struct torus *t, int i, const MPI_Status *st)
 {
-    int b = t->bucket_of[st->MPI_SOURCE];
+    int b = t->rt.bucket_of[st->MPI_SOURCE];
     const uint64_t *v = t->recvbuf + (size_t)i * (size_t)t->capacity;
     if (st->MPI_TAG == TAG_DONE) {
         t->announced[b] = (int)v[0];
@@ -242,7 +155,7 @@ static void generate(struct ra_state *s, struct torus *t)
         long long room = q - t->pending - t->inflight;
         if (room <= 0) {
             if (!flush_largest(s, t))
-                reap_sends(t); /* everything is in flight: see what completed */
+                t->inflight -= ra_sendpool_reap(&t->pool); /* all in flight: what completed? */
             continue;
         }
         uint64_t m = s->my_updates - done;
@@ -262,8 +175,8 @@ static void generate(struct ra_state *s, struct torus *t)
 /* Every neighbour on axis k has said "done" and all it sent has arrived. */
 static int axis_complete(const struct torus *t, int k)
 {
-    for (int b = 0; b < t->nbuckets; b++)
-        if (t->bucket_axis[b] == k && (t->announced[b] < 0 || t->got_msgs[b] < t->announced[b]))
+    for (int b = 0; b < t->rt.nbuckets; b++)
+        if (t->rt.bucket_axis[b] == k && (t->announced[b] < 0 || t->got_msgs[b] < t->announced[b]))
             return 0;
     return 1;
 }
@@ -272,13 +185,13 @@ static int axis_complete(const struct torus *t, int k)
  * message count, and keep routing until that axis is complete. */
 static void finish(struct ra_state *s, struct torus *t)
 {
-    for (int k = 0; k < t->nd; k++) {
+    for (int k = 0; k < t->rt.nd; k++) {
         while (flush_largest(s, t))
             ;
-        for (int b = 0; b < t->nbuckets; b++) {
+        for (int b = 0; b < t->rt.nbuckets; b++) {
             uint64_t count = (uint64_t)t->sent_msgs[b];
-            if (t->bucket_axis[b] == k)
-                MPI_Send(&count, 1, MPI_UINT64_T, t->bucket_rank[b], TAG_DONE, t->comm);
+            if (t->rt.bucket_axis[b] == k)
+                MPI_Send(&count, 1, MPI_UINT64_T, t->rt.bucket_rank[b], TAG_DONE, t->comm);
         }
         while (!axis_complete(t, k)) {
             int i;
@@ -287,8 +200,7 @@ static void finish(struct ra_state *s, struct torus *t)
             handle(s, t, i, &st);
         }
     }
-    MPI_Waitall(t->nslots, t->sreq, MPI_STATUSES_IGNORE);
-    t->inflight = 0;
+    t->inflight -= ra_sendpool_wait(&t->pool);
     for (int i = 0; i < NRECV; i++) { /* nothing can match them any more */
         MPI_Cancel(&t->rreq[i]);
         MPI_Wait(&t->rreq[i], MPI_STATUS_IGNORE);
@@ -300,9 +212,9 @@ static int torus_run(struct hpcp_bench *b, double *seconds)
     struct ra_state *s = b->state;
     struct torus *t = s->algo;
     ra_table_init(&s->table, s->my_start);
-    for (int k = 0; k < t->nd; k++)
-        s->stages += t->dims[k] > 1;
-    for (int i = 0; i < t->nbuckets; i++) {
+    for (int k = 0; k < t->rt.nd; k++)
+        s->stages += t->rt.dims[k] > 1;
+    for (int i = 0; i < t->rt.nbuckets; i++) {
         t->sent_msgs[i] = t->got_msgs[i] = 0;
         t->announced[i] = -1;
     }
@@ -327,23 +239,20 @@ static int torus_setup(struct hpcp_bench *b)
     int failed = !t;
     if (t) {
         t->comm = MPI_COMM_NULL;
-        t->nd = s->p.ndims;
-        for (int k = 0; k < t->nd; k++)
-            t->dims[k] = s->p.grid[k];
-        failed = plan_routes(t, b->rank, b->ranks);
+        failed = ra_routes_plan(&t->rt, s->p.grid, s->p.ndims, b->rank, b->ranks);
         /* Garg & Sabharwal: the look-ahead shared equally by the buckets. */
-        int per = t->nbuckets ? s->p.lookahead / t->nbuckets : s->p.lookahead;
-        t->capacity = per > 0 ? per : 1;
+        int nb = t->rt.nbuckets, per = nb ? s->p.lookahead / nb : s->p.lookahead;
+        t->capacity = t->pool.capacity = per > 0 ? per : 1;
         t->recvbuf = malloc((size_t)NRECV * (size_t)t->capacity * sizeof *t->recvbuf);
         t->local = malloc(((size_t)t->capacity + GEN_BATCH) * sizeof *t->local);
         t->sent_to = calloc((size_t)b->ranks, 1);
-        t->sent_msgs = malloc(3 * ((size_t)t->nbuckets + 1) * sizeof *t->sent_msgs);
+        t->sent_msgs = malloc(3 * ((size_t)t->rt.nbuckets + 1) * sizeof *t->sent_msgs);
         if (t->sent_msgs) {
-            t->got_msgs = t->sent_msgs + t->nbuckets + 1;
-            t->announced = t->got_msgs + t->nbuckets + 1;
+            t->got_msgs = t->sent_msgs + t->rt.nbuckets + 1;
+            t->announced = t->got_msgs + t->rt.nbuckets + 1;
         }
-        t->bucket = malloc(((size_t)t->nbuckets + 1) * (size_t)t->capacity * sizeof *t->bucket);
-        t->bucket_n = calloc((size_t)t->nbuckets + 1, sizeof *t->bucket_n);
+        t->bucket = malloc(((size_t)t->rt.nbuckets + 1) * (size_t)t->capacity * sizeof *t->bucket);
+        t->bucket_n = calloc((size_t)t->rt.nbuckets + 1, sizeof *t->bucket_n);
         failed = failed || !t->sent_msgs || !t->recvbuf || !t->local || !t->sent_to ||
                  !t->bucket || !t->bucket_n;
     }
@@ -355,14 +264,8 @@ static void torus_teardown(struct hpcp_bench *b)
     struct ra_state *s = b->state;
     struct torus *t = s->algo;
     if (t) {
-        for (int i = 0; i < t->nslots; i++)
-            free(t->slot[i]);
-        free(t->slot);
-        free(t->slot_n);
-        free(t->sreq);
-        free(t->bucket_of);
-        free(t->bucket_rank);
-        free(t->bucket_axis);
+        ra_sendpool_free(&t->pool);
+        ra_routes_free(&t->rt);
         free(t->recvbuf);
         free(t->local);
         free(t->sent_to);

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpcprobe/util.h"
 #include "ra_threads.h"
 
 void ra_team_plan(struct ra_team *team, int n, int local_rank)
@@ -202,11 +203,12 @@ void ra_print_thread_balance(const struct ra_state *s, const char *what)
     const char *role = s->thread_roles;
     for (int t = 0; t < s->nthreads; t++) {
         size_t n = strcspn(role, ";");
-        double per = s->thread_updates[t] ? (double)s->thread_busy_ns[t] / (double)s->thread_updates[t] : 0;
+        double updates = (double)s->thread_updates[t];
+        double per = updates > 0 ? (double)s->thread_busy_ns[t] / updates : 0;
         printf("  thread %d cpu %lld  %-34.*s %12lld updates  %7.2f ns/update", t,
                s->thread_cpu[t], (int)n, role, s->thread_updates[t], per);
-        if (ra_ticks_are_tsc() && s->thread_updates[t])
-            printf(" (%.1f TSC ticks)", (double)s->thread_busy_ticks[t] / (double)s->thread_updates[t]);
+        if (ra_ticks_are_tsc() && updates > 0)
+            printf(" (%.1f TSC ticks)", (double)s->thread_busy_ticks[t] / updates);
         printf("  busy %.3f s\n", (double)s->thread_busy_ns[t] * 1e-9);
         role += n + (role[n] == ';');
         if (!*role)
@@ -215,4 +217,23 @@ void ra_print_thread_balance(const struct ra_state *s, const char *what)
     if (sum > 0)
         printf("  load balance: busiest / mean busy time = %.2f\n", most / (sum / s->nthreads));
     fflush(stdout);
+}
+
+double ra_team_run_timed(const struct ra_team *team, ra_thread_fn fn, void *arg, MPI_Comm comm,
+                         double *t0, double *seconds)
+{
+    MPI_Barrier(comm);
+    *t0 = MPI_Wtime();
+    uint64_t ticks0 = ra_ticks();
+    if (ra_team_run(team, fn, arg)) { /* the other ranks' threads would wait for ours */
+        fprintf(stderr, "hpcprobe-bench: cannot start %d threads (pthread_create failed); "
+                "aborting the run\n", team->n);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, HPCP_EXIT_RUNTIME);
+    }
+    uint64_t ticks = ra_ticks() - ticks0;
+    double mine = MPI_Wtime() - *t0;
+    MPI_Barrier(comm);
+    *seconds = MPI_Wtime() - *t0;
+    return ra_ticks_per_ns(ticks, mine);
 }

@@ -26,6 +26,13 @@ typedef void (*ra_thread_fn)(int tid, void *arg);
  * all have returned. -1 when a thread could not be started; nothing ran. */
 int ra_team_run(const struct ra_team *team, ra_thread_fn fn, void *arg);
 
+/* Collective over comm: a barrier, *t0 = MPI_Wtime(), the team's run, a
+ * barrier; *seconds from *t0 to the last barrier. Returns this rank's TSC
+ * ticks per nanosecond over its run. A thread that cannot start aborts the
+ * job: the other ranks' threads would wait for this rank's forever. */
+double ra_team_run_timed(const struct ra_team *team, ra_thread_fn fn, void *arg, MPI_Comm comm,
+                         double *t0, double *seconds);
+
 /* "0,1" (or "-" when not pinned) for the record. */
 const char *ra_team_cpus(const struct ra_team *team, char *buf, size_t len);
 
