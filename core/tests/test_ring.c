@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     struct ra_team team;
-    ra_team_plan(&team, 2, 0);
+    ra_team_plan(&team, 2, MPI_COMM_SELF);
     CHECK(ra_ring_init(&ring, CAPACITY) == 0);
     for (int round = 0; round < 2; round++) { /* reset makes it reusable */
         received = out_of_order = sum = 0;

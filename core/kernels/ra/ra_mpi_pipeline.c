@@ -77,7 +77,6 @@ struct pipe {
      * gets less), the other updaters share the rest equally. */
     uint64_t first_slice;
     double slice_scale;          /* offset o >= first_slice: 1 + (o - first_slice) * scale */
-    double fused_share;          /* the fused thread's share of the table */
     long long lookahead;         /* for the whole rank */
     long long pending;           /* updates held by the rank (atomic) */
     int starved;                 /* the generator waits for room (atomic) */
@@ -539,7 +538,6 @@ static void reset_router(struct router *r, const struct ra_state *s)
 static void set_slices(struct pipe *pp, double share)
 {
     uint64_t n = pp->s->table.n;
-    pp->fused_share = share;
     pp->first_slice = pp->U == 1 ? n : (uint64_t)(share * (double)n);
     pp->slice_scale = pp->U > 1 && n > pp->first_slice
                           ? (double)(pp->U - 1) / (double)(n - pp->first_slice) : 0.0;
@@ -608,9 +606,8 @@ static int pipeline_setup(struct hpcp_bench *b)
 {
     struct ra_state *s = b->state;
     struct pipe *pp = calloc(1, sizeof *pp);
-    int T = s->p.threads, failed = !pp, local_rank = 0;
+    int T = s->p.threads, failed = !pp;
     s->algo = pp;
-    MPI_Comm_rank(b->si->node_comm, &local_rank);
     if (pp) {
         pp->s = s;
         pp->fused = s->p.roles == 0;
@@ -618,7 +615,7 @@ static int pipeline_setup(struct hpcp_bench *b)
         pp->U = pp->fused ? T : T - s->p.roles;
         /* Mode 7: each core has the look-ahead; mode 8: one for the node. */
         pp->lookahead = (long long)s->p.lookahead * (s->p.mapping_mode == 7 ? T : 1);
-        ra_team_plan(&pp->team, T, local_rank);
+        ra_team_plan(&pp->team, T, b->si->node_comm);
         failed = ra_routes_plan(&pp->rt_plan, s->p.grid, s->p.ndims, b->rank, b->ranks);
         int nb = pp->rt_plan.nbuckets;
         int per = nb ? (int)(pp->lookahead / nb) : (int)pp->lookahead;

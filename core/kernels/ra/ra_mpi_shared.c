@@ -336,9 +336,8 @@ static int shared_setup(struct hpcp_bench *b)
 {
     struct ra_state *s = b->state;
     struct shared *sh = calloc(1, sizeof *sh);
-    int T = s->p.threads, failed = !sh, local_rank = 0;
+    int T = s->p.threads, failed = !sh;
     s->algo = sh;
-    MPI_Comm_rank(b->si->node_comm, &local_rank);
     if (sh) {
         sh->comm = MPI_COMM_NULL;
         sh->s = s;
@@ -346,7 +345,7 @@ static int shared_setup(struct hpcp_bench *b)
         /* Mode 5: each thread has the look-ahead; mode 6: the rank's threads share it. */
         sh->q = s->p.mapping_mode == 6 ? s->p.lookahead / T : s->p.lookahead;
         sh->q = sh->q > 0 ? sh->q : 1;
-        ra_team_plan(&sh->team, T, local_rank);
+        ra_team_plan(&sh->team, T, b->si->node_comm);
         failed = alloc_workers(sh, T, b->ranks) || ra_thread_state_alloc(s, T) ||
                  (s->p.sync == RA_SYNC_LOCKS && alloc_locks(sh, s->p.locks)) ||
                  !(sh->bar_ready = pthread_barrier_init(&sh->bar, NULL, (unsigned)T) == 0);

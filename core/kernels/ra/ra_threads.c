@@ -9,8 +9,10 @@
 #include "hpcprobe/util.h"
 #include "ra_threads.h"
 
-void ra_team_plan(struct ra_team *team, int n, int local_rank)
+void ra_team_plan(struct ra_team *team, int n, MPI_Comm node_comm)
 {
+    int local_rank = 0;
+    MPI_Comm_rank(node_comm, &local_rank);
     cpu_set_t set;
     int cpus[CPU_SETSIZE], ncpu = 0;
     team->n = n;
@@ -104,15 +106,6 @@ int ra_team_run(const struct ra_team *team, ra_thread_fn fn, void *arg)
     if (have_saved)
         pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
     return 0;
-}
-
-const char *ra_team_cpus(const struct ra_team *team, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int t = 0; t < team->n && used < len; t++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%d", t ? "," : "", team->cpu[t]);
-    return buf;
 }
 
 int ra_ticks_are_tsc(void)

@@ -15,9 +15,9 @@ struct ra_team {
 };
 
 /* Pin thread t of this rank to the t-th CPU this rank may use, offset by
- * local_rank * n when the rank may use the whole node (no launcher binding),
+ * (this rank's index in node_comm) * n when the rank may use the whole node (no launcher binding),
  * so ranks sharing a node use different cores; wrap when oversubscribed. */
-void ra_team_plan(struct ra_team *team, int n, int local_rank);
+void ra_team_plan(struct ra_team *team, int n, MPI_Comm node_comm);
 
 typedef void (*ra_thread_fn)(int tid, void *arg);
 
@@ -33,8 +33,6 @@ int ra_team_run(const struct ra_team *team, ra_thread_fn fn, void *arg);
 double ra_team_run_timed(const struct ra_team *team, ra_thread_fn fn, void *arg, MPI_Comm comm,
                          double *t0, double *seconds);
 
-/* "0,1" (or "-" when not pinned) for the record. */
-const char *ra_team_cpus(const struct ra_team *team, char *buf, size_t len);
 
 /* A time stamp for busy-time accounting: the TSC where there is one (cheap,
  * constant rate on current x86), else CLOCK_MONOTONIC nanoseconds. */
