@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,10 @@ void hpcp_record_init(struct hpcp_record *r, const char *benchmark, const char *
     r->nodes = si->nodes;
     r->ranks_per_node_max = si->ranks_per_node_max;
     r->compliant = 1;
-    hpcp_iso_time(r->started_at, sizeof r->started_at);
+    if (si->started_at[0])
+        snprintf(r->started_at, sizeof r->started_at, "%s", si->started_at);
+    else
+        hpcp_iso_time(r->started_at, sizeof r->started_at);
 }
 
 void hpcp_record_free(struct hpcp_record *r)
@@ -34,6 +38,11 @@ void hpcp_record_free(struct hpcp_record *r)
     for (int i = 0; i < r->nmetrics; i++) {
         free(r->metrics[i].samples);
         free(r->metrics[i].warmup);
+    }
+    for (int i = 0; i < r->nseries; i++) {
+        free(r->series[i].x);
+        free(r->series[i].y);
+        free(r->series[i].samples);
     }
     free(r->validation.per_repetition);
     memset(r, 0, sizeof *r);
@@ -210,6 +219,75 @@ static void write_metrics(struct hpcp_json *j, const struct hpcp_record *r)
     hpcp_json_end_array(j);
 }
 
+struct hpcp_series *hpcp_record_series(struct hpcp_record *r, const char *name, const char *x_name,
+                                       const char *x_unit, const char *unit, const char *statistic,
+                                       const double *x, const double *y, int n)
+{
+    if (r->nseries >= HPCP_RECORD_MAX_SERIES)
+        return NULL;
+    struct hpcp_series *s = &r->series[r->nseries++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    snprintf(s->x_name, sizeof s->x_name, "%s", x_name);
+    s->x_unit = x_unit, s->unit = unit, s->statistic = statistic;
+    s->x = copy_doubles(x, n);
+    s->y = copy_doubles(y, n);
+    s->n = (s->x && s->y) ? n : 0; /* out of memory: an empty curve, still valid JSON */
+    return s;
+}
+
+void hpcp_record_series_samples(struct hpcp_series *s, const double *samples, int per_point)
+{
+    if (!s || per_point < 1)
+        return;
+    free(s->samples);
+    s->samples = copy_doubles(samples, s->n * per_point);
+    s->per_point = s->samples ? per_point : 0;
+}
+
+static void write_series(struct hpcp_json *j, const struct hpcp_record *r)
+{
+    hpcp_json_begin_array(j, "series");
+    for (int i = 0; i < r->nseries; i++) {
+        const struct hpcp_series *s = &r->series[i];
+        hpcp_json_begin_object(j, NULL);
+        hpcp_json_string(j, "name", s->name);
+        hpcp_json_string(j, "x_name", s->x_name);
+        hpcp_json_string(j, "x_unit", s->x_unit);
+        hpcp_json_string(j, "unit", s->unit);
+        hpcp_json_string(j, "statistic", s->statistic);
+        write_doubles(j, "x", s->x, s->n);
+        write_doubles(j, "y", s->y, s->n);
+        if (s->per_point) {
+            hpcp_json_begin_array(j, "samples");
+            for (int p = 0; p < s->n; p++)
+                write_doubles(j, NULL, s->samples + (size_t)p * s->per_point, s->per_point);
+            hpcp_json_end_array(j);
+        }
+        hpcp_json_end_object(j);
+    }
+    hpcp_json_end_array(j);
+}
+
+/* The headline statistic over a metric's samples (NaN samples skipped). */
+static double headline(const struct hpcp_metric *m, const char *statistic)
+{
+    if (!statistic || strcmp(statistic, "median") == 0)
+        return hpcp_median(m->samples, m->nsamples);
+    int is_max = strcmp(statistic, "max") == 0, is_min = strcmp(statistic, "min") == 0;
+    double acc = NAN, sum = 0;
+    int n = 0;
+    for (int i = 0; i < m->nsamples; i++) {
+        double v = m->samples[i];
+        if (isnan(v))
+            continue;
+        n++, sum += v;
+        if (isnan(acc) || (is_max && v > acc) || (is_min && v < acc) || (!is_max && !is_min))
+            acc = v; /* for "last" every sample replaces the previous one */
+    }
+    return strcmp(statistic, "mean") == 0 ? (n ? sum / n : NAN) : acc;
+}
+
 static const struct hpcp_metric *find_metric(const struct hpcp_record *r, const char *name)
 {
     for (int i = 0; i < r->nmetrics; i++)
@@ -223,9 +301,10 @@ static void write_value(struct hpcp_json *j, const struct hpcp_record *r)
     const struct hpcp_metric *m = find_metric(r, r->headline_metric);
     hpcp_json_begin_object(j, "value");
     hpcp_json_string(j, "metric", m ? m->name : "none");
-    hpcp_json_string(j, "statistic", "median");
+    const char *statistic = r->headline_statistic ? r->headline_statistic : "median";
+    hpcp_json_string(j, "statistic", statistic);
     if (m && m->nsamples)
-        hpcp_json_double(j, "value", hpcp_median(m->samples, m->nsamples));
+        hpcp_json_double(j, "value", headline(m, statistic));
     else
         hpcp_json_null(j, "value");
     hpcp_json_string(j, "unit", m ? m->unit : "1");
@@ -264,7 +343,7 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
     if (!r->finished_at[0])
         hpcp_iso_time(r->finished_at, sizeof r->finished_at);
     hpcp_json_begin_object(&j, NULL);
-    hpcp_json_string(&j, "schema_version", "1.0");
+    hpcp_json_string(&j, "schema_version", "1.1");
     hpcp_json_string(&j, "benchmark", r->benchmark);
     hpcp_json_string(&j, "variant", r->variant);
     hpcp_json_string(&j, "algorithm", r->algorithm);
@@ -281,6 +360,8 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
     for (int i = 0; i < r->nnotes; i++)
         hpcp_json_string(&j, NULL, r->notes[i]);
     hpcp_json_end_array(&j);
+    if (r->nseries)
+        write_series(&j, r);
     write_kvs(&j, "counters", r->counters, r->ncounters);
     hpcp_json_begin_object(&j, "metadata");
     hpcp_sysinfo_to_json(si, &j);

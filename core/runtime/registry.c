@@ -11,6 +11,10 @@ extern const struct hpcp_kernel hpcp_ra_mpi_hypercube;
 extern const struct hpcp_kernel hpcp_ra_mpi_torus;
 extern const struct hpcp_kernel hpcp_ra_mpi_shared;
 extern const struct hpcp_kernel hpcp_ra_mpi_pipeline;
+extern const struct hpcp_kernel hpcp_stream_single;
+extern const struct hpcp_kernel hpcp_stream_star;
+extern const struct hpcp_kernel hpcp_mem_stride;
+extern const struct hpcp_kernel hpcp_mem_latency;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -21,6 +25,10 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_mpi_torus,
     &hpcp_ra_mpi_shared,
     &hpcp_ra_mpi_pipeline,
+    &hpcp_stream_single,
+    &hpcp_stream_star,
+    &hpcp_mem_stride,
+    &hpcp_mem_latency,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

@@ -154,6 +154,7 @@ static void read_mpi_library(char *out, size_t len)
 void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv)
 {
     memset(si, 0, sizeof *si);
+    hpcp_iso_time(si->started_at, sizeof si->started_at);
     MPI_Comm_rank(comm, &si->rank);
     MPI_Comm_size(comm, &si->ranks);
     si->argc = argc;

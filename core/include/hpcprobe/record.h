@@ -8,6 +8,7 @@
 #define HPCP_RECORD_MAX_KV 48
 #define HPCP_RECORD_MAX_METRICS 16
 #define HPCP_RECORD_MAX_NOTES 8
+#define HPCP_RECORD_MAX_SERIES 24
 
 enum hpcp_verdict { HPCP_PASSED, HPCP_FAILED, HPCP_SKIPPED };
 
@@ -34,6 +35,15 @@ struct hpcp_metric {
     int higher_is_better;
 };
 
+/* A curve over a swept parameter: y[i] is `statistic` of the repetitions at
+ * x[i]; samples (optional) holds n * per_point of them, NaN where absent. */
+struct hpcp_series {
+    char name[64], x_name[48];
+    const char *x_unit, *unit, *statistic;
+    double *x, *y, *samples; /* owned copies */
+    int n, per_point;
+};
+
 struct hpcp_validation {
     enum hpcp_verdict verdict;
     char method[256];
@@ -48,13 +58,16 @@ struct hpcp_record {
     const char *benchmark, *variant, *algorithm;
     char started_at[32], finished_at[32];
     int ranks, threads_per_rank, nodes, ranks_per_node_max;
-    const char *headline_metric;  /* the metric whose median is `value` */
+    const char *headline_metric;  /* the metric whose statistic is `value` */
+    const char *headline_statistic; /* "median" (NULL), "max", "min", "mean", "last" */
     struct hpcp_kv params[HPCP_RECORD_MAX_KV];
     int nparams;
     struct hpcp_kv counters[HPCP_RECORD_MAX_KV];
     int ncounters;
     struct hpcp_metric metrics[HPCP_RECORD_MAX_METRICS];
     int nmetrics;
+    struct hpcp_series series[HPCP_RECORD_MAX_SERIES];
+    int nseries;
     struct hpcp_validation validation;
     int compliant;
     char notes[HPCP_RECORD_MAX_NOTES][256];
@@ -79,6 +92,13 @@ void hpcp_record_counter_array(struct hpcp_record *r, const char *key, const lon
 struct hpcp_metric *hpcp_record_metric(struct hpcp_record *r, const char *name, const char *unit,
                                        const double *samples, int n, int higher_is_better);
 void hpcp_record_metric_warmup(struct hpcp_metric *m, const double *samples, int n);
+
+/* Add a curve (copies x and y, n points). NULL when the record is full. */
+struct hpcp_series *hpcp_record_series(struct hpcp_record *r, const char *name, const char *x_name,
+                                       const char *x_unit, const char *unit, const char *statistic,
+                                       const double *x, const double *y, int n);
+/* Keep the repetitions behind each point: n * per_point values, point-major. */
+void hpcp_record_series_samples(struct hpcp_series *s, const double *samples, int per_point);
 
 /* Validation: per-repetition errors (copied); the verdict is PASSED when every
  * repetition's error <= tolerance. */

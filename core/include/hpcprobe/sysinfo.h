@@ -25,6 +25,7 @@ struct hpcp_sysinfo {
     char affinity[128];
     int argc;
     char **argv;
+    char started_at[32];    /* when the benchmark started (records' started_at) */
 };
 
 /* Collective over `comm`: gather hosts and node layout; read /proc and /sys. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hpcprobe/kernel.h"
+#include "hpcprobe/memory.h"
 
 #define RA_POLY 0x7ULL                      /* x^64 = x^2 + x + 1 (HPCC's POLY) */
 #define RA_LCG_MUL 6364136223846793005ULL   /* HPCC's 64-bit LCG */
@@ -131,9 +132,7 @@ static inline int ra_dist_owner(const struct ra_dist *d, uint64_t g)
 struct ra_table {
     uint64_t *words;
     uint64_t n;
-    void *map;
-    size_t map_bytes;
-    int advice_rc, advice_errno;  /* madvise result, recorded */
+    struct hpcp_region region;    /* madvise result in region.advice_rc, recorded */
     uint64_t thp_bytes;           /* huge-page bytes the OS gave, after first touch */
 };
 int ra_table_alloc(struct ra_table *t, uint64_t words, int hugepages);

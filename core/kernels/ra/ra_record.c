@@ -185,9 +185,9 @@ static void add_notes(struct hpcp_record *r, const struct ra_state *s, const str
     if (S->updates[p->repeat - 1] < planned)
         hpcp_record_note(r, "--time-limit stopped the last repetition after %.0f of %.0f updates",
                          S->updates[p->repeat - 1], planned);
-    if (s->active && p->hugepages && s->table.advice_rc != 0)
+    if (s->active && p->hugepages && s->table.region.advice_rc != 0)
         hpcp_record_note(r, "madvise(MADV_HUGEPAGE) failed (%s): the table uses base pages",
-                         strerror(s->table.advice_errno));
+                         strerror(s->table.region.advice_errno));
     else if (s->active && p->hugepages && s->table.thp_bytes == 0)
         hpcp_record_note(r, "the OS gave the table no transparent huge pages (rank 0)");
 }

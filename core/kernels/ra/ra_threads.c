@@ -6,24 +6,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hpcprobe/memory.h"
 #include "hpcprobe/util.h"
 #include "ra_threads.h"
 
 void ra_team_plan(struct ra_team *team, int n, MPI_Comm node_comm)
 {
-    int local_rank = 0;
-    MPI_Comm_rank(node_comm, &local_rank);
-    cpu_set_t set;
-    int cpus[CPU_SETSIZE], ncpu = 0;
     team->n = n;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &set))
-                cpus[ncpu++] = c;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int offset = ncpu >= online ? local_rank * n : 0;
-    for (int t = 0; t < n; t++)
-        team->cpu[t] = ncpu ? cpus[(offset + t) % ncpu] : -1;
+    hpcp_rank_cpus(node_comm, n, team->cpu);
 }
 
 /* Threads wait at a gate until all have been created, so a failed

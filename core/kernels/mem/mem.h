@@ -1,0 +1,93 @@
+/* Memory family (stream, mem): parameters, caches, the one-copy / many-copy
+ * harness and the sweep state shared by the kernels. docs/kernels/memory.md. */
+#ifndef HPCPROBE_MEM_H
+#define HPCPROBE_MEM_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpcprobe/kernel.h"
+#include "hpcprobe/memory.h"
+#include "hpcprobe/options.h"
+
+#define MEM_MAX_POINTS 128
+#define MEM_MAX_THREADS 256
+#define MEM_MAX_CACHE_LEVELS 4
+
+enum mem_sweep { MEM_SWEEP_STRIDE, MEM_SWEEP_BLOCK, MEM_SWEEP_LATENCY };
+
+enum {
+    MEM_OPT_ARRAY_BYTES, MEM_OPT_BUFFER_BYTES, MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES,
+    MEM_OPT_MIN_STRIDE, MEM_OPT_MAX_STRIDE, MEM_OPT_PER_OCTAVE, MEM_OPT_SWEEP,
+    MEM_OPT_BUILD_VARIANT, MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, MEM_OPT_THREADS,
+    MEM_OPT_REPEAT, MEM_OPT_MIN_TIME, MEM_OPT_HUGEPAGES, MEM_OPT_SEED, MEM_OPT_NO_VERIFY,
+    MEM_OPT_OUT, MEM_OPT_QUIET, MEM_OPT_COUNT
+};
+extern const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT];
+
+/* Caches of CPU 0 from sysfs; sizes in bytes, 0 when unknown. */
+struct mem_caches {
+    uint64_t l1d, l2, l3;
+    uint64_t llc_per_node;   /* sum of the distinct last-level caches of the node */
+};
+void mem_caches_read(struct mem_caches *c);
+
+struct mem_params {
+    uint64_t array_bytes;              /* stream: per array */
+    uint64_t buffer_bytes;             /* stride sweep */
+    uint64_t min_bytes, max_bytes;     /* block and latency sweeps */
+    uint64_t min_stride, max_stride;   /* stride sweep */
+    int points_per_octave;
+    enum mem_sweep sweep;
+    int build_o0;                      /* --build-variant O0 */
+    int copies;                        /* 1: one copy only; else one, then this many */
+    char copies_text[16];              /* as given: one, all, N */
+    int oversubscribe, threads, repeat, hugepages, verify, quiet;
+    double min_time;                   /* seconds per timed sample */
+    uint64_t seed;
+    int array_from_option;
+    int max_bytes_default;             /* latency: 2 GiB, halved until the copies fit */
+    const char *out;
+    struct mem_caches caches;
+};
+
+/* Parse, default and check the options for `variant` ("single", "star",
+ * "stride", "latency"). 0, or -1 with one line in err. */
+int mem_params_parse(struct mem_params *p, const char *variant, int argc, char **argv,
+                     const struct hpcp_sysinfo *si, char *err, size_t errlen);
+/* "64M" etc.: bytes, binary suffixes K M G T (optionally followed by "iB"). */
+int mem_parse_size(const char *text, uint64_t *bytes);
+
+/* A phase: ranks 0..copies-1 run together, the others sleep in a barrier. */
+struct mem_phase {
+    MPI_Comm world, comm;     /* comm: the active ranks (MPI_COMM_NULL elsewhere) */
+    int copies, active, rank;
+};
+void mem_phase_begin(struct mem_phase *ph, MPI_Comm world, int copies);
+void mem_phase_end(struct mem_phase *ph);
+
+/* One timed call of a kernel: `passes` passes, returns the seconds it took. */
+typedef double (*mem_pass_fn)(void *ctx, long passes);
+
+/* Every active rank leaves a barrier, times fn(ctx, passes), then keeps
+ * calling fn(ctx, filler) untimed until every copy has finished its timed
+ * call, so no timed region runs without the others' load. Active ranks only. */
+double mem_overlapped(const struct mem_phase *ph, mem_pass_fn fn, void *ctx, long passes,
+                      long filler);
+
+/* Passes so that one call takes at least min_time (doubling from 1), decided
+ * on rank 0 of the phase and shared with the copies. Active ranks only. */
+long mem_calibrate(const struct mem_phase *ph, mem_pass_fn fn, void *ctx, double min_time);
+
+/* Plateaus of a latency curve y(x), x increasing: runs of at least
+ * `min_points` points within `tolerance` (relative) of the run's median.
+ * For each: level[] its median latency, size[] where it ends (the cache's
+ * size: where the curve is a tenth of the way to the next plateau; the
+ * last plateau, memory, ends at the largest x). Returns the count. */
+int mem_find_plateaus(const double *x, const double *y, int n, double tolerance, int min_points,
+                      double *size, double *level, int max_plateaus);
+
+/* Pin this rank to its own `threads` CPUs (memory.h); the first CPU, -1 if not pinned. */
+int mem_pin_rank(const struct hpcp_sysinfo *si, int threads);
+
+#endif

@@ -1,0 +1,314 @@
+/* Driver of the swept memory kernels: for each point, one copy alone
+ * (calibrated to --min-time per sample), then --copies copies at once, the
+ * ratio curve, validation and the record. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpcprobe/record.h"
+#include "hpcprobe/util.h"
+#include "mem_sweep.h"
+
+#define MEM_MAX_PLATEAUS 8
+/* A plateau: points within 15 % of its first one (a cache level). */
+#define MEM_PLATEAU_TOLERANCE 0.15
+
+/* What rank 0 keeps: the one-copy samples and the copies' medians. */
+struct sweep_results {
+    int npoints, repeat, many;
+    double *one;                      /* npoints x repeat, s per access */
+    double one_median[MEM_MAX_POINTS];
+    double many_mean[MEM_MAX_POINTS], many_max[MEM_MAX_POINTS], ratio[MEM_MAX_POINTS];
+    long passes[MEM_MAX_POINTS];
+    int nplateaus;                    /* latency: where the caches end, and their latency */
+    double plateau_size[MEM_MAX_PLATEAUS], plateau_level[MEM_MAX_PLATEAUS];
+    double wrong;                     /* summed over points, phases and ranks */
+};
+
+struct pass_ctx {
+    const struct hpcp_kernel *k;
+    struct hpcp_bench *b;
+};
+
+static double pass_fn(void *ctx, long passes)
+{
+    struct pass_ctx *c = ctx;
+    struct mem_sweep_state *s = c->b->state;
+    double seconds = 0;
+    s->passes = passes;
+    c->k->run(c->b, &seconds);
+    return seconds;
+}
+
+/* One point in one phase: prepare, time `repeat` overlapped samples, verify. */
+static void measure_point(struct pass_ctx *c, const struct mem_phase *ph, double *samples,
+                          long *passes, double *wrong)
+{
+    struct mem_sweep_state *s = c->b->state;
+    pass_fn(c, 0);
+    /* The copies make as many passes as the single copy did: the same work. */
+    if (ph->copies == 1)
+        *passes = mem_calibrate(ph, pass_fn, c, s->p.min_time);
+    else
+        MPI_Bcast(passes, 1, MPI_LONG, 0, ph->comm);
+    long filler = *passes / 4 > 0 ? *passes / 4 : 1;
+    for (int r = 0; r < s->p.repeat; r++) {
+        double t = mem_overlapped(ph, pass_fn, c, *passes, filler);
+        samples[r] = t / ((double)*passes * s->accesses[s->point]);
+    }
+    double error = 0;
+    if (ph->copies == 1 && s->point == s->npoints - 1 && hpcp_fault_corrupt_words())
+        pass_fn(c, -1); /* test hook: damage the buffer; validation must see it */
+    if (s->p.verify)
+        c->k->verify(c->b, &error);
+    *wrong += error;
+}
+
+static void run_phase(struct pass_ctx *c, int copies, struct sweep_results *R)
+{
+    struct mem_sweep_state *s = c->b->state;
+    struct mem_phase ph;
+    double samples[1000], *medians = calloc((size_t)copies, sizeof *medians);
+    mem_phase_begin(&ph, c->b->comm, copies);
+    for (int i = 0; ph.active && i < s->npoints; i++) {
+        s->point = i;
+        measure_point(c, &ph, samples, &R->passes[i], &R->wrong);
+        double median = hpcp_median(samples, s->p.repeat);
+        if (copies == 1) {
+            memcpy(R->one + (size_t)i * R->repeat, samples, (size_t)R->repeat * sizeof *samples);
+            R->one_median[i] = median;
+            continue;
+        }
+        MPI_Gather(&median, 1, MPI_DOUBLE, medians, 1, MPI_DOUBLE, 0, ph.comm);
+        double sum = 0, worst = 0;
+        for (int k = 0; ph.rank == 0 && k < copies; k++)
+            sum += medians[k], worst = fmax(worst, medians[k]);
+        R->many_mean[i] = sum / copies;
+        R->many_max[i] = worst;
+        R->ratio[i] = R->one_median[i] > 0 ? R->many_mean[i] / R->one_median[i] : NAN;
+    }
+    mem_phase_end(&ph);
+    free(medians);
+}
+
+static const char *sweep_name(const struct mem_params *p)
+{
+    return p->sweep == MEM_SWEEP_STRIDE ? "stride" : p->sweep == MEM_SWEEP_BLOCK ? "block"
+                                                                                 : "latency";
+}
+
+static void add_parameters(struct hpcp_record *r, const struct mem_sweep_state *s)
+{
+    const struct mem_params *p = &s->p;
+    hpcp_record_param_string(r, "sweep", sweep_name(p));
+    if (p->sweep == MEM_SWEEP_STRIDE) {
+        hpcp_record_param_int(r, "buffer_bytes", (long long)p->buffer_bytes);
+        hpcp_record_param_int(r, "min_stride_bytes", (long long)p->min_stride);
+        hpcp_record_param_int(r, "max_stride_bytes", (long long)p->max_stride);
+    } else {
+        hpcp_record_param_int(r, "min_bytes", (long long)p->min_bytes);
+        hpcp_record_param_int(r, "max_bytes", (long long)p->max_bytes);
+    }
+    if (s->build_flags) {
+        hpcp_record_param_string(r, "build_variant", p->build_o0 ? "O0" : "O3");
+        hpcp_record_param_string(r, "build_flags", s->build_flags);
+    }
+    if (p->sweep == MEM_SWEEP_LATENCY) {
+        hpcp_record_param_int(r, "points_per_octave", p->points_per_octave);
+        hpcp_record_param_int(r, "seed", (long long)p->seed);
+    }
+    hpcp_record_param_int(r, "repeat", p->repeat);
+    hpcp_record_param_double(r, "min_sample_seconds", p->min_time);
+    hpcp_record_param_int(r, "copies", p->copies);
+    hpcp_record_param_string(r, "copies_requested", p->copies_text);
+    hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
+    const char *names[] = {"cache_l1d_bytes", "cache_l2_bytes", "cache_l3_bytes"};
+    const uint64_t sizes[] = {p->caches.l1d, p->caches.l2, p->caches.l3};
+    for (int i = 0; i < 3; i++) {
+        if (sizes[i])
+            hpcp_record_param_int(r, names[i], (long long)sizes[i]);
+        else
+            hpcp_record_param_null(r, names[i]);
+    }
+}
+
+/* The headline: the repetitions at the slowest stride, the largest block,
+ * or the largest working set (memory latency). */
+static void add_headline(struct hpcp_record *r, const struct mem_sweep_state *s,
+                         const struct sweep_results *R)
+{
+    int at = s->npoints - 1;
+    const char *name = s->p.sweep == MEM_SWEEP_BLOCK ? "time_per_access_largest_block"
+                                                     : "memory_latency";
+    if (s->p.sweep == MEM_SWEEP_STRIDE) {
+        name = "peak_time_per_access";
+        for (int i = 0; i < s->npoints; i++)
+            if (R->one_median[i] > R->one_median[at])
+                at = i;
+    }
+    hpcp_record_metric(r, name, "s", R->one + (size_t)at * R->repeat, R->repeat, 0);
+    r->headline_metric = name;
+}
+
+static void find_plateaus(const struct mem_sweep_state *s, struct sweep_results *R)
+{
+    R->nplateaus = mem_find_plateaus(s->x, R->one_median, s->npoints, MEM_PLATEAU_TOLERANCE, 3,
+                                     R->plateau_size, R->plateau_level, MEM_MAX_PLATEAUS);
+}
+
+static void add_curves(struct hpcp_record *r, const struct mem_sweep_state *s,
+                       const struct sweep_results *R)
+{
+    struct hpcp_series *one = hpcp_record_series(r, "time_per_access_one", s->x_name, "B", "s",
+                                                 "median", s->x, R->one_median, s->npoints);
+    hpcp_record_series_samples(one, R->one, R->repeat);
+    if (R->many) {
+        hpcp_record_series(r, "time_per_access_many", s->x_name, "B", "s", "mean", s->x,
+                           R->many_mean, s->npoints);
+        hpcp_record_series(r, "time_per_access_many_max", s->x_name, "B", "s", "max", s->x,
+                           R->many_max, s->npoints);
+        hpcp_record_series(r, "many_over_one_ratio", s->x_name, "B", "1", "ratio", s->x,
+                           R->ratio, s->npoints);
+    }
+    if (s->p.sweep == MEM_SWEEP_LATENCY)
+        hpcp_record_series(r, "plateau_latency", "inferred_size_bytes", "B", "s", "median",
+                           R->plateau_size, R->plateau_level, R->nplateaus);
+}
+
+static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
+                         const struct hpcp_bench *b, const struct sweep_results *R,
+                         const long long *cpus, long long thp0)
+{
+    const struct mem_sweep_state *s = b->state;
+    hpcp_record_init(r, "mem", k->variant, k->algorithm, b->si);
+    add_parameters(r, s);
+    add_headline(r, s, R);
+    add_curves(r, s, R);
+    if (s->p.verify)
+        hpcp_record_validation(r, s->p.sweep == MEM_SWEEP_LATENCY
+            ? "after T dependent loads the chase stands on element T mod n of its cycle, "
+              "at every point, phase and copy; error = points where it does not"
+            : "every word holds the number of read+write passes that touched it, at every "
+              "point, phase and copy; error = wrong words", "1", &R->wrong, 1, 0);
+    else
+        hpcp_record_validation_skipped(r, "--no-verify");
+    hpcp_record_counter_array(r, "cpus", cpus, b->ranks);
+    hpcp_record_counter_int(r, "hugepage_bytes_rank0", thp0);
+    if (s->p.hugepages && thp0 == 0)
+        hpcp_record_note(r, "transparent huge pages were asked for but not given");
+    if (s->p.max_bytes_default && s->p.sweep == MEM_SWEEP_LATENCY &&
+        s->p.max_bytes < ((uint64_t)2 << 30))
+        hpcp_record_note(r, "working sets stop at %llu bytes: 2 GiB per copy does not fit in "
+                         "half the memory available", (unsigned long long)s->p.max_bytes);
+}
+
+static void print_plateaus(const struct mem_sweep_state *s, const struct sweep_results *R)
+{
+    const struct mem_caches *c = &s->p.caches;
+    char a[32], b[32], l3[32];
+    if (s->p.sweep != MEM_SWEEP_LATENCY)
+        return;
+    printf("plateaus (sysfs: L1d %s, L2 %s, L3 %s):\n", hpcp_format_bytes((double)c->l1d, a, 32),
+           hpcp_format_bytes((double)c->l2, b, 32), hpcp_format_bytes((double)c->l3, l3, 32));
+    for (int i = 0; i < R->nplateaus; i++)
+        printf("  %-8s up to %12s  %10.2f ns\n", i + 1 < R->nplateaus ? "cache" : "memory",
+               hpcp_format_bytes(R->plateau_size[i], a, sizeof a), R->plateau_level[i] * 1e9);
+}
+
+static void print_curve(const struct hpcp_kernel *k, const struct mem_sweep_state *s,
+                        const struct sweep_results *R)
+{
+    char x[32];
+    printf("mem %s (%s): %d point(s), %d sample(s) each, copies %s\n", k->variant,
+           sweep_name(&s->p), s->npoints, s->p.repeat, s->p.copies_text);
+    printf("%12s %12s", s->x_name, "one ns");
+    if (R->many)
+        printf(" %12s %8s", "many ns", "ratio");
+    printf("\n");
+    for (int i = 0; i < s->npoints; i++) {
+        printf("%12s %12.3f", hpcp_format_bytes(s->x[i], x, sizeof x), R->one_median[i] * 1e9);
+        if (R->many)
+            printf(" %12.3f %8.2f", R->many_mean[i] * 1e9, R->ratio[i]);
+        printf("\n");
+    }
+    print_plateaus(s, R);
+    if (s->p.verify)
+        printf("mem %s: validation %s (%.0f wrong)\n", k->variant,
+               R->wrong == 0 ? "passed" : "FAILED", R->wrong);
+    fflush(stdout);
+}
+
+static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
+                        struct sweep_results *R)
+{
+    struct mem_sweep_state *s = b->state;
+    long long cpu = s->cpu, *cpus = b->rank == 0 ? malloc((size_t)b->ranks * sizeof *cpus) : NULL;
+    MPI_Gather(&cpu, 1, MPI_LONG_LONG, cpus, 1, MPI_LONG_LONG, 0, b->comm);
+    double wrong = R->wrong;
+    MPI_Reduce(&wrong, &R->wrong, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+    int rc = 0;
+    if (b->rank == 0) {
+        struct hpcp_record r;
+        if (s->p.sweep == MEM_SWEEP_LATENCY)
+            find_plateaus(s, R);
+        build_record(&r, k, b, R, cpus, (long long)s->thp_bytes);
+        if (s->p.out && hpcp_record_append(&r, b->si, s->p.out) != 0) {
+            hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", s->p.out,
+                       strerror(errno));
+            rc = HPCP_EXIT_RUNTIME;
+        }
+        if (!s->p.quiet)
+            print_curve(k, s, R);
+        if (!rc && r.validation.verdict == HPCP_FAILED)
+            rc = HPCP_EXIT_VALIDATION;
+        hpcp_record_free(&r);
+    }
+    free(cpus);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
+    return rc;
+}
+
+static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                   char **argv, struct mem_sweep_state *s)
+{
+    char err[512];
+    int bad = mem_params_parse(&s->p, k->variant, argc, argv, si, err, sizeof err) ||
+              hpcp_check_writable(MPI_COMM_WORLD, s->p.out, "--out", err, sizeof err);
+    if (bad)
+        hpcp_error(MPI_COMM_WORLD, "%s", err);
+    return bad ? HPCP_EXIT_USAGE : 0;
+}
+
+int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                    char **argv)
+{
+    struct mem_sweep_state s;
+    memset(&s, 0, sizeof s);
+    int rc = prepare(k, si, argc, argv, &s);
+    if (rc)
+        return rc;
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct pass_ctx c = {k, &b};
+    struct sweep_results R;
+    memset(&R, 0, sizeof R);
+    s.cpu = mem_pin_rank(si, 1);
+    if ((rc = k->setup(&b)) == 0) {
+        R.npoints = s.npoints, R.repeat = s.p.repeat, R.many = s.p.copies > 1;
+        int bad = !(R.one = calloc((size_t)s.npoints * (size_t)s.p.repeat, sizeof *R.one));
+        rc = hpcp_any(b.comm, bad) ? HPCP_EXIT_RUNTIME : 0;
+    }
+    if (rc) {
+        hpcp_error(b.comm, "cannot allocate the %s buffers", k->variant);
+    } else {
+        hpcp_fault_point(b.rank);
+        run_phase(&c, 1, &R);
+        if (R.many)
+            run_phase(&c, s.p.copies, &R);
+        rc = write_record(k, &b, &R);
+    }
+    k->teardown(&b);
+    free(R.one);
+    return rc;
+}

@@ -1,0 +1,146 @@
+/* STREAM Copy, Scale, Add, Triad (McCalpin), with OpenMP threads per rank.
+ * `single` and `star` are one kernel with different default --copies and
+ * headline; stream_driver.c runs the phases and writes the record. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpcprobe/util.h"
+#include "stream.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#define STREAM_LOOP _Pragma("omp parallel for schedule(static)")
+#else
+#define STREAM_LOOP
+#endif
+
+const char *const stream_kernel_names[STREAM_KERNELS] = {"copy", "scale", "add", "triad"};
+/* Bytes per element as STREAM counts them: what is read and written, once. */
+const int stream_bytes_per_element[STREAM_KERNELS] = {16, 16, 24, 24};
+
+static void stream_copy(double *restrict c, const double *restrict a, size_t n)
+{
+    STREAM_LOOP
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i];
+}
+
+static void stream_scale(double *restrict b, const double *restrict c, double q, size_t n)
+{
+    STREAM_LOOP
+    for (size_t i = 0; i < n; i++)
+        b[i] = q * c[i];
+}
+
+static void stream_add(double *restrict c, const double *restrict a, const double *restrict b,
+                       size_t n)
+{
+    STREAM_LOOP
+    for (size_t i = 0; i < n; i++)
+        c[i] = a[i] + b[i];
+}
+
+static void stream_triad(double *restrict a, const double *restrict b, const double *restrict c,
+                         double q, size_t n)
+{
+    STREAM_LOOP
+    for (size_t i = 0; i < n; i++)
+        a[i] = b[i] + q * c[i];
+}
+
+/* Every kernel reads only arrays it does not write, so running one again
+ * (the overlap filler) leaves the arrays as one run left them. */
+void stream_run_kernel(struct stream_state *s, int kernel)
+{
+    size_t n = s->n;
+    switch (kernel) {
+    case 0: stream_copy(s->c, s->a, n); break;
+    case 1: stream_scale(s->b, s->c, STREAM_SCALAR, n); break;
+    case 2: stream_add(s->c, s->a, s->b, n); break;
+    default: stream_triad(s->a, s->b, s->c, STREAM_SCALAR, n); break;
+    }
+}
+
+static int stream_setup(struct hpcp_bench *b)
+{
+    struct stream_state *s = b->state;
+    if (!s->active)
+        return hpcp_any(b->comm, 0) ? HPCP_EXIT_RUNTIME : 0;
+#ifdef _OPENMP
+    omp_set_num_threads(s->p.threads);
+#endif
+    s->n = s->p.array_bytes / sizeof(double);
+    int failed = hpcp_region_alloc(&s->region, 3 * s->p.array_bytes, s->p.hugepages) != 0;
+    if (!failed) {
+        s->a = s->region.base;
+        s->b = s->a + s->n;
+        s->c = s->b + s->n;
+        /* First touch by the threads that will use each part (NUMA). */
+        STREAM_LOOP
+        for (size_t i = 0; i < s->n; i++) {
+            s->a[i] = 1.0;
+            s->b[i] = 2.0;
+            s->c[i] = 0.0;
+        }
+        s->thp_bytes = hpcp_thp_bytes(s->region.base, 3 * s->p.array_bytes);
+    }
+    return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
+}
+
+static int stream_run(struct hpcp_bench *b, double *seconds)
+{
+    struct stream_state *s = b->state;
+    double t0 = MPI_Wtime();
+    stream_run_kernel(s, s->kernel);
+    *seconds = MPI_Wtime() - t0;
+    return 0;
+}
+
+static double max_rel_error(const double *x, size_t n, double expect)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(x[i] - expect) / fabs(expect);
+        if (!(e <= worst)) /* NaN counts as the worst error */
+            worst = isnan(e) ? INFINITY : e;
+    }
+    return worst;
+}
+
+/* STREAM's check: replay every iteration this rank ran on scalars and
+ * compare each array with the result, relative error. */
+static int stream_verify(struct hpcp_bench *b, double *error)
+{
+    struct stream_state *s = b->state;
+    *error = 0;
+    if (!s->active || s->iterations == 0)
+        return 0;
+    double a = 1.0, bb = 2.0, c = 0.0;
+    for (long k = 0; k < s->iterations; k++) {
+        c = a;
+        bb = STREAM_SCALAR * c;
+        c = a + bb;
+        a = bb + STREAM_SCALAR * c;
+    }
+    double ea = max_rel_error(s->a, s->n, a), eb = max_rel_error(s->b, s->n, bb);
+    double ec = max_rel_error(s->c, s->n, c);
+    *error = fmax(ea, fmax(eb, ec));
+    return 0;
+}
+
+static void stream_teardown(struct hpcp_bench *b)
+{
+    struct stream_state *s = b->state;
+    hpcp_region_free(&s->region);
+}
+
+const struct hpcp_kernel hpcp_stream_single = {
+    "stream", "single", "openmp",
+    "STREAM Copy/Scale/Add/Triad on one rank, the others idle (HPCC SingleSTREAM)",
+    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown};
+
+const struct hpcp_kernel hpcp_stream_star = {
+    "stream", "star", "openmp",
+    "STREAM on every rank at once (HPCC StarSTREAM): per-rank min/mean/max and sum",
+    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown};
