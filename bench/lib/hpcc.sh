@@ -3,8 +3,9 @@
 # hpcprobe under the same Open MPI: tools, build, hpcc's input, the launches and the
 # report's Python helpers (ra_results.py, next to this file). Sourced, not run.
 #
-# The sourcing script sets BENCH (its name, for log lines), NP (ranks), LOCAL_LOG2 and
-# GLOBAL_LOG2 (hpcc's RandomAccess tables: words per rank, and in total) first.
+# The sourcing script sets BENCH (its name, for log lines), NP (ranks), and either
+# LOCAL_LOG2 and GLOBAL_LOG2 (hpcc's RandomAccess tables: words per rank, and in total)
+# or HPL_N (the matrix order every HPCC test is sized from) first.
 # Every command is built as an argument list; nothing is passed through a shell string.
 
 BENCH_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,11 +58,11 @@ hpl_n() {
 # write_hpccinf DIR: HPL section (32 lines, fixed layout), then PTRANS with no sizes
 # beyond HPL's own.
 write_hpccinf() {
-  local n
-  n=$(hpl_n)
+  local n=${HPL_N:-}
+  [[ -n $n ]] || n=$(hpl_n)
   cat >"$1/hpccinf.txt" <<EOF
 HPCC input for bench/$BENCH
-RandomAccess: 2^$LOCAL_LOG2 words per rank, 2^$GLOBAL_LOG2 in total, on $NP ranks
+HPL N = $n on $NP ranks (1x$NP grid)
 HPL.out      output file name (if any)
 8            device out (6=stdout,7=stderr,file)
 1            # of problems sizes (N)

@@ -10,6 +10,8 @@
 
 extern const char *const stream_kernel_names[STREAM_KERNELS];
 extern const int stream_bytes_per_element[STREAM_KERNELS];
+/* 1 when the kernels store with non-temporal (cache-bypassing) stores. */
+extern const int stream_nontemporal;
 
 struct stream_state {
     struct mem_params p;
