@@ -140,7 +140,11 @@ static int dispatch(int argc, char **argv)
     const char *names[MAX_NAMES];
     int n = list_names(NULL, names);
     if (argc < 2) {
-        hpcp_error(MPI_COMM_WORLD, "missing benchmark (allowed: list, sysinfo, ra); see docs/cli.md");
+        char allowed[512] = "";
+        for (int i = 0; i < n; i++)
+            snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                     i ? ", " : "", names[i]);
+        hpcp_error(MPI_COMM_WORLD, "missing benchmark (allowed: %s); see docs/cli.md", allowed);
         return HPCP_EXIT_USAGE;
     }
     if (strcmp(argv[1], "list") == 0)
