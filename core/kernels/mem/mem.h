@@ -9,6 +9,7 @@
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
 #include "hpcprobe/options.h"
+#include "hpcprobe/record.h"
 
 #define MEM_MAX_POINTS 128
 #define MEM_MAX_THREADS 256
@@ -55,6 +56,20 @@ struct mem_params {
  * "stride", "latency"). 0, or -1 with one line in err. */
 int mem_params_parse(struct mem_params *p, const char *variant, int argc, char **argv,
                      const struct hpcp_sysinfo *si, char *err, size_t errlen);
+/* The same, then the --out check; prints the one line. HPCP_EXIT_USAGE or 0. */
+int mem_params_prepare(struct mem_params *p, const char *variant, int argc, char **argv,
+                       const struct hpcp_sysinfo *si);
+/* STREAM iterations per phase: values grow 15x per iteration and two phases
+ * must stay far from overflow (15^100 ~ 1e118). */
+#define MEM_STREAM_MAX_REPEAT 50
+
+/* Collective: each rank's first pinned CPU, gathered on rank 0 (NULL on the
+ * others; the caller frees). */
+long long *mem_gather_cpus(MPI_Comm comm, int cpu);
+/* Rank 0: append the record to `out` (NULL: nowhere). The exit status: a
+ * write failure (one line said), a failed validation, or 0. */
+int mem_append_record(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
+
 /* "64M" etc.: bytes, binary suffixes K M G T (optionally followed by "iB"). */
 int mem_parse_size(const char *text, uint64_t *bytes);
 

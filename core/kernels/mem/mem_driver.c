@@ -1,7 +1,6 @@
 /* Driver of the swept memory kernels: for each point, one copy alone
  * (calibrated to --min-time per sample), then --copies copies at once, the
  * ratio curve, validation and the record. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,8 +243,7 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
                         struct sweep_results *R)
 {
     struct mem_sweep_state *s = b->state;
-    long long cpu = s->cpu, *cpus = b->rank == 0 ? malloc((size_t)b->ranks * sizeof *cpus) : NULL;
-    MPI_Gather(&cpu, 1, MPI_LONG_LONG, cpus, 1, MPI_LONG_LONG, 0, b->comm);
+    long long *cpus = mem_gather_cpus(b->comm, s->cpu);
     double wrong = R->wrong;
     MPI_Reduce(&wrong, &R->wrong, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
     int rc = 0;
@@ -254,15 +252,9 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
         if (s->p.sweep == MEM_SWEEP_LATENCY)
             find_plateaus(s, R);
         build_record(&r, k, b, R, cpus, (long long)s->thp_bytes);
-        if (s->p.out && hpcp_record_append(&r, b->si, s->p.out) != 0) {
-            hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", s->p.out,
-                       strerror(errno));
-            rc = HPCP_EXIT_RUNTIME;
-        }
+        rc = mem_append_record(&r, b->si, s->p.out);
         if (!s->p.quiet)
             print_curve(k, s, R);
-        if (!rc && r.validation.verdict == HPCP_FAILED)
-            rc = HPCP_EXIT_VALIDATION;
         hpcp_record_free(&r);
     }
     free(cpus);
@@ -270,23 +262,12 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
     return rc;
 }
 
-static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
-                   char **argv, struct mem_sweep_state *s)
-{
-    char err[512];
-    int bad = mem_params_parse(&s->p, k->variant, argc, argv, si, err, sizeof err) ||
-              hpcp_check_writable(MPI_COMM_WORLD, s->p.out, "--out", err, sizeof err);
-    if (bad)
-        hpcp_error(MPI_COMM_WORLD, "%s", err);
-    return bad ? HPCP_EXIT_USAGE : 0;
-}
-
 int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                     char **argv)
 {
     struct mem_sweep_state s;
     memset(&s, 0, sizeof s);
-    int rc = prepare(k, si, argc, argv, &s);
+    int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
     struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};

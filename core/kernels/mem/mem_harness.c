@@ -1,5 +1,8 @@
 /* One copy, then many copies at once: phases, overlapped timing,
  * calibration and pinning shared by every memory kernel. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "hpcprobe/util.h"
@@ -64,4 +67,23 @@ int mem_pin_rank(const struct hpcp_sysinfo *si, int threads)
     if (hpcp_pin_process(cpus, threads) != 0)
         return -1;
     return cpus[0];
+}
+
+long long *mem_gather_cpus(MPI_Comm comm, int cpu)
+{
+    int rank, ranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    long long mine = cpu, *all = rank == 0 ? malloc((size_t)ranks * sizeof *all) : NULL;
+    MPI_Gather(&mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, comm);
+    return all;
+}
+
+int mem_append_record(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out)
+{
+    if (out && hpcp_record_append(r, si, out) != 0) {
+        hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
+        return HPCP_EXIT_RUNTIME;
+    }
+    return r->validation.verdict == HPCP_FAILED ? HPCP_EXIT_VALIDATION : 0;
 }

@@ -170,6 +170,11 @@ static int stream_sizes(struct mem_params *p, const struct hpcp_optval *v, char 
     if (p->threads > MEM_MAX_THREADS)
         p->threads = MEM_MAX_THREADS;
     p->repeat = v[MEM_OPT_REPEAT].set ? (int)v[MEM_OPT_REPEAT].i : 10;
+    if (p->repeat > MEM_STREAM_MAX_REPEAT) {
+        snprintf(err, errlen, "--repeat %d: STREAM's values grow 15x per iteration "
+                 "(allowed: 2..%d)", p->repeat, MEM_STREAM_MAX_REPEAT);
+        return -1;
+    }
     p->hugepages = !v[MEM_OPT_HUGEPAGES].set || strcmp(v[MEM_OPT_HUGEPAGES].s, "on") == 0;
     return 0;
 }
@@ -289,4 +294,15 @@ int mem_params_parse(struct mem_params *p, const char *variant, int argc, char *
     if (bad || parse_copies(p, v, variant, si->ranks, err, errlen))
         return -1;
     return check_fits(p, variant, si, err, errlen);
+}
+
+int mem_params_prepare(struct mem_params *p, const char *variant, int argc, char **argv,
+                       const struct hpcp_sysinfo *si)
+{
+    char err[512];
+    int bad = mem_params_parse(p, variant, argc, argv, si, err, sizeof err) ||
+              hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
+    if (bad)
+        hpcp_error(MPI_COMM_WORLD, "%s", err);
+    return bad ? HPCP_EXIT_USAGE : 0;
 }

@@ -5,8 +5,7 @@
 
 #define STREAM_KERNELS 4
 #define STREAM_SCALAR 3.0
-/* Values grow 15x per iteration; past ~250 they would overflow. */
-#define STREAM_MAX_ITERATIONS 100
+#define STREAM_MAX_ITERATIONS MEM_STREAM_MAX_REPEAT
 
 extern const char *const stream_kernel_names[STREAM_KERNELS];
 extern const int stream_bytes_per_element[STREAM_KERNELS];

@@ -1,6 +1,5 @@
 /* STREAM driver: the one-copy phase (HPCC SingleSTREAM), then all copies
  * at once (StarSTREAM), best rates, validation and the record. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,21 +161,14 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
                         const struct stream_phase_rates *many, double error)
 {
     struct stream_state *s = b->state;
-    long long cpu = s->cpu, *cpus = b->rank == 0 ? malloc((size_t)b->ranks * sizeof *cpus) : NULL;
-    MPI_Gather(&cpu, 1, MPI_LONG_LONG, cpus, 1, MPI_LONG_LONG, 0, b->comm);
+    long long *cpus = mem_gather_cpus(b->comm, s->cpu);
     int rc = 0;
     if (b->rank == 0) {
         struct hpcp_record r;
         build_record(&r, k, b, one, many, error, cpus);
-        if (s->p.out && hpcp_record_append(&r, b->si, s->p.out) != 0) {
-            hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", s->p.out,
-                       strerror(errno));
-            rc = HPCP_EXIT_RUNTIME;
-        }
+        rc = mem_append_record(&r, b->si, s->p.out);
         if (!s->p.quiet)
             print_summary(k, s, one, many, error);
-        if (!rc && r.validation.verdict == HPCP_FAILED)
-            rc = HPCP_EXIT_VALIDATION;
         hpcp_record_free(&r);
     }
     free(cpus);
@@ -198,27 +190,12 @@ static void free_best(struct stream_phase_rates *R)
         free(R->best[k]);
 }
 
-static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
-                   char **argv, struct stream_state *s)
-{
-    char err[512];
-    int bad = mem_params_parse(&s->p, k->variant, argc, argv, si, err, sizeof err);
-    if (!bad && s->p.repeat * 2 > STREAM_MAX_ITERATIONS)
-        bad = snprintf(err, sizeof err, "--repeat %d: STREAM's values grow 15x per iteration "
-                       "(allowed: 2..%d)", s->p.repeat, STREAM_MAX_ITERATIONS / 2) > 0;
-    if (!bad)
-        bad = hpcp_check_writable(MPI_COMM_WORLD, s->p.out, "--out", err, sizeof err);
-    if (bad)
-        hpcp_error(MPI_COMM_WORLD, "%s", err);
-    return bad ? HPCP_EXIT_USAGE : 0;
-}
-
 int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                        char **argv)
 {
     struct stream_state s;
     memset(&s, 0, sizeof s);
-    int rc = prepare(k, si, argc, argv, &s);
+    int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
     struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
