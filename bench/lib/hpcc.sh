@@ -12,6 +12,11 @@ BENCH_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly BENCH_LIB
 readonly HPL_NB=80
 
+# The venv the benches build into and run from: VENV=.venv-sys keeps the default .venv
+# (the PyPI MPICH build) untouched while a bench runs against the system MPI.
+VENV=${VENV:-.venv}
+readonly VENV
+
 # mpirun refuses to run as root without this; hpcprobe's launches inherit it too.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -36,8 +41,8 @@ ensure_tools() {
 
 build_hpcprobe() {
   log "building hpcprobe against the system MPI"
-  make build MPI=system
-  [[ -x .venv/bin/hpcprobe ]] || die ".venv/bin/hpcprobe missing after make build"
+  make build MPI=system VENV="$VENV"
+  [[ -x $VENV/bin/hpcprobe ]] || die "$VENV/bin/hpcprobe missing after make build"
 }
 
 # The HPL matrix order that makes hpcc's RandomAccess tables 2^LOCAL_LOG2 words per rank
@@ -127,7 +132,7 @@ run_hpcc() {
 run_hpcprobe() {
   local dir=$1 variant=$2 log2=$3
   shift 3
-  local cmd=(.venv/bin/hpcprobe ra "$variant" --np "$NP" --table-log2 "$log2"
+  local cmd=("$VENV/bin/hpcprobe" ra "$variant" --np "$NP" --table-log2 "$log2"
              --launcher mpirun --out "$dir" "$@")
   log "${cmd[*]}"
   "${cmd[@]}" || die "hpcprobe ra $variant failed; see $dir"

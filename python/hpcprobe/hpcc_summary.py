@@ -4,6 +4,13 @@ Key names, order and number formats follow HPCC 1.5 (src/io.c, HPCC_Finalize): `
 for rates and times, integers for counts, `%e` for MPI_Wtick. Only keys that an
 hpcprobe record measures are written.
 
+STREAM (HPCC's src/stream.c): `SingleSTREAM_<Kernel>` is the best rate of one process
+running alone, `StarSTREAM_<Kernel>` the mean over the processes of each one's best rate
+with all running at once, both in GB/s (10^9 B/s). They come from the last `stream star`
+record (its per-copy best rates, and its one-copy phase) and the last `stream single`
+record, which takes precedence for the Single keys. HPCC prints them after the
+RandomAccess keys, after `STREAM_VectorSize` (elements per array) and `STREAM_Threads`.
+
 When several `ra mpi` algorithms ran, the MPIRandomAccess keys report the highest rate
 among the validated, compliant records, as an optimised HPCC run reports its algorithm
 under the same keys; `MPIRandomAccess_Algorithm` gives HPCC's number for it where HPCC
@@ -11,8 +18,10 @@ has one, and a line before the block names it (HPCC's output file has free text 
 the summary block; parsers read only between its Begin and End lines).
 """
 
+import statistics
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hpcprobe.memory import STREAM_KERNELS, number, stream_single_best, stream_star_best
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
 
@@ -156,19 +165,52 @@ def _general_entries(records: Sequence[Record]) -> List[Entry]:
     ]
 
 
-def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
-    """(key, value) pairs in HPCC's order, for the RandomAccess records given."""
-    ra_records = [record for record in records if record.get("benchmark") == "ra"]
-    if not ra_records:
+def _last_stream(records: Sequence[Record], variant: str) -> Optional[Record]:
+    chosen = [record for record in records if record.get("variant") == variant]
+    return chosen[-1] if chosen else None
+
+
+def _gbs(rate: Optional[float]) -> Optional[float]:
+    return None if rate is None else rate / 1e9
+
+
+def _stream_entries(records: Sequence[Record]) -> List[Entry]:
+    """STREAM_VectorSize, STREAM_Threads, StarSTREAM_*, SingleSTREAM_* (HPCC's order)."""
+    star = _last_stream(records, "star")
+    single = _last_stream(records, "single") or star  # star ran the one-copy phase too
+    sized = single or star
+    if sized is None:
         return []
-    entries = _general_entries(ra_records)
+    parameters = _section(sized, "parameters")
+    threads = number(parameters.get("threads_per_rank")) or number(
+        _section(sized, "layout").get("threads_per_rank"))
+    entries = [*_entry("STREAM_VectorSize", number(parameters.get("array_elements")), _integer),
+               *_entry("STREAM_Threads", threads, _integer)]
+    for kernel in STREAM_KERNELS:
+        rates = stream_star_best(star, kernel) if star is not None else []
+        mean = statistics.fmean(rates) if rates else None
+        entries += _entry(f"StarSTREAM_{kernel.capitalize()}", _gbs(mean), _g)
+    for kernel in STREAM_KERNELS:
+        best = stream_single_best(single, kernel) if single is not None else None
+        entries += _entry(f"SingleSTREAM_{kernel.capitalize()}", _gbs(best), _g)
+    return entries
+
+
+def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
+    """(key, value) pairs in HPCC's order, for the RandomAccess and STREAM records given."""
+    records = list(records)
+    ra_records = [record for record in records if record.get("benchmark") == "ra"]
+    stream_records = [record for record in records if record.get("benchmark") == "stream"]
+    if not ra_records and not stream_records:
+        return []
+    entries = _general_entries(ra_records + stream_records)
     for lcg in (True, False):  # HPCC prints the LCG block first
         mpi = _chosen_mpi(ra_records, lcg)
         if mpi is not None:
             entries += _mpi_entries(mpi)
     for lcg in (True, False):
         entries += _per_process_entries(ra_records, lcg)
-    return entries
+    return entries + _stream_entries(stream_records)
 
 
 def _algorithm_label(record: Record) -> str:

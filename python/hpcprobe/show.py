@@ -7,7 +7,7 @@ plain text (never as rich markup), and nothing in a record is evaluated.
 import csv
 import json
 import unicodedata
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from rich.table import Table
 from rich.text import Text
@@ -23,6 +23,7 @@ CSV_COLUMNS = (
     "verdict", "error", "tolerance", "compliant", "started_at",
 )
 MAX_CELL_CHARS = 60
+NANOSECOND = 1e-9
 # A spreadsheet would run a cell starting with one of these as a formula.
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -51,6 +52,7 @@ def verdict_text(record: Record) -> str:
         return verdict
     relation = "≤" if error <= tolerance else ">"
     unit = plain(validation.get("error_unit", ""))
+    unit = "" if unit == "1" else unit  # dimensionless: a relative error, a count
     return f"{verdict} ({_count(error)} {relation} {_count(tolerance)} {unit})".replace(" )", ")")
 
 
@@ -59,16 +61,32 @@ def _count(value: float) -> str:
     return f"{value:,.0f}" if value == int(value) or abs(value) >= 1000 else f"{value:.6g}"
 
 
+def _is_nanoseconds(unit: str, value: Any) -> bool:
+    # Times per memory access are nanoseconds: "0.0079 µs" would hide them.
+    return (unit == "s" and isinstance(value, (int, float)) and not isinstance(value, bool)
+            and 0 < abs(value) < 1e-6)
+
+
+def _scale(unit: str, value: Any) -> Tuple[float, str]:
+    return (NANOSECOND, "ns") if _is_nanoseconds(unit, value) else scale_for(unit, value)
+
+
+def _quantity(value: Any, unit: str) -> str:
+    if _is_nanoseconds(unit, value):
+        return f"{format_number(value, NANOSECOND)} ns"
+    return format_quantity(value, unit)
+
+
 def _table_row(record: Record) -> List[Text]:
     headline = _section(record, "value")
     layout = _section(record, "layout")
     unit = str(headline.get("unit", ""))
-    divisor, label = scale_for(unit, headline.get("value"))
+    divisor, label = _scale(unit, headline.get("value"))
     spread = headline_summary(record)
     cells = [
         record.get("benchmark"), record.get("variant"), record.get("algorithm"),
         layout.get("ranks"),
-        format_quantity(headline.get("value"), unit),
+        _quantity(headline.get("value"), unit),
         f"{format_number(spread.min, divisor)} / {format_number(spread.median, divisor)} / "
         f"{format_number(spread.max, divisor)} {label}".rstrip(),
         verdict_text(record),

@@ -1,7 +1,7 @@
 """Suites: fixed lists of benchmark launches for `hpcprobe run --suite NAME`."""
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
 
@@ -11,25 +11,55 @@ QUICK_BUDGET_S = 300.0
 # what `make run` measures, "tiny" proves the whole path works in seconds (tests, CI).
 SCALES: Dict[str, int] = {"default": 24, "tiny": 14}
 
+# The memory suite (docs/kernels/memory.md). Its default scale keeps the bench's own
+# sizes: STREAM arrays and stride buffers 4x the last-level caches, block sizes up to
+# that, latency working sets up to 2 GiB (halved by the bench until the copies fit in
+# half the available memory). On a 2-core VM (32 MiB L3) the whole suite took 70 s, the
+# two latency runs (huge pages off, on) 26 s each; each run gets a generous budget.
+MEMORY_BUDGET_S = 600.0
+# --scale tiny: every size small, one-millisecond samples, two repetitions (the
+# fewest the mem kernels take): seconds in all, for tests and CI.
+_TINY_REPEAT = ("--repeat", "2")
+_TINY_MIN_TIME = ("--min-time", "0.001")
+_MEMORY_SIZES: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "default": {
+        "stream": (),
+        "stride": (),
+        "block": (),
+        "latency": (),
+    },
+    "tiny": {
+        "stream": ("--array-bytes", "1M") + _TINY_REPEAT,
+        "stride": ("--buffer-bytes", "256K", "--max-stride", "64K") + _TINY_MIN_TIME
+                  + _TINY_REPEAT,
+        "block": ("--max-bytes", "256K") + _TINY_MIN_TIME + _TINY_REPEAT,
+        "latency": ("--max-bytes", "1M") + _TINY_MIN_TIME + _TINY_REPEAT,
+    },
+}
+
 
 @dataclass(frozen=True)
 class SuiteStep:
-    """One launch of a suite; `algorithm` is the --algo it passes, if any."""
+    """One launch of a suite; `algorithm` is the --algo it passes, if any, and `label`
+    what else tells it apart from the other launches of the same variant. `ranks`:
+    the ranks it runs on (None: the run's --np)."""
 
     benchmark: str
     variant: str
     bench_options: Tuple[str, ...]
     time_budget_s: float
     algorithm: Optional[str] = None
+    label: Optional[str] = None
+    ranks: Optional[int] = None
 
     @property
     def name(self) -> str:
-        words = (self.benchmark, self.variant, self.algorithm)
+        words = (self.benchmark, self.variant, self.algorithm, self.label)
         return " ".join(word for word in words if word)
 
 
-def _quick(table_log2: int) -> List[SuiteStep]:
-    options = ("--table-log2", str(table_log2), "--repeat", str(QUICK_REPEAT))
+def _quick(scale: str) -> List[SuiteStep]:
+    options = ("--table-log2", str(SCALES[scale]), "--repeat", str(QUICK_REPEAT))
     steps = [
         SuiteStep("ra", variant, options, QUICK_BUDGET_S)
         for variant in ("single", "star", "mpi")
@@ -39,7 +69,33 @@ def _quick(table_log2: int) -> List[SuiteStep]:
     return steps + [SuiteStep("ra", "mpi", hypercube, QUICK_BUDGET_S, "hypercube")]
 
 
-_SUITES = {"quick": _quick}
+def _memory(scale: str) -> List[SuiteStep]:
+    """STREAM single and star, then paper 002's stride and block sweeps and the latency
+    curve: every rank at once (--copies all, one rank per core) except the block sweeps,
+    which compare the -O3 and -O0 builds on one rank alone."""
+    sizes = _MEMORY_SIZES[scale]
+    every = ("--copies", "all")
+
+    def step(benchmark: str, variant: str, options: Tuple[str, ...], label: str = "",
+             ranks: Optional[int] = None) -> SuiteStep:
+        return SuiteStep(benchmark, variant, options, MEMORY_BUDGET_S, label=label or None,
+                         ranks=ranks)
+
+    block = ("--sweep", "block", "--copies", "one") + sizes["block"]
+    return [
+        step("stream", "single", sizes["stream"]),
+        step("stream", "star", every + sizes["stream"]),
+        step("mem", "stride", ("--sweep", "stride") + every + sizes["stride"]),
+        step("mem", "stride", block + ("--build-variant", "O3"), "block O3", ranks=1),
+        step("mem", "stride", block + ("--build-variant", "O0"), "block O0", ranks=1),
+        step("mem", "latency", ("--hugepages", "off") + every + sizes["latency"],
+             "hugepages off"),
+        step("mem", "latency", ("--hugepages", "on") + every + sizes["latency"],
+             "hugepages on"),
+    ]
+
+
+_SUITES: Dict[str, Callable[[str], List[SuiteStep]]] = {"quick": _quick, "memory": _memory}
 SUITE_NAMES = tuple(_SUITES)
 
 
@@ -48,14 +104,31 @@ def suite_steps(name: str, scale: str = "default") -> List[SuiteStep]:
         raise UsageError(f"unknown suite '{name}' (allowed: {', '.join(SUITE_NAMES)})")
     if scale not in SCALES:
         raise UsageError(f"unknown scale '{scale}' (allowed: {', '.join(SCALES)})")
-    return _SUITES[name](SCALES[scale])
+    return _SUITES[name](scale)
+
+
+def _describe_quick(steps: List[SuiteStep]) -> str:
+    scales = ", ".join(f"{scale} 2^{log2}" for scale, log2 in SCALES.items())
+    return (
+        f"{', '.join(step.name for step in steps)}; {QUICK_REPEAT} repetitions each, "
+        f"table words per --scale: {scales}; budget {QUICK_BUDGET_S:g} s each"
+    )
+
+
+def _describe_memory(steps: List[SuiteStep]) -> str:
+    return (
+        f"{', '.join(step.name for step in steps)}; stream star, mem stride and mem "
+        "latency with --copies all (one rank per core, each against one copy alone), the "
+        "block sweeps on 1 rank; default scale: the bench's sizes (4x the last-level "
+        "caches; latency working sets up to 2 GiB, less where memory is short); tiny: 1 MiB "
+        "STREAM arrays, strides up to 64 KiB, blocks up to 256 KiB, latency up to 1 MiB, "
+        f"1 ms samples, 2 repetitions; budget {MEMORY_BUDGET_S:g} s each"
+    )
+
+
+_DESCRIBE = {"quick": _describe_quick, "memory": _describe_memory}
 
 
 def describe_suite(name: str) -> str:
     """One line for `hpcprobe list`."""
-    steps = suite_steps(name)
-    scales = ", ".join(f"{scale} 2^{log2}" for scale, log2 in SCALES.items())
-    return (
-        f"{name}: {', '.join(step.name for step in steps)}; {QUICK_REPEAT} repetitions each, "
-        f"table words per --scale: {scales}; budget {QUICK_BUDGET_S:g} s each"
-    )
+    return f"{name}: {_DESCRIBE[name](suite_steps(name))}"

@@ -1,8 +1,9 @@
-"""A stand-in for `LAUNCHER ... hpcprobe-bench ra VARIANT ... --out FILE`, used as a
-launcher template so the runner can be tested without MPI.
+"""A stand-in for `LAUNCHER ... hpcprobe-bench BENCHMARK VARIANT ... --out FILE`, used
+as a launcher template so the runner can be tested without MPI.
 
-Usage: fake_bench.py --fake-np N BENCH ra VARIANT [OPTIONS] --out FILE
-FAKE_MODE (or FAKE_MODE_<VARIANT>) chooses what it does; see MODES.
+Usage: fake_bench.py --fake-np N [LAUNCHER ARGS] BENCH BENCHMARK VARIANT [OPTIONS] --out FILE
+It appends data/<benchmark>-<variant>.json (ra, stream, mem). FAKE_MODE (or
+FAKE_MODE_<VARIANT>) chooses what it does; see main().
 """
 
 import json
@@ -16,8 +17,11 @@ from pathlib import Path
 DATA = Path(__file__).parent / "data"
 
 
-def record_for(variant):
-    record = json.loads((DATA / f"ra-{variant}.json").read_text())
+BENCHMARKS = ("ra", "stream", "mem")
+
+
+def record_for(benchmark, variant):
+    record = json.loads((DATA / f"{benchmark}-{variant}.json").read_text())
     record["metadata"]["user_command_line"] = json.loads(
         os.environ.get("HPCPROBE_USER_COMMAND", "[]"))
     return record
@@ -41,17 +45,19 @@ def spawn_child_and_sleep(pid_file):
 
 def main():
     args = sys.argv[1:]
-    variant = args[4]
+    # The words after the bench: launcher arguments (binding) may come before it.
+    at = next(index for index, word in enumerate(args) if word in BENCHMARKS and index >= 3)
+    benchmark, variant = args[at], args[at + 1]
     out = args[args.index("--out") + 1]
     if os.environ.get("FAKE_ARGV_FILE"):
         append_line(os.environ["FAKE_ARGV_FILE"], json.dumps({
             "argv": args, "user_command": os.environ.get("HPCPROBE_USER_COMMAND")}))
     mode = os.environ.get(f"FAKE_MODE_{variant.upper()}", os.environ.get("FAKE_MODE", "ok"))
-    print(f"fake: ra {variant} on {args[1]} ranks", flush=True)
+    print(f"fake: {benchmark} {variant} on {args[1]} ranks", flush=True)
     if mode == "ok":
-        append_line(out, json.dumps(record_for(variant)))
+        append_line(out, json.dumps(record_for(benchmark, variant)))
     elif mode == "failed":
-        record = record_for(variant)
+        record = record_for(benchmark, variant)
         record["status"] = "failed"
         record["validation"].update(verdict="failed", error=7, tolerance=1.5)
         append_line(out, json.dumps(record))
