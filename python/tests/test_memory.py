@@ -532,23 +532,9 @@ def test_show_prints_the_tables(tmp_path):
     assert len(completed.stdout.splitlines()) == 1 + len(FIXTURES)
 
 
-# --- the real hpcprobe-bench, once it has the memory families -------------------------------
-
-def _bench_has_memory_families() -> bool:
-    try:
-        from integration import run_bench
-        listed = run_bench("list", timeout=30)
-    except Exception:  # not built, or not runnable here
-        return False
-    words = [line.split()[:1] for line in listed.stdout.splitlines()]
-    return listed.returncode == 0 and ["stream"] in words and ["mem"] in words
+# --- the real hpcprobe-bench ---
 
 
-real_bench = pytest.mark.skipif(not _bench_has_memory_families(),
-                                reason="hpcprobe-bench has no stream and mem families yet")
-
-
-@real_bench
 @pytest.mark.parametrize("argv", [
     ["stream", "star", "--np", "2", "--array-bytes", "1M", "--repeat", "2"],
     ["mem", "stride", "--np", "2", "--copies", "all", "--buffer-bytes", "256K",
@@ -568,7 +554,6 @@ def test_real_bench_records_and_tables(tmp_path, argv):
     assert ("GB/s" if argv[0] == "stream" else "ns/access") in completed.stdout
 
 
-@real_bench
 def test_real_memory_suite_tiny(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "hpcprobe", "run", "--suite", "memory", "--scale", "tiny",
