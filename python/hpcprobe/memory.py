@@ -23,7 +23,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from hpcprobe.cli import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
+from hpcprobe.memory_options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.show import plain, verdict_text
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import format_number
