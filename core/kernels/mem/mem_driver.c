@@ -275,6 +275,7 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     struct sweep_results R;
     memset(&R, 0, sizeof R);
     s.cpu = mem_pin_rank(si, 1);
+    s.active = si->rank < s.p.copies; /* the others only wait: no buffer for them */
     if ((rc = k->setup(&b)) == 0) {
         R.npoints = s.npoints, R.repeat = s.p.repeat, R.many = s.p.copies > 1;
         int bad = !(R.one = calloc((size_t)s.npoints * (size_t)s.p.repeat, sizeof *R.one));

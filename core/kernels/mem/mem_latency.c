@@ -70,10 +70,11 @@ static int chase_setup(struct hpcp_bench *b)
     s->x_name = "working_set_bytes";
     add_points(s);
     size_t lines = (size_t)(s->p.max_bytes / MEM_LINE_BYTES);
-    int failed = !d || hpcp_region_alloc(&d->region, lines * MEM_LINE_BYTES, s->p.hugepages) != 0;
-    if (!failed && !(d->order = malloc(lines * sizeof *d->order)))
+    int failed = !d || (s->active && hpcp_region_alloc(&d->region, lines * MEM_LINE_BYTES,
+                                                        s->p.hugepages) != 0);
+    if (!failed && s->active && !(d->order = malloc(lines * sizeof *d->order)))
         failed = 1;
-    if (!failed) {
+    if (!failed && s->active) {
         d->lines = d->region.base;
         memset(d->lines, 0, lines * MEM_LINE_BYTES);
         s->thp_bytes = hpcp_thp_bytes(d->lines, lines * MEM_LINE_BYTES);

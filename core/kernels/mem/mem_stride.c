@@ -45,8 +45,8 @@ static int stride_setup(struct hpcp_bench *b)
     s->build_flags = s->p.build_o0 ? mem_rw_flags_O0 : mem_rw_flags_O3;
     add_points(s);
     size_t bytes = s->p.sweep == MEM_SWEEP_STRIDE ? s->p.buffer_bytes : s->p.max_bytes;
-    int failed = !d || hpcp_region_alloc(&d->region, bytes, s->p.hugepages) != 0;
-    if (!failed) {
+    int failed = !d || (s->active && hpcp_region_alloc(&d->region, bytes, s->p.hugepages) != 0);
+    if (!failed && s->active) {
         d->buf = d->region.base;
         d->pass = s->p.build_o0 ? mem_rw_pass_O0 : mem_rw_pass_O3;
         memset(d->buf, 0, bytes);

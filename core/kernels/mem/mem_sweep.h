@@ -14,6 +14,7 @@ struct mem_sweep_state {
     int npoints;
     double x[MEM_MAX_POINTS];             /* bytes */
     double accesses[MEM_MAX_POINTS];      /* per pass */
+    int active;                           /* one of the copies: it holds a buffer */
     int point;
     long passes;
     int cpu;                              /* first CPU this rank is pinned to */
