@@ -15,6 +15,13 @@ extern const struct hpcp_kernel hpcp_stream_single;
 extern const struct hpcp_kernel hpcp_stream_star;
 extern const struct hpcp_kernel hpcp_mem_stride;
 extern const struct hpcp_kernel hpcp_mem_latency;
+extern const struct hpcp_kernel hpcp_hpl_mpi;
+extern const struct hpcp_kernel hpcp_dgemm_single;
+extern const struct hpcp_kernel hpcp_dgemm_star;
+extern const struct hpcp_kernel hpcp_ptrans_mpi;
+extern const struct hpcp_kernel hpcp_fft_single;
+extern const struct hpcp_kernel hpcp_fft_star;
+extern const struct hpcp_kernel hpcp_fft_mpi;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -29,6 +36,13 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_stream_star,
     &hpcp_mem_stride,
     &hpcp_mem_latency,
+    &hpcp_hpl_mpi,
+    &hpcp_dgemm_single,
+    &hpcp_dgemm_star,
+    &hpcp_ptrans_mpi,
+    &hpcp_fft_single,
+    &hpcp_fft_star,
+    &hpcp_fft_mpi,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 
