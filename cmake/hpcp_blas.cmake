@@ -10,7 +10,7 @@ set(HPCP_SCIPY_OPENBLAS_DIR "" CACHE PATH "scipy_openblas32 package folder (defa
 
 function(_hpcp_find_optimised_blas out_libs out_name)
   # FlexiBLAS and Generic are left out: both may hide Netlib's reference BLAS.
-  foreach(_vendor OpenBLAS FLAME AOCL Intel10_64lp_seq Intel10_64lp Arm ACML Apple)
+  foreach(_vendor OpenBLAS FLAME AOCL Intel10_64lp_seq Intel10_64lp Arm Apple)
     unset(BLAS_FOUND)
     unset(BLAS_LIBRARIES)
     set(BLA_VENDOR ${_vendor})

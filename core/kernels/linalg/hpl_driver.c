@@ -131,7 +131,10 @@ static void print_summary(const struct hpl *h, const struct hpcp_record *r, cons
 static int run_hpl(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, struct hpl *h,
                    const struct dense_params *p)
 {
-    struct hpl_run run = {calloc((size_t)p->repeat, 8), calloc((size_t)p->repeat, 8), {0}, 0};
+    struct hpl_run run;
+    memset(&run, 0, sizeof run);
+    run.seconds = calloc((size_t)p->repeat, sizeof(double));
+    run.rates = calloc((size_t)p->repeat, sizeof(double));
     double *x = malloc((size_t)h->N * sizeof *x);
     if (hpcp_any(MPI_COMM_WORLD, !run.seconds || !run.rates || !x)) {
         hpcp_error(MPI_COMM_WORLD, "out of memory for the solution vector (N = %lld)", h->N);
