@@ -329,9 +329,11 @@ def _add_hpcc_parser(subparsers, family: str) -> CliParser:
     parser = subparsers.add_parser(family, help=HPCC_HELP[family])
     parser.add_argument("variant", nargs="?", type=choice("variant", variants),
                         metavar="{" + ",".join(variants) + "}")
+    # Every option is known to every family, so that one given to the wrong family gets
+    # "applies to ... only" (check_hpcc) rather than being taken for the variant.
     for attribute, option, metavar, families, text in HPCC_VALUE_OPTIONS:
-        if family in families:
-            parser.add_argument(option, dest=attribute, metavar=metavar, help=text)
+        where = "" if family in families else f"({'|'.join(families)} only) "
+        parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
     for attribute, option in HPCC_FLAG_OPTIONS:
         parser.add_argument(option, dest=attribute, action="store_true", help="skip verification")
     _add_launch_options(parser, default_np=HPCC_DEFAULT_NP[family])
