@@ -20,6 +20,7 @@ struct hpl {
     double *rowbuf;        /* P > 1: one row being exchanged */
     uint64_t seed;
     long long swaps_remote;/* pivots exchanged with another process row */
+    double seconds_panel, seconds_update, seconds_wait; /* this rank, last factorization */
 };
 
 /* Allocate (collectively agreed) and free the local storage. 0 or -1. */

@@ -105,6 +105,7 @@ static void update_columns(const struct update *u, int c0, int c1)
 
 static void update_chunked(const struct update *u, int c0, int c1)
 {
+    double t0 = MPI_Wtime();
     for (int c = c0; c < c1; c += UPDATE_CHUNK) {
         int end = c + UPDATE_CHUNK < c1 ? c + UPDATE_CHUNK : c1;
         update_columns(u, c, end);
@@ -113,6 +114,7 @@ static void update_chunked(const struct update *u, int c0, int c1)
             MPI_Test(u->poll, &done, MPI_STATUS_IGNORE);
         }
     }
+    u->h->seconds_update += MPI_Wtime() - t0;
 }
 
 /* Factor panel k on its process column and pack it (L rows, then pivots as doubles). */
@@ -121,6 +123,7 @@ static int factor_and_pack(struct hpl *h, long long k, int *ipiv)
     int bad = 0;
     if (h->mycol != (int)(k % h->Q))
         return 0;
+    double t0 = MPI_Wtime();
     bad = hpl_panel_factor(h, k, ipiv);
     int jb = hpl_panel_width(h, k);
     long long first = grid_local_before(k * h->nb, h->nb, h->myrow, h->P);
@@ -132,6 +135,7 @@ static int factor_and_pack(struct hpl *h, long long k, int *ipiv)
                (size_t)rows * sizeof(double));
     for (int c = 0; c < jb; c++)
         buf[rows * jb + c] = ipiv[c];
+    h->seconds_panel += MPI_Wtime() - t0;
     return bad;
 }
 
@@ -161,10 +165,13 @@ int hpl_factor(struct hpl *h)
     int *ipiv = malloc(3 * (size_t)h->nb * sizeof *ipiv), bad = 0;
     int *mine = ipiv + h->nb, *next = mine + h->nb;
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    h->seconds_panel = h->seconds_update = h->seconds_wait = 0;
     bad |= factor_and_pack(h, 0, next);
     post_panel(h, 0, &req[0]);
     for (long long k = 0; k < panels; k++) {
+        double t0 = MPI_Wtime();
         MPI_Wait(&req[k % 2], MPI_STATUS_IGNORE);
+        h->seconds_wait += MPI_Wtime() - t0;
         struct update u;
         unpack_panel(h, k, &u, mine);
         int c0 = (int)grid_local_before(u.j + u.jb, h->nb, h->mycol, h->Q);
@@ -172,7 +179,9 @@ int hpl_factor(struct hpl *h)
         if (k + 1 < panels && h->lookahead) {
             if (owns_next) {
                 int jb1 = hpl_panel_width(h, k + 1);
+                double t1 = MPI_Wtime();
                 update_columns(&u, c0, c0 + jb1);
+                h->seconds_update += MPI_Wtime() - t1;
                 bad |= factor_and_pack(h, k + 1, next);
                 c0 += jb1;
             }
