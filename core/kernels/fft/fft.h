@@ -9,7 +9,7 @@
 
 #include "hpcprobe/kernel.h"
 
-#define FFT_LANES 8 /* columns transformed together by the internal FFT (one vector each) */
+#define FFT_LANES 8 /* rows transformed together by the internal FFT (one vector each) */
 
 /* omega_m^t = exp(sign 2 pi i t / m) from two tables of about sqrt(m) entries each:
  * lo[t mod S] * hi[t / S], S = 2^shift. */
@@ -21,39 +21,43 @@ struct fft_roots {
 int fft_roots_init(struct fft_roots *r, uint64_t m, int sign);
 void fft_roots_free(struct fft_roots *r);
 
-/* Multiply by omega_m^((row0 + t) (col0 + c)) at row t, column c. */
+/* Multiply by omega_m^((row0 + r) (col0 + c)) at row r, column c. */
 struct fft_twiddle {
     const struct fft_roots *roots;
     uint64_t row0, col0;
 };
 
-/* In-place FFTs of length n down `cols` columns of a row-major matrix with row stride ld. */
-struct fft_cols {
-    int n, cols, ld, sign, use_fftw, log2n;
-    void *fftw_plan;       /* FFTW: one plan over all the columns */
+/* In-place FFTs of length n along `rows` contiguous rows (row stride ld) of a matrix. */
+struct fft_rows {
+    int n, rows, ld, sign, use_fftw, log2n;
+    void *fftw_plan;       /* FFTW: one plan over all the rows */
     /* internal: the Stockham passes and their twiddles */
     int npasses, radix[64];
     double *tw[64];        /* per pass: Ns * (R - 1) roots, interleaved */
     double *panel;         /* 4 * n * FFT_LANES doubles: re, im, and the work pair */
 };
 /* Plan; FFTW plans with FFTW_MEASURE on `scratch` (same shape, overwritten). 0 or -1. */
-int fft_cols_plan(struct fft_cols *p, int use_fftw, int n, int cols, int ld, int sign,
+int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int sign,
                   double complex *scratch);
-void fft_cols_run(const struct fft_cols *p, double complex *a, const struct fft_twiddle *tw);
-void fft_cols_free(struct fft_cols *p);
+/* Transform, then (tw not NULL) multiply by the twiddles. */
+void fft_rows_run(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw);
+void fft_rows_free(struct fft_rows *p);
 
-/* Stockham on one panel: FFT_LANES split-complex columns of length n (re, im: n * LANES
- * each), ping-ponging with wre, wim; returns 1 when the result is in the work pair. */
-int fft_stockham(const struct fft_cols *p, double *re, double *im, double *wre, double *wim);
+/* Stockham on one panel: FFT_LANES split-complex rows of length n (re, im: n * LANES
+ * each, point-major), ping-ponging with wre, wim; returns 1 when the result is in the
+ * work pair. */
+int fft_stockham(const struct fft_rows *p, double *re, double *im, double *wre, double *wim);
 
 /* The distributed six-step FFT of m = n1 * n2 points over `comm` (block distribution of
- * the [n2][n1] row-major input; the output in natural order, blocks of n2-point rows). */
+ * the [n2][n1] row-major input; the output in natural order, blocks of n2-point rows).
+ * Every FFT runs along contiguous rows; the three transposes are folded into the
+ * unpacking of the exchanges. */
 struct fft_sixstep {
     MPI_Comm comm;
     int rank, ranks, use_fftw, sign;
     uint64_t m, n1, n2;
     struct fft_roots roots;
-    struct fft_cols step1, step2;   /* length n2 down my n1 columns; n1 down my n2 columns */
+    struct fft_rows step1, step2;   /* length n2 along my rows j1; n1 along my rows k2 */
     double complex *t1, *t2, *send, *recv;
     int *counts;                     /* 4 * ranks: send/recv counts and displacements */
     double phase_seconds[5];         /* last run: transposes and FFTs, summed */

@@ -1,4 +1,4 @@
-/* Column batches of FFTs through FFTW3 (when built with it) or the internal Stockham FFT. */
+/* Batches of row FFTs through FFTW3 (when built with it) or the internal Stockham FFT. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,24 +7,24 @@
 #include <fftw3.h>
 #endif
 
-int fft_internal_plan(struct fft_cols *p);
-void fft_internal_panel(const struct fft_cols *p, double complex *a, int c0, int width,
+int fft_internal_plan(struct fft_rows *p);
+void fft_internal_panel(const struct fft_rows *p, double complex *a, int c0, int width,
                         const struct fft_twiddle *tw);
-void fft_apply_twiddles(const struct fft_cols *p, double complex *a, const struct fft_twiddle *tw);
+void fft_apply_twiddles(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw);
 
-int fft_cols_plan(struct fft_cols *p, int use_fftw, int n, int cols, int ld, int sign,
+int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int sign,
                   double complex *scratch)
 {
     memset(p, 0, sizeof *p);
-    p->n = n, p->cols = cols, p->ld = ld, p->sign = sign, p->use_fftw = use_fftw;
+    p->n = n, p->rows = rows, p->ld = ld, p->sign = sign, p->use_fftw = use_fftw;
     while ((1 << p->log2n) < n)
         p->log2n++;
-    if (n <= 1 || cols <= 0)
+    if (n <= 1 || rows <= 0)
         return 0; /* nothing to transform: length 1 is the identity */
 #ifdef HPCP_HAVE_FFTW
     if (use_fftw) {
-        p->fftw_plan = fftw_plan_many_dft(1, &p->n, cols, (fftw_complex *)scratch, NULL, ld, 1,
-                                          (fftw_complex *)scratch, NULL, ld, 1,
+        p->fftw_plan = fftw_plan_many_dft(1, &p->n, rows, (fftw_complex *)scratch, NULL, 1, ld,
+                                          (fftw_complex *)scratch, NULL, 1, ld,
                                           sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD,
                                           FFTW_MEASURE);
         return p->fftw_plan ? 0 : -1;
@@ -37,9 +37,9 @@ int fft_cols_plan(struct fft_cols *p, int use_fftw, int n, int cols, int ld, int
     return fft_internal_plan(p);
 }
 
-void fft_cols_run(const struct fft_cols *p, double complex *a, const struct fft_twiddle *tw)
+void fft_rows_run(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw)
 {
-    if (p->n > 1 && p->cols > 0) {
+    if (p->n > 1 && p->rows > 0) {
 #ifdef HPCP_HAVE_FFTW
         if (p->use_fftw) {
             fftw_execute_dft((fftw_plan)p->fftw_plan, (fftw_complex *)a, (fftw_complex *)a);
@@ -48,15 +48,15 @@ void fft_cols_run(const struct fft_cols *p, double complex *a, const struct fft_
             return;
         }
 #endif
-        for (int c = 0; c < p->cols; c += FFT_LANES)
-            fft_internal_panel(p, a, c, p->cols - c < FFT_LANES ? p->cols - c : FFT_LANES, tw);
+        for (int r = 0; r < p->rows; r += FFT_LANES)
+            fft_internal_panel(p, a, r, p->rows - r < FFT_LANES ? p->rows - r : FFT_LANES, tw);
         return;
     }
-    if (tw && p->cols > 0)
+    if (tw && p->rows > 0)
         fft_apply_twiddles(p, a, tw);
 }
 
-void fft_cols_free(struct fft_cols *p)
+void fft_rows_free(struct fft_rows *p)
 {
 #ifdef HPCP_HAVE_FFTW
     if (p->fftw_plan)

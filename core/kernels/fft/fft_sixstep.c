@@ -1,7 +1,9 @@
 /* The six-step FFT of m = n1 n2 points (x[j1 + n1 j2] -> X[k2 + n2 k1]): FFTs of length n2
- * down the columns j1, twiddles w_m^(j1 k2), a transpose, FFTs of length n1 down the
- * columns k2. Distributed, every transpose is one MPI_Alltoallv; on one rank the two
- * outer exchanges vanish and the middle one is a cache-blocked local transpose. */
+ * over j2 for each j1, twiddles w_m^(j1 k2), FFTs of length n1 over j1 for each k2. Every
+ * FFT runs along a contiguous row: the data is transposed before each step, and the
+ * result once more into natural order. Distributed, each transpose is one MPI_Alltoallv
+ * whose receiver transposes the blocks as it unpacks them; on one rank they are
+ * cache-blocked local transposes between the caller's two vectors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,17 @@ static double complex *alloc_vec(uint64_t n)
     return aligned_alloc(64, ((n ? n : 1) * sizeof(double complex) + 63) & ~(size_t)63);
 }
 
+/* dst[c][r] = src[r][c] for a rows x cols block; row strides ld (dst) and ls (src). */
+static void transpose(double complex *dst, uint64_t ld, const double complex *src, uint64_t ls,
+                      uint64_t rows, uint64_t cols)
+{
+    for (uint64_t r0 = 0; r0 < rows; r0 += TILE)
+        for (uint64_t c0 = 0; c0 < cols; c0 += TILE)
+            for (uint64_t c = c0; c < c0 + TILE && c < cols; c++)
+                for (uint64_t r = r0; r < r0 + TILE && r < rows; r++)
+                    dst[c * ld + r] = src[r * ls + c];
+}
+
 int fft_sixstep_init(struct fft_sixstep *s, MPI_Comm comm, uint64_t n1, uint64_t n2, int sign,
                      int use_fftw)
 {
@@ -32,14 +45,12 @@ int fft_sixstep_init(struct fft_sixstep *s, MPI_Comm comm, uint64_t n1, uint64_t
     fft_part(n1, s->ranks, s->rank, &c1, &w1);
     fft_part(n2, s->ranks, s->rank, &r2, &h2);
     fft_part(n1, s->ranks, s->rank, &r1, &h1);
-    uint64_t most = n2 * w1 > n1 * h2 ? n2 * w1 : n1 * h2;
-    most = most > h1 * n2 ? most : h1 * n2;
-    most = most > h2 * n1 ? most : h2 * n1;
-    /* On one rank the columns are transformed in the caller's vectors; FFTW still needs
-     * arrays of their shape to plan on. */
+    uint64_t most = w1 * n2 > h2 * n1 ? w1 * n2 : h2 * n1;
+    /* On one rank the steps run in the caller's vectors; FFTW still needs arrays of their
+     * shape to plan on. */
     int local = s->ranks == 1;
     if (!local || use_fftw)
-        s->t1 = alloc_vec(n2 * w1), s->t2 = alloc_vec(n1 * h2);
+        s->t1 = alloc_vec(w1 * n2), s->t2 = alloc_vec(h2 * n1);
     if (!local)
         s->send = alloc_vec(most), s->recv = alloc_vec(most);
     s->counts = malloc(4 * (size_t)s->ranks * sizeof(int));
@@ -47,8 +58,8 @@ int fft_sixstep_init(struct fft_sixstep *s, MPI_Comm comm, uint64_t n1, uint64_t
               (!local && (!s->send || !s->recv));
     bad = bad || fft_roots_init(&s->roots, s->m, sign);
     /* FFTW_MEASURE overwrites the arrays it plans on: plan before any data is there. */
-    bad = bad || fft_cols_plan(&s->step1, use_fftw, (int)n2, (int)w1, (int)w1, sign, s->t1);
-    bad = bad || fft_cols_plan(&s->step2, use_fftw, (int)n1, (int)h2, (int)h2, sign, s->t2);
+    bad = bad || fft_rows_plan(&s->step1, use_fftw, (int)n2, (int)w1, (int)n2, sign, s->t1);
+    bad = bad || fft_rows_plan(&s->step2, use_fftw, (int)n1, (int)h2, (int)n1, sign, s->t2);
     if (local) {
         free(s->t1), free(s->t2);
         s->t1 = s->t2 = NULL;
@@ -58,26 +69,15 @@ int fft_sixstep_init(struct fft_sixstep *s, MPI_Comm comm, uint64_t n1, uint64_t
 
 void fft_sixstep_free(struct fft_sixstep *s)
 {
-    fft_cols_free(&s->step1);
-    fft_cols_free(&s->step2);
+    fft_rows_free(&s->step1);
+    fft_rows_free(&s->step2);
     fft_roots_free(&s->roots);
     free(s->t1), free(s->t2), free(s->send), free(s->recv), free(s->counts);
     memset(s, 0, sizeof *s);
 }
 
-/* The displacements of counts already in sc and rc, then the exchange. */
-static void exchange(struct fft_sixstep *s)
-{
-    int *sc = s->counts, *sd = sc + s->ranks, *rc = sd + s->ranks, *rd = rc + s->ranks;
-    for (int q = 0, so = 0, ro = 0; q < s->ranks; q++) {
-        sd[q] = so, rd[q] = ro;
-        so += sc[q], ro += rc[q];
-    }
-    MPI_Alltoallv(s->send, sc, sd, MPI_C_DOUBLE_COMPLEX, s->recv, rc, rd, MPI_C_DOUBLE_COMPLEX,
-                  s->comm);
-}
-
-/* Block sizes of an exchange: to rank q a x b, from it c x d (parts of the four dims). */
+/* Block sizes of an exchange: to rank q a x b elements, from it c x d (each a part of a
+ * dimension: that of q when the flag is set, else this rank's). */
 static void set_counts(struct fft_sixstep *s, uint64_t a_n, int a_q, uint64_t b_n, int b_q,
                        uint64_t c_n, int c_q, uint64_t d_n, int d_q)
 {
@@ -92,114 +92,86 @@ static void set_counts(struct fft_sixstep *s, uint64_t a_n, int a_q, uint64_t b_
     }
 }
 
-/* Step 1: my rows j2 of [n2][n1] -> t1 = [n2][my columns j1]. */
-static void redistribute_in(struct fft_sixstep *s, const double complex *in)
+static void exchange(struct fft_sixstep *s)
 {
-    uint64_t r2, h2, w1, c1;
-    fft_part(s->n2, s->ranks, s->rank, &r2, &h2);
-    fft_part(s->n1, s->ranks, s->rank, &c1, &w1);
+    int *sc = s->counts, *sd = sc + s->ranks, *rc = sd + s->ranks, *rd = rc + s->ranks;
+    for (int q = 0, so = 0, ro = 0; q < s->ranks; q++) {
+        sd[q] = so, rd[q] = ro;
+        so += sc[q], ro += rc[q];
+    }
+    MPI_Alltoallv(s->send, sc, sd, MPI_C_DOUBLE_COMPLEX, s->recv, rc, rd, MPI_C_DOUBLE_COMPLEX,
+                  s->comm);
+}
+
+/* Send to each rank q the columns [first_q, first_q + count_q) of my rows x cols matrix
+ * (partition of `cols_n` = cols), packed row by row; then the exchange; then each
+ * received block (rows_q x width, row-major) transposed into dst at column offset first_q
+ * of the partition of `rows_n` (dst row stride ld). */
+static void transpose_exchange(struct fft_sixstep *s, const double complex *src, uint64_t rows,
+                               uint64_t cols, uint64_t rows_n, double complex *dst,
+                               uint64_t ld, uint64_t width)
+{
     double complex *out = s->send;
     for (int q = 0; q < s->ranks; q++) {
-        uint64_t qc, qw;
-        fft_part(s->n1, s->ranks, q, &qc, &qw);
-        for (uint64_t i = 0; i < h2; i++, out += qw)
-            memcpy(out, in + i * s->n1 + qc, qw * sizeof *out);
+        uint64_t qf, qc;
+        fft_part(cols, s->ranks, q, &qf, &qc);
+        for (uint64_t i = 0; i < rows; i++, out += qc)
+            memcpy(out, src + i * cols + qf, qc * sizeof *out);
     }
-    set_counts(s, s->n2, 0, s->n1, 1, s->n2, 1, s->n1, 0);
     exchange(s);
     const double complex *from = s->recv;
     for (int q = 0; q < s->ranks; q++) {
-        uint64_t qr, qh;
-        fft_part(s->n2, s->ranks, q, &qr, &qh);
-        for (uint64_t i = 0; i < qh; i++, from += w1)
-            memcpy(s->t1 + (qr + i) * w1, from, w1 * sizeof *from);
+        uint64_t qf, qc;
+        fft_part(rows_n, s->ranks, q, &qf, &qc);
+        transpose(dst + qf, ld, from, width, qc, width);
+        from += qc * width;
     }
 }
 
-/* dst[c][r] = src[r][c] for a rows x cols block; row strides ls, ld. */
-static void transpose(double complex *dst, uint64_t ld, const double complex *src, uint64_t ls,
-                      uint64_t rows, uint64_t cols)
+static void run_distributed(struct fft_sixstep *s, const double complex *in,
+                            double complex *out, double *t)
 {
-    for (uint64_t r0 = 0; r0 < rows; r0 += TILE)
-        for (uint64_t c0 = 0; c0 < cols; c0 += TILE)
-            for (uint64_t c = c0; c < c0 + TILE && c < cols; c++)
-                for (uint64_t r = r0; r < r0 + TILE && r < rows; r++)
-                    dst[c * ld + r] = src[r * ls + c];
-}
-
-/* Step 2: t1 = [n2 rows k2][my j1] -> t2 = [n1 rows j1][my k2]. */
-static void redistribute_middle(struct fft_sixstep *s)
-{
-    uint64_t c1, w1, r2, h2;
+    uint64_t c1, w1, r2, h2, r1, h1;
     fft_part(s->n1, s->ranks, s->rank, &c1, &w1);
-    fft_part(s->n2, s->ranks, s->rank, &r2, &h2);
-    double complex *out = s->send;
-    for (int q = 0; q < s->ranks; q++) {
-        uint64_t qr, qh;
-        fft_part(s->n2, s->ranks, q, &qr, &qh);
-        memcpy(out, s->t1 + qr * w1, qh * w1 * sizeof *out);
-        out += qh * w1;
-    }
-    set_counts(s, s->n2, 1, s->n1, 0, s->n2, 0, s->n1, 1);
-    exchange(s);
-    const double complex *from = s->recv;
-    for (int q = 0; q < s->ranks; q++) {
-        uint64_t qc, qw;
-        fft_part(s->n1, s->ranks, q, &qc, &qw);
-        transpose(s->t2 + qc * h2, h2, from, qw, h2, qw);
-        from += h2 * qw;
-    }
-}
-
-/* Step 3: t2 = [n1 rows k1][my k2] -> out = [my k1][n2]. */
-static void redistribute_out(struct fft_sixstep *s, double complex *out)
-{
-    uint64_t r2, h2, r1, h1;
     fft_part(s->n2, s->ranks, s->rank, &r2, &h2);
     fft_part(s->n1, s->ranks, s->rank, &r1, &h1);
-    double complex *to = s->send;
-    for (int q = 0; q < s->ranks; q++) {
-        uint64_t qr, qh;
-        fft_part(s->n1, s->ranks, q, &qr, &qh);
-        memcpy(to, s->t2 + qr * h2, qh * h2 * sizeof *to);
-        to += qh * h2;
-    }
-    set_counts(s, s->n1, 1, s->n2, 0, s->n1, 0, s->n2, 1);
-    exchange(s);
-    const double complex *from = s->recv;
-    for (int q = 0; q < s->ranks; q++) {
-        uint64_t qr, qh;
-        fft_part(s->n2, s->ranks, q, &qr, &qh);
-        for (uint64_t i = 0; i < h1; i++)
-            memcpy(out + i * s->n2 + qr, from + i * qh, qh * sizeof *out);
-        from += h1 * qh;
-    }
+    /* [my j2][n1] -> t1 = [my j1][n2] */
+    set_counts(s, s->n2, 0, s->n1, 1, s->n2, 1, s->n1, 0);
+    transpose_exchange(s, in, h2, s->n1, s->n2, s->t1, s->n2, w1);
+    t[0] = MPI_Wtime();
+    struct fft_twiddle tw = {&s->roots, c1, 0};
+    fft_rows_run(&s->step1, s->t1, &tw);
+    t[1] = MPI_Wtime();
+    /* [my j1][n2] -> t2 = [my k2][n1] */
+    set_counts(s, s->n1, 0, s->n2, 1, s->n1, 1, s->n2, 0);
+    transpose_exchange(s, s->t1, w1, s->n2, s->n1, s->t2, s->n1, h2);
+    t[2] = MPI_Wtime();
+    fft_rows_run(&s->step2, s->t2, NULL);
+    t[3] = MPI_Wtime();
+    /* [my k2][n1] -> out = [my k1][n2] */
+    set_counts(s, s->n2, 0, s->n1, 1, s->n2, 1, s->n1, 0);
+    transpose_exchange(s, s->t2, h2, s->n1, s->n2, out, s->n2, h1);
 }
 
 void fft_sixstep_run(struct fft_sixstep *s, double complex *in, double complex *out)
 {
-    uint64_t c1, w1;
-    fft_part(s->n1, s->ranks, s->rank, &c1, &w1);
-    int local = s->ranks == 1;
-    double complex *t1 = local ? in : s->t1, *t2 = local ? out : s->t2;
-    double t0 = MPI_Wtime();
-    if (!local)
-        redistribute_in(s, in);
-    double t1s = MPI_Wtime();
-    struct fft_twiddle tw = {&s->roots, 0, c1};
-    fft_cols_run(&s->step1, t1, &tw);
-    double t2s = MPI_Wtime();
-    if (local)
-        transpose(t2, s->n2, t1, s->n1, s->n2, s->n1);
-    else
-        redistribute_middle(s);
-    double t3s = MPI_Wtime();
-    fft_cols_run(&s->step2, t2, NULL);
-    double t4s = MPI_Wtime();
-    if (!local)
-        redistribute_out(s, out);
-    double t5s = MPI_Wtime();
-    double phases[5] = {t1s - t0, t2s - t1s, t3s - t2s, t4s - t3s, t5s - t4s};
+    double t[5], t0 = MPI_Wtime();
+    if (s->ranks > 1) {
+        run_distributed(s, in, out, t);
+    } else {
+        transpose(out, s->n2, in, s->n1, s->n2, s->n1); /* [n2][n1] -> [n1][n2] */
+        t[0] = MPI_Wtime();
+        struct fft_twiddle tw = {&s->roots, 0, 0};
+        fft_rows_run(&s->step1, out, &tw);
+        t[1] = MPI_Wtime();
+        transpose(in, s->n1, out, s->n2, s->n1, s->n2); /* -> [k2][j1] */
+        t[2] = MPI_Wtime();
+        fft_rows_run(&s->step2, in, NULL);
+        t[3] = MPI_Wtime();
+        transpose(out, s->n2, in, s->n1, s->n2, s->n1); /* -> [k1][k2]: natural order */
+    }
+    t[4] = MPI_Wtime();
+    double phases[5] = {t[0] - t0, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]};
     for (int i = 0; i < 5; i++)
         s->phase_seconds[i] += phases[i];
 }

@@ -1,6 +1,6 @@
-/* The internal FFT: Stockham autosort radix-8/4/2 passes over panels of FFT_LANES columns
+/* The internal FFT: Stockham autosort radix-8/4/2 passes over panels of FFT_LANES rows
  * in split-complex form, so every butterfly is a loop over the lanes that the compiler
- * vectorises. Used for column batches (the six-step) and through them for whole vectors. */
+ * vectorises. Used for batches of rows (the six-step) and through them for whole vectors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +53,7 @@ static int schedule(int log2n, int *radix)
     return k;
 }
 
-int fft_internal_plan(struct fft_cols *p)
+int fft_internal_plan(struct fft_rows *p)
 {
     p->npasses = schedule(p->log2n, p->radix);
     for (int s = 0, ns = 1; s < p->npasses; ns *= p->radix[s], s++) {
@@ -160,7 +160,7 @@ static void pass(const double *xr, const double *xi, double *yr, double *yi, int
     }
 }
 
-int fft_stockham(const struct fft_cols *p, double *re, double *im, double *wre, double *wim)
+int fft_stockham(const struct fft_rows *p, double *re, double *im, double *wre, double *wim)
 {
     int swapped = 0;
     for (int s = 0, ns = 1; s < p->npasses; ns *= p->radix[s], s++) {
@@ -182,48 +182,48 @@ static inline void root(const struct fft_roots *r, uint64_t t, double *c, double
     *s = a[0] * b[1] + a[1] * b[0];
 }
 
-/* Columns [c0, c0 + width) of a: copy in, transform, multiply by the twiddles, copy out. */
-void fft_internal_panel(const struct fft_cols *p, double complex *a, int c0, int width,
+/* Rows [r0, r0 + width) of a: copy in, transform, multiply by the twiddles, copy out. */
+void fft_internal_panel(const struct fft_rows *p, double complex *a, int r0, int width,
                         const struct fft_twiddle *tw)
 {
     size_t lanes = (size_t)p->n * L;
     double *re = p->panel, *im = re + lanes, *wre = im + lanes, *wim = wre + lanes;
-    for (int t = 0; t < p->n; t++) {
-        const double *row = (const double *)(a + (size_t)t * p->ld + c0);
-        for (int b = 0; b < L; b++) {
-            re[(size_t)t * L + b] = b < width ? row[2 * b] : 0.0;
-            im[(size_t)t * L + b] = b < width ? row[2 * b + 1] : 0.0;
+    for (int b = 0; b < L; b++) {
+        const double *row = (const double *)(a + (size_t)(r0 + b) * p->ld);
+        for (int t = 0; t < p->n; t++) {
+            re[(size_t)t * L + b] = b < width ? row[2 * t] : 0.0;
+            im[(size_t)t * L + b] = b < width ? row[2 * t + 1] : 0.0;
         }
     }
     if (fft_stockham(p, re, im, wre, wim))
         re = wre, im = wim;
-    for (int t = 0; t < p->n; t++) {
-        double *row = (double *)(a + (size_t)t * p->ld + c0);
-        for (int b = 0; b < width; b++) {
+    for (int b = 0; b < width; b++) {
+        double *row = (double *)(a + (size_t)(r0 + b) * p->ld);
+        uint64_t rg = tw ? tw->row0 + (uint64_t)(r0 + b) : 0;
+        for (int t = 0; t < p->n; t++) {
             double x = re[(size_t)t * L + b], y = im[(size_t)t * L + b];
             if (tw) {
                 double c, s;
-                root(tw->roots, (tw->row0 + (uint64_t)t) * (tw->col0 + (uint64_t)(c0 + b)), &c,
-                     &s);
+                root(tw->roots, rg * (tw->col0 + (uint64_t)t), &c, &s);
                 double u = x * c - y * s;
                 y = x * s + y * c, x = u;
             }
-            row[2 * b] = x, row[2 * b + 1] = y;
+            row[2 * t] = x, row[2 * t + 1] = y;
         }
     }
 }
 
-/* FFTW has no twiddle step: a separate pass over the columns. */
-void fft_apply_twiddles(const struct fft_cols *p, double complex *a, const struct fft_twiddle *tw)
+/* FFTW has no twiddle step: a separate pass over the rows. */
+void fft_apply_twiddles(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw)
 {
-    for (int t = 0; t < p->n; t++) {
-        double *row = (double *)(a + (size_t)t * p->ld);
-        uint64_t r0 = tw->row0 + (uint64_t)t;
-        for (int b = 0; b < p->cols; b++) {
-            double c, s, x = row[2 * b], y = row[2 * b + 1];
-            root(tw->roots, r0 * (tw->col0 + (uint64_t)b), &c, &s);
-            row[2 * b] = x * c - y * s;
-            row[2 * b + 1] = x * s + y * c;
+    for (int r = 0; r < p->rows; r++) {
+        double *row = (double *)(a + (size_t)r * p->ld);
+        uint64_t rg = tw->row0 + (uint64_t)r;
+        for (int t = 0; t < p->n; t++) {
+            double c, s, x = row[2 * t], y = row[2 * t + 1];
+            root(tw->roots, rg * (tw->col0 + (uint64_t)t), &c, &s);
+            row[2 * t] = x * c - y * s;
+            row[2 * t + 1] = x * s + y * c;
         }
     }
 }

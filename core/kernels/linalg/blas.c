@@ -1,6 +1,7 @@
 /* Which BLAS runs and with how many threads (blas.h). */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blas.h"
@@ -19,6 +20,17 @@ char *openblas_get_config(void) __attribute__((weak));
 void MKL_Set_Num_Threads(int n) __attribute__((weak));
 void bli_thread_set_num_threads(long n) __attribute__((weak));
 #endif
+
+/* A threaded OpenBLAS starts its thread pool (one per core) when it is loaded, and the
+ * threads spin until a time-out: every family would run beside them. Unless the user
+ * asked for more through OPENBLAS_NUM_THREADS (which hpcprobe's launches set to 1), keep
+ * one thread from the start; dgemm and hpl set their --threads again. */
+__attribute__((constructor)) static void blas_one_thread_at_start(void)
+{
+    const char *env = getenv("OPENBLAS_NUM_THREADS");
+    if (!env || atoi(env) <= 1)
+        blas_set_threads(1);
+}
 
 const char *blas_build_name(void)
 {
