@@ -286,12 +286,52 @@ def algorithm_lines(records: Iterable[Record]) -> List[str]:
     return lines
 
 
+# Paper 003's balance of a system (section 4.1.2, Table 2): each global figure divided by
+# HPL's (Gflop/s); (name, unit, numerator keys multiplied, scaled by the ranks?, reciprocal).
+BALANCE = (
+    ("G-EP DGEMM/G-HPL", "1", "StarDGEMM_Gflops", True),
+    ("G-FFTE/G-HPL", "1", "MPIFFT_Gflops", False),
+    ("G-PTRANS/G-HPL", "B/F", "PTRANS_GBs", False),
+    ("G-StreamCopy/G-HPL", "B/F", "StarSTREAM_Copy", True),
+    ("RandRingBW/PP-HPL", "B/F", "RandomlyOrderedRingBandwidth_GBytes", None),
+    ("G-RandomAccess/G-HPL", "updates/F", "MPIRandomAccess_GUPs", False),
+)
+
+
+def balance_lines(entries: Sequence[Entry]) -> List[str]:
+    """Paper 003's ratios to HPL from a summary's values: lines for after the block (none
+    without HPL). Per-process figures (EP DGEMM, EP STREAM) count every rank; the ring
+    bandwidth is per process, so it is divided by HPL per process (PP-HPL)."""
+    values = dict(entries)
+    try:
+        hpl = float(values["HPL_Tflops"]) * 1e3
+        procs = int(values["CommWorldProcs"])
+    except (KeyError, ValueError):
+        return []
+    if hpl <= 0:
+        return []
+    lines = [f"Balance (paper 003, Table 2), divided by HPL = {hpl:g} Gflop/s:"]
+    for name, unit, key, scale in BALANCE:
+        if key not in values:
+            continue
+        value = float(values[key]) * (procs if scale else 1)
+        ratio = value / (hpl / procs) if scale is None else value / hpl
+        lines.append(f"  {name} = {ratio:.4g}" + ("" if unit == "1" else f" {unit}"))
+    latency = values.get("RandomlyOrderedRingLatency_usec")
+    if latency is not None and float(latency) > 0:
+        lines.append(f"  1/RandRingLatency = {1 / float(latency):.4g} 1/us")
+    return lines
+
+
 def hpcc_summary_text(records: Iterable[Record]) -> str:
     """The block from "Begin of Summary section." to "End of Summary section.", after
-    the lines of algorithm_lines (if any)."""
+    the lines of algorithm_lines (if any), and paper 003's balance ratios after it when
+    HPL ran."""
     records = list(records)
+    entries = hpcc_summary_entries(records)
     lines = algorithm_lines(records)
     lines.append(BEGIN_LINE)
-    lines += [f"{key}={value}" for key, value in hpcc_summary_entries(records)]
+    lines += [f"{key}={value}" for key, value in entries]
     lines.append(END_LINE)
+    lines += balance_lines(entries)
     return "\n".join(lines) + "\n"
