@@ -16,8 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
-from hpcprobe.hpcc_options import (HPCC_DEFAULT_NP, HPCC_FLAG_OPTIONS, HPCC_HELP,
-                                   HPCC_VALUE_OPTIONS, HPCC_VARIANTS, check_hpcc)
+from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
 from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
                                      MEMORY_VARIANTS, check_memory)
 from hpcprobe.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
@@ -25,11 +24,6 @@ from hpcprobe.suites import SCALES, SUITE_NAMES
 
 COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "config", "model",
             "show", "sysinfo", "list")
-CONFIG_ACTIONS = ("import-hpccinf",)
-# `run --suite hpcc` sizing options (attribute, option): HPCC sizes every test from N.
-HPCC_SUITE_OPTIONS = (("n", "--n"), ("nb", "--nb"), ("grid", "--grid"),
-                      ("memory_fraction", "--memory-fraction"), ("hpccinf", "--hpccinf"),
-                      ("config", "--config"))
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -324,56 +318,20 @@ def _add_memory_parser(subparsers, family: str) -> CliParser:
     return parser
 
 
-def _add_hpcc_parser(subparsers, family: str) -> CliParser:
-    variants = HPCC_VARIANTS[family]
-    parser = subparsers.add_parser(family, help=HPCC_HELP[family])
-    parser.add_argument("variant", nargs="?", type=choice("variant", variants),
-                        metavar="{" + ",".join(variants) + "}")
-    # Every option is known to every family, so that one given to the wrong family gets
-    # "applies to ... only" (check_hpcc) rather than being taken for the variant.
-    for attribute, option, metavar, families, text in HPCC_VALUE_OPTIONS:
-        where = "" if family in families else f"({'|'.join(families)} only) "
-        parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
-    for attribute, option in HPCC_FLAG_OPTIONS:
-        parser.add_argument(option, dest=attribute, action="store_true", help="skip verification")
-    _add_launch_options(parser, default_np=HPCC_DEFAULT_NP[family])
-    return parser
-
-
-def _add_config_parser(subparsers) -> CliParser:
-    config = subparsers.add_parser("config", help="import an HPCC input file (hpccinf.txt)")
-    config.add_argument("action", nargs="?", type=choice("config action", CONFIG_ACTIONS),
-                        metavar="{" + ",".join(CONFIG_ACTIONS) + "}")
-    config.add_argument("file", nargs="?", metavar="FILE", help="the hpccinf.txt to read")
-    config.add_argument("--out", metavar="CONFIG", default="hpcc-config.json",
-                        help="where the sizing goes (default hpcc-config.json); "
-                             "`hpcprobe run --suite hpcc --config CONFIG` reads it")
-    return config
-
-
 def _add_run_parser(subparsers) -> CliParser:
+    from hpcprobe.hpcc_cli import add_hpcc_suite_options  # it imports us
     run = subparsers.add_parser("run", help="run a suite of benchmarks")
     run.add_argument("--suite", default="quick", type=choice("suite", SUITE_NAMES))
     run.add_argument("--scale", default="default", type=choice("scale", tuple(SCALES)),
                      help="problem sizes: default, or tiny (seconds; for tests)")
-    run.add_argument("--n", metavar="N", type=positive_int("--n"),
-                     help="hpcc: HPL's matrix order, which sizes every test")
-    run.add_argument("--nb", metavar="NB", type=positive_int("--nb"),
-                     help="hpcc: block size of HPL and PTRANS (default 192)")
-    run.add_argument("--grid", metavar="PxQ", help="hpcc: process grid (P*Q = --np)")
-    run.add_argument("--memory-fraction", metavar="F",
-                     type=_float_option("--memory-fraction", "a number > 0 and <= 0.9",
-                                        lambda value: 0 < value <= 0.9),
-                     help="hpcc: N from this fraction of the available memory (default 0.25)")
-    run.add_argument("--hpccinf", metavar="FILE", help="hpcc: N, NB and grid from hpccinf.txt")
-    run.add_argument("--config", metavar="FILE",
-                     help="hpcc: the sizing written by 'hpcprobe config import-hpccinf'")
+    add_hpcc_suite_options(run)
     _add_launch_options(run, default_np="number of CPU cores")
     return run
 
 
 def build_parser() -> Dict[str, CliParser]:
     """The top-level parser under key "", and each subcommand's parser by name."""
+    from hpcprobe.hpcc_cli import add_config_parser, add_hpcc_parser  # it imports us
     top = CliParser(prog="hpcprobe", description="What an HPC machine delivers.")
     top.add_argument("--version", action="version", version=f"hpcprobe {__version__}")
     subparsers = top.add_subparsers(dest="command", parser_class=CliParser)
@@ -381,9 +339,9 @@ def build_parser() -> Dict[str, CliParser]:
     for family in MEMORY_VARIANTS:
         parsers[family] = _add_memory_parser(subparsers, family)
     for family in HPCC_VARIANTS:
-        parsers[family] = _add_hpcc_parser(subparsers, family)
+        parsers[family] = add_hpcc_parser(subparsers, family)
     parsers["run"] = _add_run_parser(subparsers)
-    parsers["config"] = _add_config_parser(subparsers)
+    parsers["config"] = add_config_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
     show.add_argument("files", nargs="+", metavar="FILE")
@@ -435,6 +393,7 @@ def _reject_extras(extras: Sequence[str], parser: CliParser) -> None:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    from hpcprobe.hpcc_cli import check_config, check_run  # it imports us
     _check_command_word(argv)
     parsers = build_parser()
     args, extras = parsers[""].parse_known_args(_join_option_values(argv))
@@ -449,21 +408,10 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     if args.command in HPCC_VARIANTS:
         check_hpcc(args)
     if args.command == "run":
-        _check_run(args)
-    if args.command == "config" and (args.action is None or args.file is None):
-        raise UsageError("usage: hpcprobe config import-hpccinf FILE [--out CONFIG]")
+        check_run(args)
+    if args.command == "config":
+        check_config(args)
     return args
-
-
-def _check_run(args: argparse.Namespace) -> None:
-    given = [option for attribute, option in HPCC_SUITE_OPTIONS if getattr(args, attribute)]
-    if given and args.suite != "hpcc":
-        raise UsageError(f"{given[0]} applies to 'hpcprobe run --suite hpcc' only")
-    sources = [option for option in ("--hpccinf", "--config", "--memory-fraction")
-               if option in given]
-    if len(sources) > 1 or (sources[:1] == ["--memory-fraction"] and "--n" in given):
-        raise UsageError(f"{' and '.join(sources or ['--memory-fraction'])} both size the "
-                         "suite: give one (or --n)")
 
 
 # (attribute, option, the words after `hpcprobe ra` that take it); the studies choose
