@@ -22,6 +22,8 @@ struct update {
     long long first_row;  /* local index of global row j */
     const int *ipiv;
     MPI_Request *poll;    /* a broadcast to keep moving, or NULL */
+    int nswaps;           /* P = 1: the interchanges as pairs of local rows */
+    int *swap_from, *swap_to;
 };
 
 static long long local_row(const struct hpl *h, long long g, int *owner)
@@ -37,15 +39,10 @@ static void apply_swaps(const struct update *u, int c0, int c1)
     if (h->P == 1) {
         for (int c = c0; c < c1; c++) {
             double *col = h->a + (size_t)c * h->lda;
-            for (int i = 0; i < u->jb; i++) {
-                long long g1 = u->j + i, g2 = u->ipiv[i];
-                if (g1 == g2)
-                    continue;
-                int o;
-                long long l1 = local_row(h, g1, &o), l2 = local_row(h, g2, &o);
-                double t = col[l1];
-                col[l1] = col[l2];
-                col[l2] = t;
+            for (int i = 0; i < u->nswaps; i++) {
+                double t = col[u->swap_from[i]];
+                col[u->swap_from[i]] = col[u->swap_to[i]];
+                col[u->swap_to[i]] = t;
             }
         }
         return;
@@ -157,13 +154,21 @@ static void unpack_panel(struct hpl *h, long long k, struct update *u, int *ipiv
     u->ipiv = ipiv;
     if (u->ldl == 0)
         u->ldl = 1;
+    /* One process row: every row is here, and the local index is the global one. */
+    u->nswaps = 0;
+    u->swap_from = ipiv + h->nb, u->swap_to = ipiv + 2 * h->nb;
+    for (int c = 0; h->P == 1 && c < u->jb; c++)
+        if (ipiv[c] != u->j + c) {
+            u->swap_from[u->nswaps] = (int)(u->j + c);
+            u->swap_to[u->nswaps++] = ipiv[c];
+        }
 }
 
 int hpl_factor(struct hpl *h)
 {
     long long panels = (h->N + h->nb - 1) / h->nb;
-    int *ipiv = malloc(3 * (size_t)h->nb * sizeof *ipiv), bad = 0;
-    int *mine = ipiv + h->nb, *next = mine + h->nb;
+    /* mine: panel k's pivots and its swaps as local pairs; next: panel k + 1's pivots */
+    int *mine = malloc(4 * (size_t)h->nb * sizeof *mine), *next = mine + 3 * h->nb, bad = 0;
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     h->seconds_panel = h->seconds_update = h->seconds_wait = 0;
     bad |= factor_and_pack(h, 0, next);
@@ -196,7 +201,7 @@ int hpl_factor(struct hpl *h)
             post_panel(h, k + 1, &req[(k + 1) % 2]);
         }
     }
-    free(ipiv);
+    free(mine);
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return any ? -1 : 0;
