@@ -6,43 +6,13 @@ import json
 import re
 
 import pytest
-from helpers import run_hpcprobe, stderr_lines
+from helpers import DATA, run_hpcprobe, stderr_lines
 
 from hpcprobe.errors import UsageError
 from hpcprobe.hpcc_suite import HpccSizing, hpcc_steps, parse_hpccinf, step_options
 
-HPCCINF = """HPCC input
-test
-HPL.out      output file name (if any)
-8            device out (6=stdout,7=stderr,file)
-1            # of problems sizes (N)
-2000         Ns
-1            # of NBs
-80           NBs
-0            PMAP process mapping (0=Row-,1=Column-major)
-1            # of process grids (P x Q)
-1            Ps
-2            Qs
-16.0         threshold
-1            # of panel fact
-2            PFACTs (0=left, 1=Crout, 2=Right)
-1            # of recursive stopping criterium
-4            NBMINs (>= 1)
-1            # of panels in recursion
-2            NDIVs
-1            # of recursive panel fact.
-1            RFACTs (0=left, 1=Crout, 2=Right)
-1            # of broadcast
-1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
-1            # of lookahead depth
-1            DEPTHs (>=0)
-2            SWAP (0=bin-exch,1=long,2=mix)
-64           swapping threshold
-0            L1 in (0=transposed,1=no-transposed) form
-0            U  in (0=transposed,1=no-transposed) form
-1            Equilibration (0=no,1=yes)
-8            memory alignment in double (> 0)
-"""
+# An HPCC input file as bench/hpcc_suite writes it (N = 2000 on a 1x2 grid).
+HPCCINF = (DATA / "hpccinf.txt").read_text()
 
 # What Debian's hpcc 1.5.0 printed for N = 2000 on a 1x2 grid.
 HPCC_AT_2000 = {"STREAM_VectorSize": 666666, "FFT_N": 2 ** 18, "MPIFFT_N": 2 ** 18,

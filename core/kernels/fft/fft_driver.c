@@ -240,9 +240,7 @@ static int finish(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, st
     memset(&r, 0, sizeof r);
     if (si->rank == 0)
         build_record(&r, k, si, f, all, copies, error);
-    int rc = dense_write_record(MPI_COMM_WORLD, &r, si, f->p.out);
-    if (si->rank == 0)
-        hpcp_record_free(&r);
+    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, f->p.out);
     free(all);
     return rc;
 }

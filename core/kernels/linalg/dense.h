@@ -62,10 +62,10 @@ static inline double dense_element(uint64_t seed, uint64_t i, uint64_t j)
     return (double)(z >> 11) * 0x1.0p-53 - 0.5;
 }
 
-/* Rank 0 appends the record (NULL out: nowhere); the exit status: write failure, failed
- * validation, or 0. Broadcast to every rank. */
-int dense_write_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
-                       const char *out);
+/* Rank 0 appends the record it built (NULL out: nowhere) and frees it; the exit status:
+ * write failure, failed validation, or 0, broadcast to every rank. */
+int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
+                        const char *out);
 /* The parameters every dense record carries: repeat, threads, seed, memory sizing. */
 void dense_record_common(struct hpcp_record *r, const struct dense_params *p);
 

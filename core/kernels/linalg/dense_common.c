@@ -34,8 +34,8 @@ long long grid_global(long long l, int nb, int me, int np)
     return (lb * np + me) * nb + l % nb;
 }
 
-int dense_write_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
-                       const char *out)
+int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
+                        const char *out)
 {
     int rank, rc = 0;
     MPI_Comm_rank(comm, &rank);
@@ -47,6 +47,7 @@ int dense_write_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_s
         } else if (r->validation.verdict == HPCP_FAILED) {
             rc = HPCP_EXIT_VALIDATION;
         }
+        hpcp_record_free(r);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
     return rc;

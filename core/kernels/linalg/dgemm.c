@@ -191,9 +191,7 @@ static int finish(const struct hpcp_kernel *k, struct hpcp_bench *bench, double 
         if (!s->p.quiet)
             print_summary(k, &r, s->n);
     }
-    int rc = dense_write_record(bench->comm, &r, bench->si, s->p.out);
-    if (bench->rank == 0)
-        hpcp_record_free(&r);
+    int rc = dense_finish_record(bench->comm, &r, bench->si, s->p.out);
     free(all);
     return rc;
 }

@@ -159,9 +159,7 @@ static int run_hpl(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, s
         if (!p->quiet)
             print_summary(h, &r, run.rates, p->repeat);
     }
-    int rc = dense_write_record(MPI_COMM_WORLD, &r, si, p->out);
-    if (si->rank == 0)
-        hpcp_record_free(&r);
+    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, p->out);
     free(run.seconds), free(run.rates), free(x);
     return rc;
 }

@@ -242,9 +242,7 @@ static int run_ptrans(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
     memset(&r, 0, sizeof r);
     if (t->rank == 0)
         build_record(&r, k, si, t, seconds, error);
-    int rc = dense_write_record(MPI_COMM_WORLD, &r, si, t->p.out);
-    if (t->rank == 0)
-        hpcp_record_free(&r);
+    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, t->p.out);
     free(seconds), free(fill);
     return rc;
 }
