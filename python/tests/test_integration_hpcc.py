@@ -43,6 +43,14 @@ def test_hpl_residual_passes_on_every_grid(tmp_path, ranks, grid):
     assert record["value"]["metric"] == "flop_rate" and record["value"]["value"] > 0
 
 
+def test_hpl_without_lookahead_and_with_repetitions(tmp_path):
+    (record,) = records(tmp_path, "hpl", "mpi", "--n", "257", "--nb", "20", "--grid", "2x2",
+                        "--lookahead", "0", "--repeat", "2", np=4)
+    assert record["parameters"]["lookahead_depth"] == 0
+    assert record["validation"]["verdict"] == "passed"
+    assert len(next(m for m in record["metrics"] if m["name"] == "time")["samples"]) == 2
+
+
 @pytest.mark.parametrize("lookahead", ["0", "1"])
 def test_hpl_corrupted_solution_fails(tmp_path, lookahead):
     (record,) = records(tmp_path, "hpl", "mpi", "--n", "203", "--nb", "24", "--lookahead",
