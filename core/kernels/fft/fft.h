@@ -43,6 +43,13 @@ int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int
 void fft_rows_run(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw);
 void fft_rows_free(struct fft_rows *p);
 
+/* The internal FFT of `count` lanes of src, each a row (src_cols 0) or a column (1) of n
+ * points, into the same lanes of dst as rows or columns (dst may be src), times the
+ * twiddles when tw is given (row and column indices are dst's). */
+void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds,
+                      int src_cols, double complex *dst, size_t ldd, int dst_cols, int count,
+                      const struct fft_twiddle *tw);
+
 /* Stockham on one panel: FFT_LANES split-complex rows of length n (re, im: n * LANES
  * each, point-major), ping-ponging with wre, wim; returns 1 when the result is in the
  * work pair. */

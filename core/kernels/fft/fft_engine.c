@@ -8,8 +8,6 @@
 #endif
 
 int fft_internal_plan(struct fft_rows *p);
-void fft_internal_panel(const struct fft_rows *p, double complex *a, int c0, int width,
-                        const struct fft_twiddle *tw);
 void fft_apply_twiddles(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw);
 
 int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int sign,
@@ -48,8 +46,7 @@ void fft_rows_run(const struct fft_rows *p, double complex *a, const struct fft_
             return;
         }
 #endif
-        for (int r = 0; r < p->rows; r += FFT_LANES)
-            fft_internal_panel(p, a, r, p->rows - r < FFT_LANES ? p->rows - r : FFT_LANES, tw);
+        fft_internal_run(p, a, (size_t)p->ld, 0, a, (size_t)p->ld, 0, p->rows, tw);
         return;
     }
     if (tw && p->rows > 0)

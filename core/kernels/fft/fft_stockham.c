@@ -182,34 +182,54 @@ static inline void root(const struct fft_roots *r, uint64_t t, double *c, double
     *s = a[0] * b[1] + a[1] * b[0];
 }
 
-/* Rows [r0, r0 + width) of a: copy in, transform, multiply by the twiddles, copy out. */
-void fft_internal_panel(const struct fft_rows *p, double complex *a, int r0, int width,
-                        const struct fft_twiddle *tw)
+/* Lanes [first, first + width) of the panel from a: rows of a (by_cols 0: lane b is row
+ * first + b, its points along the row) or columns (1: lane b is column first + b). */
+static void panel_load(const struct fft_rows *p, const double complex *a, size_t ld,
+                       int by_cols, int first, int width, double *re, double *im)
 {
-    size_t lanes = (size_t)p->n * L;
-    double *re = p->panel, *im = re + lanes, *wre = im + lanes, *wim = wre + lanes;
-    for (int b = 0; b < L; b++) {
-        const double *row = (const double *)(a + (size_t)(r0 + b) * p->ld);
+    for (int b = 0; b < L; b++)
         for (int t = 0; t < p->n; t++) {
-            re[(size_t)t * L + b] = b < width ? row[2 * t] : 0.0;
-            im[(size_t)t * L + b] = b < width ? row[2 * t + 1] : 0.0;
+            const double *v = (const double *)(by_cols ? a + (size_t)t * ld + first + b
+                                                       : a + (size_t)(first + b) * ld + t);
+            re[(size_t)t * L + b] = b < width ? v[0] : 0.0;
+            im[(size_t)t * L + b] = b < width ? v[1] : 0.0;
         }
-    }
-    if (fft_stockham(p, re, im, wre, wim))
-        re = wre, im = wim;
-    for (int b = 0; b < width; b++) {
-        double *row = (double *)(a + (size_t)(r0 + b) * p->ld);
-        uint64_t rg = tw ? tw->row0 + (uint64_t)(r0 + b) : 0;
-        for (int t = 0; t < p->n; t++) {
+}
+
+/* The panel back into a, rows or columns as panel_load, times the twiddles when tw is
+ * given: the point at row r, column c of a gets omega^((row0 + r)(col0 + c)). */
+static void panel_store(const struct fft_rows *p, double complex *a, size_t ld, int by_cols,
+                        int first, int width, const struct fft_twiddle *tw, const double *re,
+                        const double *im)
+{
+    for (int t = 0; t < p->n; t++)
+        for (int b = 0; b < width; b++) {
+            size_t row = by_cols ? (size_t)t : (size_t)(first + b);
+            size_t col = by_cols ? (size_t)(first + b) : (size_t)t;
             double x = re[(size_t)t * L + b], y = im[(size_t)t * L + b];
             if (tw) {
                 double c, s;
-                root(tw->roots, rg * (tw->col0 + (uint64_t)t), &c, &s);
+                root(tw->roots, (tw->row0 + row) * (tw->col0 + col), &c, &s);
                 double u = x * c - y * s;
                 y = x * s + y * c, x = u;
             }
-            row[2 * t] = x, row[2 * t + 1] = y;
+            double *v = (double *)(a + row * ld + col);
+            v[0] = x, v[1] = y;
         }
+}
+
+void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds,
+                      int src_cols, double complex *dst, size_t ldd, int dst_cols, int count,
+                      const struct fft_twiddle *tw)
+{
+    size_t lanes = (size_t)p->n * L;
+    for (int first = 0; first < count; first += L) {
+        int width = count - first < L ? count - first : L;
+        double *re = p->panel, *im = re + lanes, *wre = im + lanes, *wim = wre + lanes;
+        panel_load(p, src, lds, src_cols, first, width, re, im);
+        if (fft_stockham(p, re, im, wre, wim))
+            re = wre, im = wim;
+        panel_store(p, dst, ldd, dst_cols, first, width, tw, re, im);
     }
 }
 

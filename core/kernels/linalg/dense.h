@@ -4,6 +4,7 @@
 #ifndef HPCP_DENSE_H
 #define HPCP_DENSE_H
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hpcprobe/kernel.h"
@@ -68,6 +69,11 @@ int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_
                         const char *out);
 /* The parameters every dense record carries: repeat, threads, seed, memory sizing. */
 void dense_record_common(struct hpcp_record *r, const struct dense_params *p);
+
+/* `bytes` aligned to 2 MiB with transparent huge pages asked for (MADV_HUGEPAGE), so that
+ * strided walks over large matrices and vectors do not miss the TLB at every row; NULL
+ * when out of memory. Freed with free(). */
+void *dense_alloc(size_t bytes);
 
 /* The BLAS threads of this rank (dgemm, hpl): set, and named in the record. */
 void dense_blas_setup(struct hpcp_record *r, int threads, const char *how);

@@ -1,6 +1,8 @@
 /* The block-cyclic grid arithmetic and the record parts the dense families share. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "blas.h"
 #include "dense.h"
@@ -32,6 +34,16 @@ long long grid_global(long long l, int nb, int me, int np)
 {
     long long lb = l / nb;
     return (lb * np + me) * nb + l % nb;
+}
+
+void *dense_alloc(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t padded = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, padded ? padded : huge);
+    if (p)
+        madvise(p, padded ? padded : huge, MADV_HUGEPAGE); /* advice: refused is fine */
+    return p;
 }
 
 int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,

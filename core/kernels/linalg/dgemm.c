@@ -23,8 +23,7 @@ struct dgemm_state {
 
 static double *alloc_matrix(size_t n)
 {
-    void *m = NULL;
-    return posix_memalign(&m, 64, n * n * sizeof(double) + 64) ? NULL : m;
+    return dense_alloc(n * n * sizeof(double) + 64);
 }
 
 static void generate(double *m, int n, uint64_t seed)

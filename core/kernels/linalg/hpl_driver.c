@@ -22,9 +22,8 @@ int hpl_alloc(struct hpl *h)
         h->lda = 8;
     size_t panel = (size_t)h->mp * h->nb + h->nb + 1;
     size_t wide = (size_t)(h->nq > h->nb ? h->nq : h->nb) + 1;
-    void *a = NULL;
-    int bad = posix_memalign(&a, 64, (size_t)h->lda * (h->nq + 1) * sizeof(double)) != 0;
-    h->a = bad ? NULL : a;
+    h->a = dense_alloc((size_t)h->lda * (h->nq + 1) * sizeof(double));
+    int bad = !h->a;
     h->panel[0] = malloc(panel * sizeof(double));
     h->panel[1] = malloc(panel * sizeof(double));
     h->ubuf = malloc((size_t)h->nb * (h->nb > 1024 ? h->nb : 1024) * sizeof(double));

@@ -169,8 +169,8 @@ static double verify(const struct ptrans *t)
 static int alloc_all(struct ptrans *t)
 {
     size_t local = (size_t)(t->mp * t->nq) + 1;
-    t->a = malloc(local * sizeof(double)), t->c = malloc(local * sizeof(double));
-    t->send = malloc(local * sizeof(double)), t->recv = malloc(local * sizeof(double));
+    t->a = dense_alloc(local * sizeof(double)), t->c = dense_alloc(local * sizeof(double));
+    t->send = dense_alloc(local * sizeof(double)), t->recv = dense_alloc(local * sizeof(double));
     t->scount = malloc(5 * (size_t)t->ranks * sizeof(int));
     int bad = !t->a || !t->c || !t->send || !t->recv || !t->scount;
     if (!bad) {
