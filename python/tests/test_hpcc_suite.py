@@ -158,3 +158,28 @@ def test_balance_ratios_divide_by_hpl():
         "  G-StreamCopy/G-HPL = 0.4 B/F", "  RandRingBW/PP-HPL = 0.1 B/F",
         "  G-RandomAccess/G-HPL = 0.0001 updates/F", "  1/RandRingLatency = 2 1/us"]
     assert balance_lines([("CommWorldProcs", "4")]) == []
+
+
+def summary_values(out):
+    lines = (out / "hpcc-summary.txt").read_text().splitlines()
+    begin, end = lines.index("Begin of Summary section."), lines.index("End of Summary section.")
+    return dict(line.split("=", 1) for line in lines[begin + 1:end])
+
+
+def test_the_suite_sized_from_an_hpccinf_and_from_memory(tmp_path):
+    small = HPCCINF.replace("2000         Ns", "240          Ns").replace(
+        "80           NBs", "24           NBs")
+    (tmp_path / "hpccinf.txt").write_text(small)
+    done = run_hpcprobe("run", "--suite", "hpcc", "--np", "2", "--hpccinf",
+                        str(tmp_path / "hpccinf.txt"), "--out", str(tmp_path / "a"), "--quiet",
+                        timeout=600)
+    assert done.returncode == 0, done.stderr
+    values = summary_values(tmp_path / "a")
+    assert (values["HPL_N"], values["HPL_NB"], values["HPL_npcol"]) == ("240", "24", "2")
+    assert values["PTRANS_n"] == "120"
+    done = run_hpcprobe("run", "--suite", "hpcc", "--np", "2", "--memory-fraction", "0.00001",
+                        "--nb", "64", "--out", str(tmp_path / "b"), "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "of the available memory" in done.stderr
+    n = int(summary_values(tmp_path / "b")["HPL_N"])
+    assert n >= 64 and n % 64 == 0
