@@ -27,6 +27,7 @@ from hpcprobe.memory import (
 )
 from hpcprobe.model_report import command_model
 from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
+from hpcprobe.report.command import command_report
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
@@ -147,6 +148,7 @@ _COMMANDS = {
     "run": command_run,
     "model": command_model,
     "show": command_show,
+    "report": command_report,
     "sysinfo": lambda args, argv: command_sysinfo(),
     "list": lambda args, argv: command_list(),
 }

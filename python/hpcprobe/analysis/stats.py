@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 UNSTABLE_CV = 0.10
+FEW_SAMPLES = 3
 # Student t quantiles t(0.975, df) for df = 1..4 (the t interval serves 2-5 samples).
 _T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
 CI_LEVEL = 0.95
@@ -159,7 +160,7 @@ def find_modes(values: Sequence[float]) -> Tuple[Mode, ...]:
 def _warnings(values: Sequence[float], cv: Optional[float],
               modes: Sequence[Mode]) -> Tuple[str, ...]:
     found = []
-    if len(values) < 3:
+    if len(values) < FEW_SAMPLES:
         found.append(f"{len(values)} sample{'s' if len(values) != 1 else ''}: too few to "
                      "judge the spread")
     if len(modes) > 1:
