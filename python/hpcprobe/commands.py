@@ -27,6 +27,7 @@ from hpcprobe.memory import (
 )
 from hpcprobe.model_report import command_model
 from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
+from hpcprobe.analysis.compare_command import command_compare
 from hpcprobe.report.command import command_report
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
@@ -149,6 +150,7 @@ _COMMANDS = {
     "model": command_model,
     "show": command_show,
     "report": command_report,
+    "compare": command_compare,
     "sysinfo": lambda args, argv: command_sysinfo(),
     "list": lambda args, argv: command_list(),
 }
