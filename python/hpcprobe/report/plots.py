@@ -81,7 +81,7 @@ def _error_bars(curve: Curve, xs: List[float], ys: List[float]) -> Optional[List
     if curve.low is None or curve.high is None:
         return None
     lows, highs = [], []
-    for x, y, low, high in zip(curve.x, curve.y, curve.low, curve.high):
+    for y, low, high in zip(curve.y, curve.low, curve.high):
         if _finite(y):
             lows.append(max(0.0, y - low) if _finite(low) else 0.0)
             highs.append(max(0.0, high - y) if _finite(high) else 0.0)

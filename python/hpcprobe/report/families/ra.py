@@ -11,10 +11,11 @@ from hpcprobe.model_fit import fit_t1, fit_tc
 from hpcprobe.multicore import MODE_LAYOUT, error_rates, summarize_rates, wrong_words
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, Record, ci_text, cv_text, headline_stats, int_parameter,
-                                    merged_count, parameter, plain, ranks, threads, value_text,
-                                    verdict_cell)
+                                    merged_count, newest_first, parameter, plain, ranks, threads,
+                                    value_text, verdict_cell)
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.sweep import efficiency_percent
+from hpcprobe.units import format_number
 
 HPCC_LOOKAHEAD = 1024
 HPCC_UPDATES_PER_WORD = 4
@@ -193,7 +194,7 @@ def _sweep(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         return [Paragraph("absent: no look-ahead sweep (`ra mpi` at two or more Q on the same "
                           "ranks and table; `hpcprobe ra sweep` runs one)", "absent")]
     curves, rows = [], []
-    for (algorithm, procs, mods, table_log2), points in sorted(groups.items(), key=str):
+    for (algorithm, procs, mods, _), points in sorted(groups.items(), key=str):
         lookaheads = sorted(points)
         values = [_gups(points[q]) for q in lookaheads]
         name = f"{algorithm} P={procs}" + (f" mods {mods}" if mods not in (None, "all") else "")
@@ -203,7 +204,8 @@ def _sweep(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         base = _baseline(records, algorithm)
         for q, value in zip(lookaheads, values):
             efficiency = efficiency_percent(value[0], procs, base)
-            rows.append([name, q, value[0], None if efficiency is None else f"{efficiency:.3g}",
+            rows.append([name, q, format_number(value[0]),
+                         None if efficiency is None else f"{efficiency:.3g}",
                          "no" if points[q].get("compliant") is False else "yes",
                          verdict_cell(points[q])])
     figure = sink.line("RandomAccess GUPS against look-ahead Q", "look-ahead Q (updates)", "GUPS",
@@ -229,7 +231,8 @@ def _mod_switches(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     blocks: List[Block] = []
     for (procs, lookahead, table_log2), found in sorted(groups.items(), key=str):
         base = _gups(found["none"])[0] if "none" in found else None
-        rows = [[mods, _gups(record)[0], None if base is None or _gups(record)[0] is None
+        rows = [[mods, format_number(_gups(record)[0]),
+                 None if base is None or _gups(record)[0] is None
                  else f"{_gups(record)[0] / base:.3g}", verdict_cell(record)]
                 for mods, record in sorted(found.items())]
         blocks.append(Table.of(
@@ -240,8 +243,24 @@ def _mod_switches(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     return blocks
 
 
+def _mode_records(records: Sequence[Record]) -> List[Record]:
+    """One record per mode, algorithm, sync and shape at HPCC's Q and updates per word
+    (the newest): what `hpcprobe ra modes` compares."""
+    chosen: Dict[Tuple, Record] = {}
+    for record in newest_first(records):
+        mode = int_parameter(record, "mapping_mode")
+        if mode not in MODE_LAYOUT or int_parameter(record, "lookahead") != HPCC_LOOKAHEAD:
+            continue
+        if int_parameter(record, "updates_per_word") not in (None, HPCC_UPDATES_PER_WORD):
+            continue
+        key = (mode, record.get("algorithm"), _sync(record), ranks(record), threads(record),
+               int_parameter(record, "table_log2"))
+        chosen.setdefault(key, record)
+    return list(chosen.values())
+
+
 def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
-    found = [r for r in records if int_parameter(r, "mapping_mode") in MODE_LAYOUT]
+    found = _mode_records(records)
     if not any(int_parameter(r, "mapping_mode") != 1 for r in found):
         return [Paragraph("absent: no mapping-mode records (`hpcprobe ra modes`)", "absent")]
     by_size: Dict[Optional[int], List[Record]] = {}
@@ -255,7 +274,8 @@ def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         mode1 = [_gups(r)[0] for r in group if int_parameter(r, "mapping_mode") == 1]
         base = max((v for v in mode1 if v is not None), default=None)
         rows = [[int_parameter(r, "mapping_mode"), MODE_LAYOUT[int_parameter(r, "mapping_mode")],
-                 r.get("algorithm"), f"{ranks(r)} × {threads(r)}", _sync(r), _gups(r)[0],
+                 r.get("algorithm"), f"{ranks(r)} × {threads(r)}", _sync(r),
+                 format_number(_gups(r)[0]),
                  None if base is None or _gups(r)[0] is None else f"{_gups(r)[0] / base:.3g}",
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Mapping modes (Garg et al., Table 1), table 2^{size}", (
