@@ -3,7 +3,7 @@ rates, the stride and block-size curves, the latency curve with its plateaus nam
 the caches, and the many- vs one-copy ratio curves."""
 
 import statistics
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.memory import (STREAM_KERNELS, binary_size, cache_names, series_points,
                              stream_single_best, stream_star_best, sysfs_caches)
@@ -11,6 +11,7 @@ from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, NANO, Record, newest_first, parameter, plain, ranks,
                                     verdict_cell)
 from hpcprobe.report.plots import Curve, FigureSink, Marks
+from hpcprobe.units import format_number
 
 # A results directory may hold hundreds of curves; each figure shows the newest few.
 MAX_CURVES = 8
@@ -54,8 +55,9 @@ def _stream(records: Sequence[Record], sink: FigureSink) -> List[Block]:
             copies = stream_star_best(record, kernel)
             mean = statistics.fmean(copies) if copies else None
             rows.append([record.get("variant"), ranks(record), kernel.capitalize(),
-                         _gb(best), _gb(min(copies) if copies else None), _gb(mean),
-                         _gb(max(copies) if copies else None), _gb(sum(copies) if copies else None),
+                         _gb_text(best), _gb_text(min(copies) if copies else None),
+                         _gb_text(mean), _gb_text(max(copies) if copies else None),
+                         _gb_text(sum(copies) if copies else None),
                          None if mean is None or not best else f"{mean / best:.3g}",
                          verdict_cell(record)])
             single.setdefault(kernel, _gb(best))
@@ -74,8 +76,12 @@ def _stream(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     return [figure, table]
 
 
-def _gb(value):
+def _gb(value: Optional[float]) -> Optional[float]:
     return None if value is None else value / GIGA
+
+
+def _gb_text(value: Optional[float]) -> str:
+    return format_number(value, GIGA)
 
 
 def _cache_marks(record: Record) -> List[Tuple[float, str]]:
