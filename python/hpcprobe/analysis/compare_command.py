@@ -20,6 +20,22 @@ from hpcprobe.show import csv_cell, display_scale, plain
 from hpcprobe.units import format_number
 
 
+def column_names(paths: Sequence[str]) -> List[str]:
+    """A short name per SYSTEM argument: the directory's name (for DIR or
+    DIR/results.jsonl), else the file's; made unique with #2, #3..."""
+    names: List[str] = []
+    for text in paths:
+        path = Path(text)
+        base = path.parent.name if path.name == "results.jsonl" else path.name
+        base = plain(base or text, 40)
+        name, count = base, 1
+        while name in names:
+            count += 1
+            name = f"{base} #{count}"
+        names.append(name)
+    return names
+
+
 def load_column(name: str, path_text: str) -> Column:
     """An HPCC output file, else records (a FILE or DIR/results.jsonl)."""
     path = Path(path_text)
@@ -152,7 +168,7 @@ def _emit(args: argparse.Namespace, blocks: List, sink: FigureSink) -> None:
 def command_compare(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """Exit status: 0; 1 with --baseline when a metric regressed beyond the tolerance
     (each named on stderr); 2 for an input that cannot be read or holds no record."""
-    names = args.names or [plain(text, 40) for text in args.systems]
+    names = args.names or column_names(args.systems)
     columns = [load_column(name, text) for name, text in zip(names, args.systems)]
     sink = FigureSink(data_dir_for(Path(args.output or "compare.html")).name)
     found = balances(columns)
