@@ -169,9 +169,9 @@ def _merge_validation(records: Sequence[Record]) -> Dict[str, Any]:
 
 
 def _merge_counters(records: Sequence[Record]) -> Dict[str, Any]:
-    first = _section(records[0], "counters")
-    kept = {name: value for name, value in first.items()
-            if all(_section(record, "counters").get(name) == value for record in records)}
+    counters = [_section(record, "counters") for record in records]
+    kept = {name: value for name, value in counters[0].items()
+            if all(other.get(name) == value for other in counters)}
     kept["merged_launches"] = len(records)
     kept["merged_samples_per_launch"] = [len(finite(_headline_samples(record)))
                                          for record in records]
@@ -186,13 +186,13 @@ def _headline_samples(record: Record) -> List[Any]:
     return []
 
 
-def _notes(records: Sequence[Record]) -> List[str]:
+def _notes(records: Sequence[Record], per_launch: Sequence[int]) -> List[str]:
     notes: List[str] = []
     for record in records:
         for note in record.get("notes") or []:
             if note not in notes:
                 notes.append(note)
-    counts = "+".join(str(count) for count in _merge_counters(records)["merged_samples_per_launch"])
+    counts = "+".join(str(count) for count in per_launch)
     notes.append(f"merged from {len(records)} launches: samples pooled in launch order "
                  f"({counts} headline samples)")
     return notes
@@ -219,7 +219,7 @@ def merge_records(records: Sequence[Record]) -> Record:
         merged["series"] = series
     merged["validation"] = _merge_validation(records)
     merged["counters"] = _merge_counters(records)
-    merged["notes"] = _notes(records)
+    merged["notes"] = _notes(records, merged["counters"]["merged_samples_per_launch"])
     return merged
 
 

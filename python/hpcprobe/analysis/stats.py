@@ -17,6 +17,7 @@ values from one launch to the next. So every summary says how far to trust it:
 import math
 import statistics
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 UNSTABLE_CV = 0.10
@@ -24,6 +25,9 @@ FEW_SAMPLES = 3
 # Student t quantiles t(0.975, df) for df = 1..4 (the t interval serves 2-5 samples).
 _T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
 CI_LEVEL = 0.95
+Z975 = 1.959964
+# 2^-n underflows past ~1070 samples; the normal approximation is exact enough there.
+EXACT_CI_SAMPLES = 1000
 # Modes: a cluster holds at least this share of the samples (and 3 samples), and the gap
 # between neighbouring clusters is at least MODE_SEPARATION times the larger robust spread
 # within them and at least MODE_MIN_GAP relative (timers quantise; 5 % is not a mode).
@@ -91,9 +95,19 @@ def mad(values: Sequence[float]) -> float:
     return statistics.median(abs(value - centre) for value in values)
 
 
-def _binomial_tail(n: int, k: int) -> float:
-    """P(X <= k) for X ~ Binomial(n, 1/2)."""
-    return sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+def _order_statistic(n: int) -> Tuple[int, float]:
+    """The largest k with P(X <= k-1) <= 2.5 % for X ~ Binomial(n, 1/2), and that tail
+    (k = 0: none). Exact up to EXACT_CI_SAMPLES, normal approximation beyond."""
+    alpha = (1 - CI_LEVEL) / 2
+    if n > EXACT_CI_SAMPLES:
+        k = int(math.floor(n / 2 - Z975 * math.sqrt(n) / 2))
+        return k, statistics.NormalDist(n / 2, math.sqrt(n) / 2).cdf(k - 0.5)
+    pmf, tail, k = 0.5 ** n, 0.0, 0  # P(X = 0), P(X <= k - 1)
+    while k + 1 <= n // 2 and tail + pmf <= alpha:
+        tail += pmf
+        pmf *= (n - k) / (k + 1)
+        k += 1
+    return k, tail
 
 
 def median_ci(values: Sequence[float]) -> Optional[Tuple[float, float, float]]:
@@ -102,12 +116,10 @@ def median_ci(values: Sequence[float]) -> Optional[Tuple[float, float, float]]:
     each; None for fewer than 6 samples (even x_(1)..x_(n) covers less than 95 %)."""
     ordered = sorted(values)
     n = len(ordered)
-    k = 0
-    while k + 1 <= n // 2 and _binomial_tail(n, k) <= (1 - CI_LEVEL) / 2:
-        k += 1
+    k, tail = _order_statistic(n)
     if k == 0:
         return None
-    return ordered[k - 1], ordered[n - k], 1 - 2 * _binomial_tail(n, k - 1)
+    return ordered[k - 1], ordered[n - k], 1 - 2 * tail
 
 
 def mean_ci(values: Sequence[float]) -> Optional[Tuple[float, float]]:
@@ -173,7 +185,12 @@ def _warnings(values: Sequence[float], cv: Optional[float],
 
 def describe(samples: Iterable[object]) -> SampleStats:
     """Statistics of the finite samples (others ignored)."""
-    values = finite(samples)
+    return _describe(tuple(finite(samples)))
+
+
+@lru_cache(maxsize=4096)
+def _describe(values: Tuple[float, ...]) -> SampleStats:
+    # Cached: a report asks for the same record's statistics in several places.
     if not values:
         return SampleStats(0, warnings=("no samples",))
     n, mean = len(values), statistics.fmean(values)

@@ -12,19 +12,11 @@ import io
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
-
-import matplotlib
-from matplotlib.figure import Figure as MplFigure
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Figure
 from hpcprobe.show import csv_cell, plain
 
-matplotlib.rcParams.update({
-    "svg.fonttype": "none",      # text as <text> (escaped by matplotlib), not paths
-    "svg.hashsalt": "hpcprobe",  # the same data gives the same file
-    "font.size": 9,
-})
 FIGURE_SIZE = (7.0, 3.8)
 KIVIAT_SIZE = (6.0, 6.0)
 MAX_LABEL_CHARS = 60
@@ -58,13 +50,50 @@ class Marks:
     segments: List[Tuple[float, float, float, str]] = field(default_factory=list)
 
 
+def _new_figure(size: Tuple[float, float]) -> Any:
+    """A matplotlib figure (imported here: commands that draw nothing skip its ~1 s
+    import)."""
+    import matplotlib
+    from matplotlib.figure import Figure as MplFigure
+
+    matplotlib.rcParams.update({
+        "svg.fonttype": "none",      # text as <text> (escaped by matplotlib), not paths
+        "svg.hashsalt": "hpcprobe",  # the same data gives the same file
+        "font.size": 9,
+    })
+    return MplFigure(figsize=size)
+
+
+def power_text(value: float, _position: object = None) -> str:
+    """Tick labels without mathtext (which is slow and reads worse here): 1, 512, 1K,
+    64K, 2M, 1G for powers of two; %g for the rest."""
+    for shift, suffix in ((30, "G"), (20, "M"), (10, "K")):
+        if value >= 1 << shift and float(value).is_integer() and int(value) % (1 << shift) == 0:
+            return f"{int(value) >> shift}{suffix}"
+    return f"{value:g}"
+
+
+def _log_axes(axes, log_x: Optional[int], log_y: bool) -> None:
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    if log_x:
+        axes.set_xscale("log", base=log_x)
+        axes.xaxis.set_major_formatter(FuncFormatter(power_text))
+        axes.xaxis.set_minor_formatter(NullFormatter())
+    if log_y:
+        axes.set_yscale("log")
+        axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.yaxis.set_minor_formatter(NullFormatter())
+
+
 def _finite(value: Point) -> bool:
     return value is not None and math.isfinite(value)
 
 
-def _svg_uri(figure: MplFigure) -> str:
+def _svg_uri(figure: Any) -> str:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -128,7 +157,7 @@ class FigureSink:
         self._ids[stem] = self._ids.get(stem, 0) + 1
         return stem if self._ids[stem] == 1 else f"{stem}-{self._ids[stem]}"
 
-    def _finish(self, figure: MplFigure, title: str, caption: str,
+    def _finish(self, figure: Any, title: str, caption: str,
                 headings: Sequence[str], rows: Sequence[Sequence[object]]) -> Figure:
         name = self._name(title)
         csv_name = f"{name}.csv"
@@ -139,14 +168,13 @@ class FigureSink:
              log_x: Optional[int] = None, log_y: bool = False, marks: Optional[Marks] = None,
              caption: str = "") -> Figure:
         """Curves of y against x; log_x: the base of a logarithmic x axis."""
-        figure = MplFigure(figsize=FIGURE_SIZE)
+        figure = _new_figure(FIGURE_SIZE)
+        # Fixed margins: a layout engine would measure every label, a draw of its own.
+        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.92)
         axes = figure.add_subplot()
         for curve in curves:
             _draw_curve(axes, curve)
-        if log_x:
-            axes.set_xscale("log", base=log_x)
-        if log_y:
-            axes.set_yscale("log")
+        _log_axes(axes, log_x, log_y)
         _annotate(axes, marks or Marks())
         axes.set_xlabel(label(x_label))
         axes.set_ylabel(label(y_label))
@@ -163,7 +191,8 @@ class FigureSink:
              series: Dict[str, Sequence[Point]], errors: Optional[Dict[str, Sequence[
                  Tuple[Point, Point]]]] = None, caption: str = "") -> Figure:
         """Grouped bars: for each category one bar per series (None: no bar)."""
-        figure = MplFigure(figsize=FIGURE_SIZE)
+        figure = _new_figure(FIGURE_SIZE)
+        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.3, top=0.92)
         axes = figure.add_subplot()
         width = 0.8 / max(1, len(series))
         for number, (name, values) in enumerate(series.items()):
@@ -192,7 +221,8 @@ class FigureSink:
                caption: str = "") -> Figure:
         """A Kiviat (radar) chart: one closed polygon per system over `axes_names`,
         values already normalised (the best is 1)."""
-        figure = MplFigure(figsize=KIVIAT_SIZE)
+        figure = _new_figure(KIVIAT_SIZE)
+        figure.subplots_adjust(left=0.15, right=0.85, bottom=0.12, top=0.86)
         axes = figure.add_subplot(projection="polar")
         angles = [2 * math.pi * index / len(axes_names) for index in range(len(axes_names))]
         for name, values in systems.items():
