@@ -316,6 +316,31 @@ def _error_study(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         "validation"), rows, "error rate = wrong words / table words; races lose updates")]
 
 
+def _sync_costs(records: Sequence[Record]) -> List[Block]:
+    """Garg et al.'s Table 2b: each synchronisation of T threads on a shared table
+    against one thread without any, at HPCC's 4 updates per word."""
+    shared = [r for r in records if r.get("algorithm") == "shared" and _sync(r)
+              and int_parameter(r, "updates_per_word") in (None, HPCC_UPDATES_PER_WORD)]
+    blocks: List[Block] = []
+    by_size: Dict[Optional[int], List[Record]] = {}
+    for record in shared:
+        by_size.setdefault(int_parameter(record, "table_log2"), []).append(record)
+    for size, group in sorted(by_size.items(), key=str):
+        serial = [_gups(r)[0] for r in group if threads(r) == 1 and _sync(r) == "none"]
+        if not serial or len(group) < 2:
+            continue
+        base = serial[0]
+        group.sort(key=lambda r: (threads(r), str(_sync(r))))
+        rows = [[threads(r), _sync(r), format_number(_gups(r)[0]),
+                 None if base is None or _gups(r)[0] is None else f"{_gups(r)[0] / base:.3g}",
+                 verdict_cell(r)] for r in group]
+        blocks.append(Table.of(f"Synchronisation costs (Garg et al., Table 2b), table 2^{size}",
+                               ("threads", "sync", "GUPS", "relative to 1 thread", "validation"),
+                               rows, "relative: to one thread without synchronisation"))
+    return blocks or [Paragraph("absent: no shared-table records with one thread and others "
+                                "with a sync (`hpcprobe ra shared-table-study`)", "absent")]
+
+
 def _scaled(value: Optional[float]) -> Optional[float]:
     return None if value is None else value / 1e-6
 
@@ -331,4 +356,5 @@ def _plus(mean: Optional[float], std: Optional[float]) -> Optional[float]:
 def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     """The blocks of the RandomAccess section for its (merged) records."""
     return [*_by_algorithm(records, sink), *_scaling(records, sink), *_sweep(records, sink),
-            *_mod_switches(records, sink), *_modes(records, sink), *_error_study(records, sink)]
+            *_mod_switches(records, sink), *_modes(records, sink), *_error_study(records, sink),
+            *_sync_costs(records)]
