@@ -38,10 +38,18 @@ class Column:
     name: str
     records: List[Record] = field(default_factory=list)
     hpcc_keys: Dict[str, float] = field(default_factory=dict)
+    _merged: Optional[List[Record]] = field(default=None, repr=False)
+
+    @property
+    def merged(self) -> List[Record]:
+        """The records, merged per configuration (computed once)."""
+        if self._merged is None:
+            self._merged = merged_groups(self.records)
+        return self._merged
 
     def keys(self) -> Dict[str, float]:
-        """HPCC summary keys: from the file, else computed from the records."""
-        return self.hpcc_keys or keys_from_records(self.records)
+        """HPCC summary keys: from the file, else computed from the merged records."""
+        return self.hpcc_keys or keys_from_records(self.merged)
 
 
 @dataclass
@@ -85,7 +93,7 @@ def _metric_rows(record: Record) -> List[Tuple[RowKey, str, str, bool, List]]:
 
 def _record_cells(column: Column) -> Dict[RowKey, Tuple[str, str, bool, Cell]]:
     cells: Dict[RowKey, Tuple[str, str, bool, Cell]] = {}
-    for record in newest_first(merged_groups(column.records)):
+    for record in newest_first(column.merged):
         for key, label, unit, higher, samples in _metric_rows(record):
             stats = describe(samples)
             if stats.median is None:
