@@ -5,8 +5,8 @@ Nothing is skipped silently: every line that is not a valid record becomes a pro
 
 Versions: a record of a version the schema file lists is checked against it as it is.
 A record of a newer minor version this reader knows of (READER_VERSIONS: additions that
-only add optional fields) is checked against the same schema with its top-level fields
-left open, so the fields it adds are kept, unread; any other version is refused with a
+only add optional fields) is checked against the same schema with its objects left open
+to fields the schema does not name, so the fields it adds are kept, unread; any other version is refused with a
 message naming the versions this hpcprobe reads.
 
 Speed: valid records are recognised by jsonschema-rs (about 100 times faster than the
@@ -82,11 +82,21 @@ def readable_versions() -> Tuple[str, ...]:
     return schema_versions() + tuple(v for v in READER_VERSIONS if v not in schema_versions())
 
 
+def _opened(node: Any) -> Any:
+    """`node` with every `additionalProperties: false` turned into true."""
+    if isinstance(node, dict):
+        return {key: True if key == "additionalProperties" and value is False else _opened(value)
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_opened(item) for item in node]
+    return node
+
+
 def _open_schema(version: str) -> Dict[str, Any]:
-    """The schema for a newer minor version: its version allowed, top level left open."""
-    schema = copy.deepcopy(load_schema())
+    """The schema for a newer minor version: its version allowed, and fields the schema
+    does not name allowed anywhere (a minor version only adds optional fields)."""
+    schema = _opened(copy.deepcopy(load_schema()))
     schema["properties"]["schema_version"] = {"const": version}
-    schema["additionalProperties"] = True
     return schema
 
 

@@ -138,7 +138,9 @@ def test_series_without_samples_take_the_median_of_the_launches():
 def test_schema_1_2_with_an_added_field_is_read():
     record = golden("mpi")
     record.update(schema_version="1.2", matrix={"rows": [[1, 2], [3, 4]]})
+    record["layout"]["placement"] = [{"host": "n1", "core": 0}]  # added inside an object too
     assert schema_problem(record) is None
+    assert "was unexpected" in schema_problem(dict(record, schema_version="1.1"))
     record["layout"] = {}
     assert "layout" in schema_problem(record)
 
