@@ -6,8 +6,8 @@ Nothing is skipped silently: every line that is not a valid record becomes a pro
 Versions: a record of a version the schema file lists is checked against it as it is.
 A record of a newer minor version this reader knows of (READER_VERSIONS: additions that
 only add optional fields) is checked against the same schema with its objects left open
-to fields the schema does not name, so the fields it adds are kept, unread; any other version is refused with a
-message naming the versions this hpcprobe reads.
+to fields the schema does not name, so the fields it adds are kept, unread; any other
+version is refused with a message naming the versions this hpcprobe reads.
 
 Speed: valid records are recognised by jsonschema-rs (about 100 times faster than the
 pure-Python jsonschema, which matters for results directories of thousands of records);

@@ -87,6 +87,10 @@ def _log_axes(axes, log_x: Optional[int], log_y: bool) -> None:
         axes.yaxis.set_minor_formatter(NullFormatter())
 
 
+def _any_positive(columns) -> bool:
+    return any(_finite(value) and value > 0 for column in columns for value in column)
+
+
 def _finite(value: Point) -> bool:
     return value is not None and math.isfinite(value)
 
@@ -174,7 +178,9 @@ class FigureSink:
         axes = figure.add_subplot()
         for curve in curves:
             _draw_curve(axes, curve)
-        _log_axes(axes, log_x, log_y)
+        # A log axis needs a positive value to show (zeros and negatives are left out).
+        _log_axes(axes, log_x if _any_positive(c.x for c in curves) else None,
+                  log_y and _any_positive(c.y for c in curves))
         _annotate(axes, marks or Marks())
         axes.set_xlabel(label(x_label))
         axes.set_ylabel(label(y_label))

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.model import HypercubeModel
 from hpcprobe.model_fit import fit_t1, fit_tc
-from hpcprobe.multicore import MODE_LAYOUT, error_rates, summarize_rates, wrong_words
+from hpcprobe.multicore import MODE_LAYOUT, error_rates, relative, summarize_rates, wrong_words
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, Record, ci_text, cv_text, headline_stats, int_parameter,
                                     merged_count, newest_first, parameter, plain, ranks, threads,
@@ -60,6 +60,11 @@ def compare_label(record: Record) -> str:
     if parameter(record, "rng") == "lcg":
         words.append("lcg")
     return ", ".join(words)
+
+
+def _relative(value: Optional[float], base: Optional[float]) -> Optional[str]:
+    ratio = relative(value, base)  # None without a value or a non-zero base
+    return None if ratio is None else f"{ratio:.3g}"
 
 
 def _gups(record: Record) -> Tuple[Optional[float], Optional[float], Optional[float]]:
@@ -232,8 +237,7 @@ def _mod_switches(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     for (procs, lookahead, table_log2), found in sorted(groups.items(), key=str):
         base = _gups(found["none"])[0] if "none" in found else None
         rows = [[mods, format_number(_gups(record)[0]),
-                 None if base is None or _gups(record)[0] is None
-                 else f"{_gups(record)[0] / base:.3g}", verdict_cell(record)]
+                 _relative(_gups(record)[0], base), verdict_cell(record)]
                 for mods, record in sorted(found.items())]
         blocks.append(Table.of(
             f"Hypercube Mod switches on {procs} ranks, Q = {lookahead}, table 2^{table_log2}",
@@ -276,7 +280,7 @@ def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         rows = [[int_parameter(r, "mapping_mode"), MODE_LAYOUT[int_parameter(r, "mapping_mode")],
                  r.get("algorithm"), f"{ranks(r)} × {threads(r)}", _sync(r),
                  format_number(_gups(r)[0]),
-                 None if base is None or _gups(r)[0] is None else f"{_gups(r)[0] / base:.3g}",
+                 _relative(_gups(r)[0], base),
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Mapping modes (Garg et al., Table 1), table 2^{size}", (
             "mode", "table, generator, look-ahead", "algorithm", "ranks × threads", "sync",
@@ -332,7 +336,7 @@ def _sync_costs(records: Sequence[Record]) -> List[Block]:
         base = serial[0]
         group.sort(key=lambda r: (threads(r), str(_sync(r))))
         rows = [[threads(r), _sync(r), format_number(_gups(r)[0]),
-                 None if base is None or _gups(r)[0] is None else f"{_gups(r)[0] / base:.3g}",
+                 _relative(_gups(r)[0], base),
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Synchronisation costs (Garg et al., Table 2b), table 2^{size}",
                                ("threads", "sync", "GUPS", "relative to 1 thread", "validation"),
