@@ -105,8 +105,11 @@ class PlainProgress(ProgressReporter):
 
     def begin(self, step: int, steps: int, name: str, budget_s: float,
               estimate_s: Optional[float] = None, left_s: Optional[float] = None) -> None:
+        self._print(f"[{step}/{steps}] {name} ...")
+        # On a line of its own: scripts that read the step lines see them unchanged.
         estimate = estimate_text(estimate_s, left_s)
-        self._print(f"[{step}/{steps}] {name} ..." + (f" ({estimate})" if estimate else ""))
+        if estimate:
+            self._print(f"  {estimate}")
 
     def output_line(self, line: str) -> None:
         self._print(line)

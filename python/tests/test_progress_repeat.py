@@ -36,8 +36,8 @@ def _plain_lines(estimate, left):
 
 def test_plain_lines_name_the_benchmark_and_the_estimate():
     assert _plain_lines(None, None) == ["[2/6] mem latency ...", "done in 12.0 s"]
-    assert _plain_lines(12.0, 150.0)[0] == ("[2/6] mem latency ... (estimate 12 s, about 2.5 min "
-                                            "left in all)")
+    assert _plain_lines(12.0, 150.0)[:2] == ["[2/6] mem latency ...",
+                                             "  estimate 12 s, about 2.5 min left in all"]
 
 
 def test_the_live_bar_shows_the_estimate():
@@ -59,7 +59,7 @@ def test_run_repeat_merges_each_step(tmp_path):
                              "--repeat", "2", "--out", str(tmp_path), timeout=300)
     assert completed.returncode == 0, completed.stderr[-3000:]
     assert "[1/8] ra single (round 1 of 2) ..." in completed.stderr
-    assert "[5/8] ra single (round 2 of 2) ... (estimate" in completed.stderr
+    assert "[5/8] ra single (round 2 of 2) ...\n  estimate " in completed.stderr
     raw = read_jsonl(tmp_path / "results.jsonl")
     assert [r["variant"] for r in raw] == ["single", "star", "mpi", "mpi"] * 2
     merged = read_records(tmp_path / "merged.jsonl")
