@@ -101,3 +101,16 @@ def test_report_of_nothing_readable(tmp_path):
     missing = run_hpcprobe("report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "r.html"))
     assert missing.returncode == 2
     assert "cannot read" in missing.stderr
+
+
+def test_records_of_two_machines_get_a_section_each(tmp_path):
+    from helpers import golden, write_jsonl
+    first, second = golden("mpi"), golden("mpi")
+    second["metadata"]["hosts"] = ["node002", "node003"]
+    write_jsonl(tmp_path / "results.jsonl", [first, second])
+    completed = run_hpcprobe("report", str(tmp_path), "-o", str(tmp_path / "r.html"))
+    assert completed.returncode == 0, completed.stderr
+    titles = re.findall(r'<h2 id="randomaccess-\d">([^<]*)</h2>', (tmp_path / "r.html").read_text())
+    assert titles == ["RandomAccess (GUPS) — node001, Example CPU @ 2.0GHz, commit 0123456789ab",
+                      "RandomAccess (GUPS) — node002, node003, Example CPU @ 2.0GHz, commit "
+                      "0123456789ab"]

@@ -129,6 +129,33 @@ def _generic_section(title: str, records: Sequence[Record], why: str) -> Section
     return section
 
 
+def _machine(record: Record) -> Tuple[str, ...]:
+    metadata = section_of(record, "metadata")
+    hosts = metadata.get("hosts")
+    first = ", ".join(plain(host) for host in hosts) if isinstance(hosts, list) else ""
+    return (plain(first, 300),) + tuple(plain(metadata.get(name), 300)
+                                        for name in MACHINE_FIELDS[1:])
+
+
+def _sections_per_machine(family: Family, records: Sequence[Record],
+                          sink: FigureSink) -> List[Section]:
+    """The family's section, one per machine and build when the records come from
+    several (their curves must not mix)."""
+    machines: Dict[Tuple[str, ...], List[Record]] = {}
+    for record in records:
+        machines.setdefault(_machine(record), []).append(record)
+    sections = []
+    for number, (machine, mine) in enumerate(machines.items(), 1):
+        title, section_id = family.title, family.name
+        if len(machines) > 1:
+            title += f" — {machine[0]}, {machine[1]}, commit {machine[8]}"
+            section_id += f"-{number}"
+        section = Section(section_id, title, record_count=len(mine))
+        section.add(*family.section(mine, sink))
+        sections.append(section)
+    return sections
+
+
 def _family_sections(records: Sequence[Record], sink: FigureSink) -> Tuple[
         List[Section], List[str]]:
     sections, absent = [], []
@@ -141,9 +168,7 @@ def _family_sections(records: Sequence[Record], sink: FigureSink) -> Tuple[
                 family.title, mine, "this hpcprobe has no report section for this family yet; "
                 "its records are listed as they are"))
         else:
-            section = Section(family.name, family.title, record_count=len(mine))
-            section.add(*family.section(mine, sink))
-            sections.append(section)
+            sections += _sections_per_machine(family, mine, sink)
     unknown = [record for record in records if family_of(record.get("benchmark")) is None]
     if unknown:
         sections.append(_generic_section(
