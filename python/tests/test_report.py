@@ -114,3 +114,19 @@ def test_records_of_two_machines_get_a_section_each(tmp_path):
     assert titles == ["RandomAccess (GUPS) — node001, Example CPU @ 2.0GHz, commit 0123456789ab",
                       "RandomAccess (GUPS) — node002, node003, Example CPU @ 2.0GHz, commit "
                       "0123456789ab"]
+
+
+def test_real_records_of_every_kind_merge_into_valid_records(results):
+    from report_data import load
+
+    from hpcprobe.analysis.merge import merge_records
+    from hpcprobe.results import schema_problem
+    for record in load(results):
+        merged = merge_records([record, record, record])
+        assert schema_problem(merged) is None, (record["benchmark"], record["variant"])
+        for entry, original in zip(merged.get("series") or [], record.get("series") or []):
+            if "samples" in original:
+                assert [len(s) for s in entry["samples"]] == [3 * len(s)
+                                                              for s in original["samples"]]
+            else:
+                assert entry["y"] == original["y"] or original["statistic"] == "last"

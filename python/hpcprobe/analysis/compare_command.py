@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from rich.console import Console
+
 from hpcprobe.analysis.balance import COLUMNS, Balance, normalise, read_hpcc_file
 from hpcprobe.analysis.compare import Column, Regression, Row, balances, comparison_rows, \
     regressions
@@ -151,9 +153,12 @@ def _csv(blocks: Sequence) -> str:
 
 def _emit(args: argparse.Namespace, blocks: List, sink: FigureSink) -> None:
     if args.format == "table":
-        console = stdout_console()
+        stream = io.StringIO() if args.output else None
+        console = stdout_console() if stream is None else Console(file=stream, width=160)
         for block in blocks:
             console.print(rich_table(block) if isinstance(block, Table) else plain(block.text, 600))
+        if stream is not None:
+            write_files(Path(args.output), stream.getvalue(), {})
         return
     if args.format == "html":
         text = render_template("compare.html.j2", title="hpcprobe compare", blocks=blocks)
