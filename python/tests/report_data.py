@@ -1,5 +1,6 @@
 """A results directory for report tests: real records from the bench (the quick and
-memory suites at --scale tiny, a short look-ahead sweep, the mapping modes), records of
+memory suites at --scale tiny, a short look-ahead sweep, the mapping modes, the model's
+two runs), records of
 families without a section and of an unknown benchmark, a schema 1.2 record with an
 added field, one corrupt line, and a host name that tries to inject a script."""
 
@@ -18,6 +19,7 @@ RUNS = (
     ("ra", "sweep", "--np", "2", "--lookahead", "16,1024,2048", "--table-log2", "12",
      "--time-limit", "1"),
     ("ra", "modes", "--threads", "2", "--table-log2", "12", "--repeat", "2"),
+    ("model", "ra", "--measure", "--np", "2"),
 )
 
 
