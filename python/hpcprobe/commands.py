@@ -123,11 +123,12 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     found = RecordSet()
     if context.results_path.exists():
         found = read_records(context.results_path, start_offset)
+    shown = found
     if args.repeat > 1:
-        failures.update(_merge_rounds(context, by_step))
+        shown = _merge_rounds(context, by_step, failures)
     else:
         print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
-    print_memory_tables(found)
+    print_memory_tables(shown)
     if args.hpcc_summary and found.records:
         write_hpcc_summary(found, context.out_dir)
     if failures:
@@ -137,17 +138,19 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     return EXIT_OK
 
 
-def _merge_rounds(context: LaunchContext, by_step: Dict[str, List]) -> Dict[str, int]:
-    """Merge each step's records into merged.jsonl and print their statistics; the
-    steps that could not be merged, each with exit status 3."""
+def _merge_rounds(context: LaunchContext, by_step: Dict[str, List],
+                  failures: Dict[str, int]) -> RecordSet:
+    """Merge each step's records into merged.jsonl and print their statistics; each
+    step that could not be merged is added to `failures` with exit status 3."""
     merged, refused = merge_steps(by_step)
     if merged:
         path = write_merged(context.out_dir, merged)
         stdout_console().print(rich_table(statistics_table(merged)))
         stderr_line(f"merged records: {path}")
-    for line in refused.values():
+    for name, line in refused.items():
         stderr_line(f"hpcprobe: {line}")
-    return {name: EXIT_RUNTIME_FAILURE for name in refused}
+        failures[name] = EXIT_RUNTIME_FAILURE
+    return RecordSet(merged)
 
 
 def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:

@@ -1,6 +1,7 @@
 """Progress estimates, and `hpcprobe run --repeat K` with the real bench."""
 
 import io
+import os
 
 from helpers import read_jsonl, run_hpcprobe
 from rich.console import Console
@@ -71,3 +72,21 @@ def test_run_repeat_merges_each_step(tmp_path):
         assert record["metrics"][0]["samples"] == (first["metrics"][0]["samples"]
                                                    + second["metrics"][0]["samples"])
     assert "Statistics of every headline" in completed.stdout
+
+
+def test_run_repeat_refuses_to_merge_launches_from_other_nodes(tmp_path):
+    from test_runner import TEMPLATE
+    bench = tmp_path / "hpcprobe-bench"
+    bench.write_text("#!/bin/sh\nexit 99\n")
+    bench.chmod(0o755)
+    env = dict(os.environ, HPCPROBE_BENCH=str(bench), FAKE_MODE="host_per_launch")
+    completed = run_hpcprobe("run", "--suite", "quick", "--repeat", "2", "--launcher", TEMPLATE,
+                             "--out", str(tmp_path / "out"), env=env)
+    assert completed.returncode == 3
+    refused = [line for line in completed.stderr.splitlines() if "cannot merge" in line]
+    assert len(refused) == 4
+    assert refused[0].startswith("hpcprobe: cannot merge the 2 records of 'ra single': "
+                                 "metadata.hosts differs: [\"node-")
+    assert refused[0].endswith("in launch 2; each is kept in results.jsonl")
+    assert len(read_jsonl(tmp_path / "out" / "results.jsonl")) == 8
+    assert not (tmp_path / "out" / "merged.jsonl").exists()
