@@ -132,3 +132,19 @@ def test_real_records_of_every_kind_merge_into_valid_records(results):
                                                               for s in original["samples"]]
             else:
                 assert entry["y"] == original["y"] or original["statistic"] == "last"
+
+
+def test_mathtext_and_markup_in_record_strings_reach_plots_as_text(tmp_path):
+    import json
+
+    from helpers import DATA, write_jsonl
+    latency = json.loads((DATA / "mem-latency.json").read_text())
+    latency["parameters"]["hugepages"] = "$\\frac{1}{0$ <svg onload=alert(1)>"
+    write_jsonl(tmp_path / "results.jsonl", [latency])
+    completed = run_hpcprobe("report", str(tmp_path), "-o", str(tmp_path / "r.html"))
+    assert completed.returncode == 0, completed.stderr
+    html = (tmp_path / "r.html").read_text()
+    svgs = [base64.b64decode(image).decode() for image in
+            re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', html)]
+    assert any("$\\frac{1}{0$ &lt;svg onload=alert(1)&gt;" in svg for svg in svgs)
+    assert not any("<svg onload" in svg for svg in svgs)
