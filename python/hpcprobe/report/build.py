@@ -113,7 +113,8 @@ def machines_table(records: Sequence[Record]) -> Table:
                     "different machines or builds")
 
 
-def _generic_section(title: str, records: Sequence[Record], why: str) -> Section:
+def _generic_section(section_id: str, title: str, records: Sequence[Record],
+                     why: str) -> Section:
     rows = []
     for record in records:
         stats = headline_stats(record)
@@ -122,7 +123,7 @@ def _generic_section(title: str, records: Sequence[Record], why: str) -> Section
                      ranks(record), headline_metric(record), unit, value_text(stats, divisor),
                      ci_text(stats, divisor), stats.count, merged_count(record),
                      verdict_cell(record), len(record.get("series") or [])])
-    section = Section("other-" + title.lower().split()[0], title, record_count=len(records))
+    section = Section(section_id, title, record_count=len(records))
     section.add(Paragraph(why), Table.of("Records", (
         "benchmark", "variant", "algorithm", "ranks", "metric", "unit", "median", "95 % CI",
         "samples", "launches", "validation", "curves"), rows))
@@ -165,15 +166,15 @@ def _family_sections(records: Sequence[Record], sink: FigureSink) -> Tuple[
             absent.append(f"{family.title}: absent (no {', '.join(family.benchmarks)} records)")
         elif family.section is None:
             sections.append(_generic_section(
-                family.title, mine, "this hpcprobe has no report section for this family yet; "
-                "its records are listed as they are"))
+                family.name, family.title, mine, "this hpcprobe has no report section for this "
+                "family yet; its records are listed as they are"))
         else:
             sections += _sections_per_machine(family, mine, sink)
     unknown = [record for record in records if family_of(record.get("benchmark")) is None]
     if unknown:
         sections.append(_generic_section(
-            "Other benchmarks", unknown, "benchmarks this hpcprobe does not know (a newer "
-            "hpcprobe wrote them?), listed as they are"))
+            "other-benchmarks", "Other benchmarks", unknown, "benchmarks this hpcprobe does not "
+            "know (a newer hpcprobe wrote them?), listed as they are"))
     return sections, absent
 
 
