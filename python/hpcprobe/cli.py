@@ -15,6 +15,7 @@ import sys
 from typing import Callable, Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
+from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
 from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
@@ -23,7 +24,7 @@ from hpcprobe.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
 COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "config", "model",
-            "show", "sysinfo", "list")
+            "show", "report", "compare", "sysinfo", "list")
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -325,6 +326,8 @@ def _add_run_parser(subparsers) -> CliParser:
     run.add_argument("--scale", default="default", type=choice("scale", tuple(SCALES)),
                      help="problem sizes: default, or tiny (seconds; for tests)")
     add_hpcc_suite_options(run)
+    run.add_argument("--repeat", type=positive_int("--repeat"), default=1, metavar="K",
+                     help="launch each benchmark K times (in rounds) and merge its records")
     _add_launch_options(run, default_np="number of CPU cores")
     return run
 
@@ -347,6 +350,8 @@ def build_parser() -> Dict[str, CliParser]:
     show.add_argument("files", nargs="+", metavar="FILE")
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
     parsers["show"] = show
+    parsers["report"] = add_report_parser(subparsers)
+    parsers["compare"] = add_compare_parser(subparsers, choice)
     parsers["sysinfo"] = subparsers.add_parser("sysinfo", help="this machine's metadata")
     parsers["list"] = subparsers.add_parser("list", help="kernels and suites")
     for name, parser in parsers.items():
@@ -411,6 +416,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         check_run(args)
     if args.command == "config":
         check_config(args)
+    if args.command == "compare":
+        check_compare(args)
     return args
 
 

@@ -4,10 +4,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Dict, Sequence
+from typing import Dict, List, Sequence
 
+from hpcprobe.analysis.compare_command import command_compare
 from hpcprobe.bench_tools import command_list, command_sysinfo
-from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED
+from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_options import HPCC_VARIANTS, default_np, hpcc_bench_options
 from hpcprobe.hpcc_run import command_config, hpcc_suite_steps
 from hpcprobe.hpcc_summary import hpcc_summary_text
@@ -29,6 +30,10 @@ from hpcprobe.memory import (
 )
 from hpcprobe.model_report import command_model
 from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
+from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
+from hpcprobe.report.build import statistics_table
+from hpcprobe.report.command import command_report
+from hpcprobe.report.render import rich_table
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
@@ -127,23 +132,47 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         steps = suite_steps(args.suite, args.scale)
     start_offset = file_size(context.results_path)
     failures: Dict[str, int] = {}
-    for number, step in enumerate(steps, 1):
+    launches = rounds(steps, args.repeat)
+    context.plan([step.name for _, step in launches])
+    by_step: Dict[str, List] = {step.name: [] for step in steps}
+    for number, (round_number, step) in enumerate(launches, 1):
         launch = _suite_launch(context, step)
-        outcome = context.run(launch, number, len(steps), label=step.name)
+        label = launch_label(step, round_number, args.repeat)
+        outcome = context.run(launch, number, len(launches), label=label, key=step.name)
+        by_step[step.name] += outcome.found.records
         if outcome.exit_status != EXIT_OK:
-            failures[step.name] = outcome.exit_status
+            failures[label] = outcome.exit_status
     found = RecordSet()
     if context.results_path.exists():
         found = read_records(context.results_path, start_offset)
-    print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
-    print_memory_tables(found)
+    shown = found
+    if args.repeat > 1:
+        shown = _merge_rounds(context, by_step, failures)
+    else:
+        print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
+    print_memory_tables(shown)
     if (args.hpcc_summary or args.suite == "hpcc") and found.records:
         write_hpcc_summary(found, context.out_dir)
     if failures:
         listed = ", ".join(f"'{name}' (exit status {status})" for name, status in failures.items())
-        stderr_line(f"hpcprobe: {len(failures)} of {len(steps)} benchmarks failed: {listed}")
+        stderr_line(f"hpcprobe: {len(failures)} of {len(launches)} benchmarks failed: {listed}")
         return max(failures.values())
     return EXIT_OK
+
+
+def _merge_rounds(context: LaunchContext, by_step: Dict[str, List],
+                  failures: Dict[str, int]) -> RecordSet:
+    """Merge each step's records into merged.jsonl and print their statistics; each
+    step that could not be merged is added to `failures` with exit status 3."""
+    merged, refused = merge_steps(by_step)
+    if merged:
+        path = write_merged(context.out_dir, merged)
+        stdout_console().print(rich_table(statistics_table(merged)))
+        stderr_line(f"merged records: {path}")
+    for name, line in refused.items():
+        stderr_line(f"hpcprobe: {line}")
+        failures[name] = EXIT_RUNTIME_FAILURE
+    return RecordSet(merged)
 
 
 def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
@@ -171,6 +200,8 @@ _COMMANDS = {
     "run": command_run,
     "model": command_model,
     "show": command_show,
+    "report": command_report,
+    "compare": command_compare,
     "sysinfo": lambda args, argv: command_sysinfo(),
     "list": lambda args, argv: command_list(),
 }

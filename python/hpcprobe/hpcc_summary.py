@@ -286,40 +286,19 @@ def algorithm_lines(records: Iterable[Record]) -> List[str]:
     return lines
 
 
-# Paper 003's balance of a system (section 4.1.2, Table 2): each global figure divided by
-# HPL's (Gflop/s); (name, unit, numerator keys multiplied, scaled by the ranks?, reciprocal).
-BALANCE = (
-    ("G-EP DGEMM/G-HPL", "1", "StarDGEMM_Gflops", True),
-    ("G-FFTE/G-HPL", "1", "MPIFFT_Gflops", False),
-    ("G-PTRANS/G-HPL", "B/F", "PTRANS_GBs", False),
-    ("G-StreamCopy/G-HPL", "B/F", "StarSTREAM_Copy", True),
-    ("RandRingBW/PP-HPL", "B/F", "RandomlyOrderedRingBandwidth_GBytes", None),
-    ("G-RandomAccess/G-HPL", "updates/F", "MPIRandomAccess_GUPs", False),
-)
+def balance_lines(records: Sequence[Record]) -> List[str]:
+    """Paper 003's balance ratios (analysis/balance.py, the same as `hpcprobe compare`)
+    of these records: lines for after the block; none without HPL."""
+    from hpcprobe.analysis.balance import balance_of, keys_from_records  # it imports us
 
-
-def balance_lines(entries: Sequence[Entry]) -> List[str]:
-    """Paper 003's ratios to HPL from a summary's values: lines for after the block (none
-    without HPL). Per-process figures (EP DGEMM, EP STREAM) count every rank; the ring
-    bandwidth is per process, so it is divided by HPL per process (PP-HPL)."""
-    values = dict(entries)
-    try:
-        hpl = float(values["HPL_Tflops"]) * 1e3
-        procs = int(values["CommWorldProcs"])
-    except (KeyError, ValueError):
+    keys = keys_from_records(records)
+    if not keys.get("HPL_Tflops"):
         return []
-    if hpl <= 0:
-        return []
-    lines = [f"Balance (paper 003, Table 2), divided by HPL = {hpl:g} Gflop/s:"]
-    for name, unit, key, scale in BALANCE:
-        if key not in values:
-            continue
-        value = float(values[key]) * (procs if scale else 1)
-        ratio = value / (hpl / procs) if scale is None else value / hpl
-        lines.append(f"  {name} = {ratio:.4g}" + ("" if unit == "1" else f" {unit}"))
-    latency = values.get("RandomlyOrderedRingLatency_usec")
-    if latency is not None and float(latency) > 0:
-        lines.append(f"  1/RandRingLatency = {1 / float(latency):.4g} 1/us")
+    found = balance_of(keys)
+    lines = [f"Balance (paper 003, Table 2): G-HPL = {keys['HPL_Tflops'] * 1e3:g} Gflop/s"]
+    for name, value in found.values.items():
+        if value is not None and name not in ("G-HPL", "G-HPL/G-HPL"):
+            lines.append(f"  {name} = {value:.4g}")
     return lines
 
 
@@ -333,5 +312,5 @@ def hpcc_summary_text(records: Iterable[Record]) -> str:
     lines.append(BEGIN_LINE)
     lines += [f"{key}={value}" for key, value in entries]
     lines.append(END_LINE)
-    lines += balance_lines(entries)
+    lines += balance_lines(records)
     return "\n".join(lines) + "\n"
