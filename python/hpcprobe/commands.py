@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Dict, Sequence
 
 from hpcprobe.bench_tools import command_list, command_sysinfo
+from hpcprobe.contention import command_contention, command_topology, contention_tables
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_summary import hpcc_summary_text
 from hpcprobe.launching import (
@@ -30,6 +31,7 @@ from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
+from hpcprobe.simulate_report import command_simulate
 from hpcprobe.suites import SuiteStep, suite_steps
 from hpcprobe.sweep import command_ra_sweep
 
@@ -74,8 +76,9 @@ def bind_ranks(launch: Launch, threads: int = 1, oversubscribe: bool = False) ->
 
 
 def print_memory_tables(records: RecordSet) -> None:
+    """The family tables of the records (memory, contention)."""
     console = stdout_console()
-    for table in memory_tables(records.records):
+    for table in memory_tables(records.records) + contention_tables(records.records):
         console.print(table)
 
 
@@ -146,6 +149,9 @@ _COMMANDS = {
     "mem": command_memory,
     "run": command_run,
     "model": command_model,
+    "contention": command_contention,
+    "topology": command_topology,
+    "simulate": command_simulate,
     "show": command_show,
     "sysinfo": lambda args, argv: command_sysinfo(),
     "list": lambda args, argv: command_list(),
