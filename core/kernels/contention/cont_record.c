@@ -90,7 +90,7 @@ static void add_counters(struct hpcp_record *r, const struct cont_state *s)
     add_int_counter(r, "pair_rank_a", pl->a, pl->npairs);
     add_int_counter(r, "pair_rank_b", pl->b, pl->npairs);
     add_int_counter(r, "pair_hops", pl->hops, pl->npairs);
-    if (pl->ngroups > 1 || pl->cumulative)
+    if (pl->npairs && pl->group[0] != 0) /* stress-link's steps, equidistant's distances */
         add_int_counter(r, "pair_phase", pl->group, pl->npairs);
     if (pl->nidle)
         add_int_counter(r, "idle_ranks", pl->idle, pl->nidle);

@@ -108,7 +108,7 @@ static int csv_coordinates(struct cont_topo *t, const struct cont_topo_request *
         rc = !text || !coords || cont_csv_parse(text, t->ranks, &nd, coords, err, errlen);
         free(text);
     }
-    if (share_verdict(rc ? -1 : 0, err, errlen) == 0) {
+    if ((rc = share_verdict(rc ? -1 : 0, err, errlen)) == 0) {
         MPI_Bcast(&nd, 1, MPI_INT, 0, MPI_COMM_WORLD);
         MPI_Bcast(coords, t->ranks * nd, MPI_INT, 0, MPI_COMM_WORLD);
         if (t->kind != CONT_GRID) { /* no dims given: the smallest mesh that holds them */
@@ -161,7 +161,7 @@ static int slurm_coordinates(struct cont_topo *t, const struct hpcp_sysinfo *si,
         free(addr);
     }
     free(all);
-    if (share_verdict(rc, err, errlen) == 0) {
+    if ((rc = share_verdict(rc, err, errlen)) == 0) {
         MPI_Bcast(&t->ndims, 1, MPI_INT, 0, MPI_COMM_WORLD);
         MPI_Bcast(ids, t->nodes * t->ndims, MPI_INT, 0, MPI_COMM_WORLD);
         memcpy(t->node_coord, ids, (size_t)t->nodes * t->ndims * sizeof *ids);
