@@ -26,7 +26,7 @@ from hpcprobe.launch import find_bench, resolve_launcher
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.memory import number, numbers, series_points, titled_table
 from hpcprobe.network import Network
-from hpcprobe.runner import bench_error_lines
+from hpcprobe.runner import bench_error_lines, stop_process_group
 from hpcprobe.show import plain, verdict_text
 from hpcprobe.units import format_number
 
@@ -64,22 +64,26 @@ def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
     program = [find_bench(os.environ), "topology", "show", *bench_options(args, _TOPOLOGY_OPTIONS)]
     argv = launcher.command(args.np or os.cpu_count() or 1, list(args.launcher_arg), program)
     budget = args.time_budget or TOPOLOGY_BUDGET_S
-    try:
-        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=budget, start_new_session=True)
-    except subprocess.TimeoutExpired:
-        raise HpcprobeError(f"'hpcprobe-bench topology show' did not finish in {budget:g} s") \
-            from None
+    try:  # its own session, so a hung launch is stopped with every rank it started
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True)
     except OSError as error:
         raise HpcprobeError(f"cannot start {argv[0]!r}: {error}") from None
-    lines = bench_error_lines(done.stderr.decode("utf-8", "replace").splitlines())
-    if done.returncode == EXIT_BAD_INPUT and lines:
+    try:
+        out, err = process.communicate(timeout=budget)
+    except subprocess.TimeoutExpired:
+        stop_process_group(process)
+        process.communicate()
+        raise HpcprobeError(f"'hpcprobe-bench topology show' did not finish in {budget:g} s "
+                            "and was stopped (hung rank?)") from None
+    lines = bench_error_lines(err.decode("utf-8", "replace").splitlines())
+    if process.returncode == EXIT_BAD_INPUT and lines:
         raise RelayedError(lines[0], EXIT_BAD_INPUT)
-    if done.returncode != EXIT_OK:
+    if process.returncode != EXIT_OK:
         raise HpcprobeError(f"'hpcprobe-bench topology show' failed (exit status "
-                            f"{done.returncode}): {lines[0] if lines else 'no message'}",
+                            f"{process.returncode}): {lines[0] if lines else 'no message'}",
                             EXIT_RUNTIME_FAILURE)
-    found = [line for line in done.stdout.decode("utf-8", "replace").splitlines()
+    found = [line for line in out.decode("utf-8", "replace").splitlines()
              if line.startswith("{")]
     try:
         info = json.loads(found[-1])
@@ -148,8 +152,9 @@ def _node(text: str, network: Network) -> int:
         return values[0]
     if len(values) == len(network.dims) and all(0 <= v < d for v, d in zip(values, network.dims)):
         return int(network.index(np.array([values]))[0])
-    raise UsageError(f"node '{text}' is not in {network.spec} (allowed: an index 0..{network.nodes - 1} "
-                     f"or coordinates such as {','.join(['0'] * len(network.dims))})")
+    raise UsageError(f"node '{text}' is not in {network.spec} (allowed: an index "
+                     f"0..{network.nodes - 1} or coordinates such as "
+                     f"{','.join(['0'] * len(network.dims))})")
 
 
 def command_route(args: argparse.Namespace) -> int:

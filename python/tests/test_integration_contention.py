@@ -13,7 +13,6 @@ import pytest
 from helpers import run_hpcprobe, stderr_lines
 from integration import bench_path, run_bench
 
-from hpcprobe.network import Network
 from hpcprobe.results import read_records
 from hpcprobe.simulate_report import machine_from_record
 
@@ -281,3 +280,19 @@ def test_simulate_compare_puts_each_measurement_beside_its_prediction(tmp_path):
     assert [row["phase"] for row in equidistant][::2] == ["distance 1", "distance 2",
                                                           "distance 3"]
     assert all(row["measured_s"] > 0 for rows in (wocon, stress, equidistant) for row in rows)
+
+
+def test_a_dying_rank_is_reported(tmp_path):
+    done = run_hpcprobe("contention", "wicon", "--np", "2", "--sizes", "8", "--out",
+                        str(tmp_path), "--quiet",
+                        env=dict(os.environ, HPCPROBE_INJECT_FAULT="exit:1"), timeout=60)
+    assert done.returncode == 3
+    assert "benchmark 'contention wicon' failed" in stderr_lines(done)[-1]
+
+
+def test_a_hanging_rank_is_stopped_at_the_time_budget(tmp_path):
+    done = run_hpcprobe("contention", "wocon", "--np", "2", "--ranks-per-node", "1", "--sizes",
+                        "8", "--time-budget", "8", "--out", str(tmp_path),
+                        env=dict(os.environ, HPCPROBE_INJECT_FAULT="hang:1"), timeout=60)
+    assert done.returncode == 3
+    assert "exceeded its time budget of 8 s" in stderr_lines(done)[-1]
