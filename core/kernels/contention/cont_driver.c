@@ -2,6 +2,7 @@
  * size by size, warm-up and timed repetitions of the kernel's run on the
  * ranks of the phase (the others wait asleep), and rank 0's results. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +12,14 @@
 int cont_setup(struct hpcp_bench *b, cont_planner plan)
 {
     struct cont_state *s = b->state;
-    char err[512] = "out of memory planning the pairs";
+    static const char oom[] = "out of memory planning the pairs";
+    char err[512];
+    snprintf(err, sizeof err, "%s", oom);
     s->plan.axis = -1;
-    if (plan(&s->plan, &s->topo, &s->p, err, sizeof err)) {
+    /* Bad input fails on every rank alike; running out of memory may fail on one. */
+    if (hpcp_any(b->comm, plan(&s->plan, &s->topo, &s->p, err, sizeof err) != 0)) {
         hpcp_error(b->comm, "%s", err);
-        return HPCP_EXIT_USAGE;
+        return strcmp(err, oom) ? HPCP_EXIT_USAGE : HPCP_EXIT_RUNTIME;
     }
     size_t most = (size_t)s->p.sizes[s->p.nsizes - 1];
     s->plan.hops = malloc(((size_t)s->plan.npairs + 1) * sizeof *s->plan.hops);

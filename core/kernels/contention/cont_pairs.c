@@ -177,14 +177,18 @@ int cont_plan_wicon(struct cont_plan *pl, const struct cont_topo *t, const struc
     } else if (p->pairing == CONT_PAIRS_RND) {
         int *a = malloc((size_t)(P / 2 + 1) * sizeof *a);
         int *b = malloc((size_t)(P / 2 + 1) * sizeof *b);
-        if (a && b)
+        int bad = !a || !b;
+        if (!bad)
             cont_random_matching(P, p->seed, a, b);
-        for (int k = 0; a && b && k < P / 2; k++)
-            add_pair(pl, a[k], b[k], 0);
+        for (int k = 0; !bad && k < P / 2; k++)
+            bad = add_pair(pl, a[k], b[k], 0);
         free(a), free(b);
+        if (bad)
+            return -1; /* out of memory: the caller's line says so */
     } else {
         for (int r = 0; r + 1 < P; r += 2)
-            add_pair(pl, r, r + 1, 0);
+            if (add_pair(pl, r, r + 1, 0))
+                return -1;
     }
     note_idle(pl, P, 0);
     if (pl->npairs == 0) {
@@ -213,7 +217,8 @@ int cont_plan_stress(struct cont_plan *pl, const struct cont_topo *t, const stru
         int hi = t->position_node[position_of(t, c)];
         if (lo < 0 || hi < 0)
             break; /* the allocation ends here: the pairs so far are the experiment */
-        add_pair(pl, t->node_rank[t->node_start[lo]], t->node_rank[t->node_start[hi]], k + 1);
+        if (add_pair(pl, t->node_rank[t->node_start[lo]], t->node_rank[t->node_start[hi]], k + 1))
+            return -1;
         pl->group_value[pl->ngroups++] = k + 1;
     }
     if (pl->npairs == 0) {

@@ -157,18 +157,24 @@ static void pair_series(struct hpcp_record *r, const struct cont_state *s,
     free(x), free(y), free(samples);
 }
 
-/* Per repetition, one value per phase/size cell combined by `f`. */
-static void metric_over_reps(struct hpcp_record *r, const char *name, const char *unit,
-                             const struct cont_results *R, const double *a, const double *b,
-                             size_t ia, size_t ib, int ratio, int stride)
+/* A metric with one sample per repetition: v at one phase and size. */
+static void metric_at(struct hpcp_record *r, const char *name, const char *unit,
+                      const struct cont_results *R, const double *v, size_t cell)
 {
-    double v[1000];
-    int n = R->R < 1000 ? R->R : 1000;
-    for (int rep = 0; rep < n; rep++) {
-        double x = a[ia + (size_t)rep * stride], y = b ? b[ib + (size_t)rep * stride] : 0;
-        v[rep] = !b ? x : ratio ? x / y : (x - y) / y;
-    }
-    hpcp_record_metric(r, name, unit, v, n, 0);
+    hpcp_record_metric(r, name, unit, v + cell, R->R, 0);
+}
+
+/* Per repetition, num / den - shift: a ratio (shift 0) or a relative spread (1). */
+static void metric_ratio(struct hpcp_record *r, const char *name, const struct cont_results *R,
+                         const double *num, size_t at_num, const double *den, size_t at_den,
+                         double shift)
+{
+    double *v = malloc((size_t)R->R * sizeof *v);
+    for (int rep = 0; v && rep < R->R; rep++)
+        v[rep] = num[at_num + rep] / den[at_den + rep] - shift;
+    if (v)
+        hpcp_record_metric(r, name, "1", v, R->R, 0);
+    free(v);
 }
 
 static void add_wocon_wicon(struct hpcp_record *r, const struct cont_state *s,
@@ -186,15 +192,14 @@ static void add_wocon_wicon(struct hpcp_record *r, const struct cont_state *s,
     free(spread);
     pair_series(r, s, R);
     if (wocon) {
-        metric_over_reps(r, "hop_spread", "1", R, R->max, R->min, at(R, 0, z, 0), at(R, 0, z, 0),
-                         0, 1);
+        metric_ratio(r, "hop_spread", R, R->max, at(R, 0, z, 0), R->min, at(R, 0, z, 0), 1);
         r->headline_metric = "hop_spread";
     } else {
         r->headline_metric = "message_time_mean";
     }
-    metric_over_reps(r, "message_time_mean", "s", R, R->mean, NULL, at(R, 0, z, 0), 0, 0, 1);
-    metric_over_reps(r, "message_time_min", "s", R, R->min, NULL, at(R, 0, z, 0), 0, 0, 1);
-    metric_over_reps(r, "message_time_max", "s", R, R->max, NULL, at(R, 0, z, 0), 0, 0, 1);
+    metric_at(r, "message_time_mean", "s", R, R->mean, at(R, 0, z, 0));
+    metric_at(r, "message_time_min", "s", R, R->min, at(R, 0, z, 0));
+    metric_at(r, "message_time_max", "s", R, R->max, at(R, 0, z, 0));
 }
 
 static void add_stress(struct hpcp_record *r, const struct cont_state *s,
@@ -210,11 +215,10 @@ static void add_stress(struct hpcp_record *r, const struct cont_state *s,
         size_series(r, name, s, R, middle, g, "s");
     }
     if (middle) {
-        metric_over_reps(r, "middle_pair_slowdown", "1", R, middle, middle, at(R, G - 1, z, 0),
-                         at(R, 0, z, 0), 1, 1);
-        metric_over_reps(r, "middle_pair_time_alone", "s", R, middle, NULL, at(R, 0, z, 0), 0, 0, 1);
-        metric_over_reps(r, "middle_pair_time_all", "s", R, middle, NULL, at(R, G - 1, z, 0), 0, 0,
-                         1);
+        metric_ratio(r, "middle_pair_slowdown", R, middle, at(R, G - 1, z, 0), middle,
+                     at(R, 0, z, 0), 0);
+        metric_at(r, "middle_pair_time_alone", "s", R, middle, at(R, 0, z, 0));
+        metric_at(r, "middle_pair_time_all", "s", R, middle, at(R, G - 1, z, 0));
         r->headline_metric = "middle_pair_slowdown";
     }
     free(middle);
@@ -232,13 +236,12 @@ static void add_equidistant(struct hpcp_record *r, const struct cont_state *s,
         size_series(r, name, s, R, R->max, g, "s");
     }
     if (G > 1) {
-        metric_over_reps(r, "far_over_near_time", "1", R, R->mean, R->mean, at(R, G - 1, z, 0),
-                         at(R, 0, z, 0), 1, 1);
+        metric_ratio(r, "far_over_near_time", R, R->mean, at(R, G - 1, z, 0), R->mean,
+                     at(R, 0, z, 0), 0);
         r->headline_metric = "far_over_near_time";
     }
-    metric_over_reps(r, "message_time_mean_nearest", "s", R, R->mean, NULL, at(R, 0, z, 0), 0, 0, 1);
-    metric_over_reps(r, "message_time_mean_farthest", "s", R, R->mean, NULL, at(R, G - 1, z, 0), 0,
-                     0, 1);
+    metric_at(r, "message_time_mean_nearest", "s", R, R->mean, at(R, 0, z, 0));
+    metric_at(r, "message_time_mean_farthest", "s", R, R->mean, at(R, G - 1, z, 0));
     if (G == 1)
         r->headline_metric = "message_time_mean_farthest";
 }
