@@ -259,10 +259,15 @@ def test_hpcprobe_contention_and_topology_show(tmp_path):
 
 def test_show_prints_the_contention_tables(tmp_path):
     run_records(tmp_path, "stress-link", 4, "--mesh", "4", "--ranks-per-node", "1")
+    run_records(tmp_path, "wocon", 4, "--mesh", "4", "--ranks-per-node", "1")
+    run_records(tmp_path, "equidistant", 4, "--mesh", "4", "--ranks-per-node", "1")
     shown = run_hpcprobe("show", str(tmp_path))
     assert shown.returncode == 0, shown.stderr
     assert "middle pair" in shown.stdout and "2 / 1" in shown.stdout
-    assert os.path.exists(tmp_path / "results.jsonl")
+    assert "one-way µs from rank 0 to each node" in shown.stdout
+    assert re.search(r"1 hop\(s\) \W+ 2 hop\(s\) \W+ 3 hop\(s\) ", shown.stdout)  # wocon
+    assert "pairs at each hop count: 1 hops: 1, 2 hops: 1, 3 hops: 1" in shown.stdout
+    assert re.search(r"1 hop\(s\) µs \W+ 2 hop\(s\) µs \W+ 3 hop\(s\) µs", shown.stdout)
 
 
 def test_simulate_compare_puts_each_measurement_beside_its_prediction(tmp_path):
