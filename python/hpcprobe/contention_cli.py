@@ -227,6 +227,10 @@ def _check_topology(args: argparse.Namespace) -> None:
     if args.action == "show" and args.ends:
         raise UsageError(f"unexpected argument '{args.ends[0]}' for 'hpcprobe topology show' "
                          "(route takes two nodes)")
+    for attribute, option in (("out", "--out"), ("quiet", "--quiet")):
+        if getattr(args, attribute):
+            raise UsageError(f"{option} does not apply to 'hpcprobe topology': it writes no "
+                             "record and prints only the topology")
     if args.action == "route":
         if len(args.ends) != 2:
             raise UsageError("'hpcprobe topology route' takes two nodes, each an index or "
@@ -236,7 +240,8 @@ def _check_topology(args: argparse.Namespace) -> None:
                              "--mesh DIMS")
         for attribute, option in (("np", "--np"), ("coords", "--coords"),
                                   ("ranks_per_node", "--ranks-per-node"),
-                                  ("launcher", "--launcher"), ("out", "--out")):
+                                  ("launcher", "--launcher"), ("time_budget", "--time-budget"),
+                                  ("launcher_arg", "--launcher-arg")):
             if getattr(args, attribute):
                 raise UsageError(f"{option} applies to 'hpcprobe topology show' only (route "
                                  "launches nothing)")

@@ -88,6 +88,9 @@ def test_model_options_reach_eq1(capsys):
     (["topology", "route", "0", "9", "--torus", "4"], "node '9' is not in torus 4"),
     (["topology", "route", "0", "1", "--torus", "4", "--np", "2"], "--np applies to"),
     (["topology", "show", "3"], "unexpected argument '3'"),
+    (["topology", "show", "--out", "d"], "--out does not apply to 'hpcprobe topology'"),
+    (["topology", "route", "0", "1", "--torus", "4", "--launcher-arg", "-x"],
+     "--launcher-arg applies to"),
 ])
 def test_mistakes_are_one_line(capsys, argv, fragment):
     status, _, lines = run_main(capsys, *argv)
