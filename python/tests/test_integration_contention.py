@@ -135,6 +135,15 @@ def test_equidistant_pairs_are_each_distance_apart(tmp_path, ranks):
     check_hops(record)
 
 
+def test_equidistant_on_part_of_a_ring_runs_the_distances_it_has(tmp_path):
+    """4 nodes on the first positions of a 9-node ring: no pair is 4 apart."""
+    (record,) = run_records(tmp_path, "equidistant", 4, "--torus", "9", "--ranks-per-node", "1")
+    assert record["parameters"]["distances"] == "1,2,3"
+    line = one_line(run_bench("contention", "equidistant", "--torus", "9", "--ranks-per-node",
+                              "1", "--distance", "4", "--quiet", np=4))
+    assert "--distance 4: no two nodes of this run are 4 apart along axis 0" in line
+
+
 def test_two_ranks_per_node_pair_rank_by_rank(tmp_path):
     (record,) = run_records(tmp_path, "equidistant", 4, "--mesh", "2", "--ranks-per-node", "2")
     assert record["counters"]["pair_rank_a"] == [0, 1]

@@ -252,12 +252,18 @@ int cont_plan_equidistant(struct cont_plan *pl, const struct cont_topo *t,
             return -1;
         }
         int found = line_pairs(pl, t, pl->axis, all[i], all[i]);
-        if (found <= 0) {
+        if (found < 0 || (found == 0 && p->ndistances)) {
             snprintf(err, errlen, "--distance %d: no two nodes of this run are %d apart along "
                      "axis %d", all[i], all[i], pl->axis);
             return -1;
         }
-        pl->group_value[pl->ngroups++] = all[i];
+        if (found) /* by default, the distances this allocation has pairs at */
+            pl->group_value[pl->ngroups++] = all[i];
+    }
+    if (pl->ngroups == 0) {
+        snprintf(err, errlen, "equidistant: no two nodes of this run are paired along axis %d "
+                 "(allowed: 2 or more nodes on one line of it)", pl->axis);
+        return -1;
     }
     return 0;
 }

@@ -255,6 +255,12 @@ static void add_notes(struct hpcp_record *r, const struct cont_state *s)
     if (t->nodes_emulated)
         hpcp_record_note(r, "nodes are emulated: blocks of %d ranks (--ranks-per-node), which "
                             "may share a real node", s->p.topo.ranks_per_node);
+    if (s->plan.axis >= 0 && t->kind == CONT_GRID && s->plan.ngroups == CONT_MAX_GROUPS &&
+        cont_max_distance(t, s->plan.axis) > CONT_MAX_GROUPS &&
+        (s->plan.cumulative ? s->p.max_pairs == 0 : s->p.ndistances == 0))
+        hpcp_record_note(r, "the axis allows more than %d phases; the first %d ran (choose "
+                            "others with --distance or --max-pairs)", CONT_MAX_GROUPS,
+                         CONT_MAX_GROUPS);
     if (s->plan.nidle && s->plan.nidle < 8)
         hpcp_record_note(r, "%d rank(s) idle, in no pair (counters.idle_ranks), e.g. rank %d",
                          s->plan.nidle, s->plan.idle[0]);
