@@ -15,6 +15,11 @@ extern const struct hpcp_kernel hpcp_stream_single;
 extern const struct hpcp_kernel hpcp_stream_star;
 extern const struct hpcp_kernel hpcp_mem_stride;
 extern const struct hpcp_kernel hpcp_mem_latency;
+extern const struct hpcp_kernel hpcp_contention_wocon;
+extern const struct hpcp_kernel hpcp_contention_wicon;
+extern const struct hpcp_kernel hpcp_contention_stress_link;
+extern const struct hpcp_kernel hpcp_contention_equidistant;
+extern const struct hpcp_kernel hpcp_topology_show;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -29,6 +34,11 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_stream_star,
     &hpcp_mem_stride,
     &hpcp_mem_latency,
+    &hpcp_contention_wocon,
+    &hpcp_contention_wicon,
+    &hpcp_contention_stress_link,
+    &hpcp_contention_equidistant,
+    &hpcp_topology_show,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

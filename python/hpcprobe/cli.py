@@ -24,6 +24,9 @@ from hpcprobe.suites import SCALES, SUITE_NAMES
 
 COMMANDS = ("ra", "stream", "mem", "run", "model", "show", "report", "compare", "sysinfo",
             "list")
+# Network contention and its simulator (contention_cli.py).
+CONTENTION_COMMANDS = ("contention", "topology", "simulate")
+COMMANDS += CONTENTION_COMMANDS
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -48,7 +51,7 @@ MAX_SWEEP_LOOKAHEAD = 32768
 # numbers that argparse would not take for negative ones (-5e-5), so that their own
 # check can say what is allowed.
 _VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg", "--t1", "--tc", "--link-bandwidth",
-                               "--bytes-per-update")
+                               "--bytes-per-update", "--flit-bytes", "--hop-latency")
 
 
 def suggestion(word: str, allowed: Sequence[str]) -> str:
@@ -337,6 +340,8 @@ def build_parser() -> Dict[str, CliParser]:
     parsers = {"": top, "ra": _add_ra_parser(subparsers)}
     for family in MEMORY_VARIANTS:
         parsers[family] = _add_memory_parser(subparsers, family)
+    from hpcprobe.contention_cli import add_contention_parsers  # it builds on this module
+    parsers.update(add_contention_parsers(subparsers))
     parsers["run"] = _add_run_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
@@ -404,6 +409,9 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         check_memory(args)
     if args.command == "compare":
         check_compare(args)
+    if args.command in CONTENTION_COMMANDS:
+        from hpcprobe.contention_cli import check_contention_commands
+        check_contention_commands(args)
     return args
 
 

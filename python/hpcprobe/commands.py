@@ -8,6 +8,7 @@ from typing import Dict, List, Sequence
 
 from hpcprobe.analysis.compare_command import command_compare
 from hpcprobe.bench_tools import command_list, command_sysinfo
+from hpcprobe.contention import command_contention, command_topology, contention_tables
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_summary import hpcc_summary_text
 from hpcprobe.launching import (
@@ -35,6 +36,7 @@ from hpcprobe.report.render import rich_table
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
+from hpcprobe.simulate_report import command_simulate
 from hpcprobe.suites import SuiteStep, suite_steps
 from hpcprobe.sweep import command_ra_sweep
 
@@ -79,8 +81,9 @@ def bind_ranks(launch: Launch, threads: int = 1, oversubscribe: bool = False) ->
 
 
 def print_memory_tables(records: RecordSet) -> None:
+    """The family tables of the records (memory, contention)."""
     console = stdout_console()
-    for table in memory_tables(records.records):
+    for table in memory_tables(records.records) + contention_tables(records.records):
         console.print(table)
 
 
@@ -175,6 +178,9 @@ _COMMANDS = {
     "mem": command_memory,
     "run": command_run,
     "model": command_model,
+    "contention": command_contention,
+    "topology": command_topology,
+    "simulate": command_simulate,
     "show": command_show,
     "report": command_report,
     "compare": command_compare,

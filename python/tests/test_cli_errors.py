@@ -18,7 +18,7 @@ def run_main(capsys, *argv):
      "modes); did you mean 'single'?"),
     (["raa", "single"],
      "unknown command 'raa' (allowed: ra, stream, mem, run, model, show, report, "
-     "compare, sysinfo, list); "
+     "compare, sysinfo, list, contention, topology, simulate); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
@@ -57,7 +57,7 @@ def test_unknown_option_with_equals_sign(capsys):
     (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep, "
              "shared-table-study, modes)"),
     ([], "missing command (allowed: ra, stream, mem, run, model, show, report, compare, "
-         "sysinfo, list)"),
+         "sysinfo, list, contention, topology, simulate)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
     (["ra", "single", "--np"], "expected one argument"),
@@ -140,7 +140,7 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "did you mean 'sweep'?"),
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, stream, mem, run, model, show, report, "
-     "compare, sysinfo, list); "
+     "compare, sysinfo, list, contention, topology, simulate); "
      "did you mean 'model'?"),
 ])
 def test_algorithm_mistakes_are_one_line(capsys, argv, expected):

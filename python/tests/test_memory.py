@@ -112,7 +112,7 @@ def test_schema_refuses_an_unknown_version_and_statistic():
      "unknown suite 'memroy' (allowed: quick, memory); did you mean 'memory'?"),
     (["stram", "star"],
      "unknown command 'stram' (allowed: ra, stream, mem, run, model, show, report, "
-     "compare, sysinfo, list); "
+     "compare, sysinfo, list, contention, topology, simulate); "
      "did you mean 'stream'?"),
 ])
 def test_mistakes_are_one_line_and_exit_2(capsys, argv, expected):
