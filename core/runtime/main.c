@@ -51,7 +51,7 @@ static int cmd_list(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; rank == 0 && i < hpcp_nkernels; i++) {
         const struct hpcp_kernel *k = hpcp_kernels[i];
-        printf("%-6s %-8s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
+        printf("%-10s %-11s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
     }
     return HPCP_EXIT_OK;
 }

@@ -22,6 +22,11 @@ extern const struct hpcp_kernel hpcp_ptrans_mpi;
 extern const struct hpcp_kernel hpcp_fft_single;
 extern const struct hpcp_kernel hpcp_fft_star;
 extern const struct hpcp_kernel hpcp_fft_mpi;
+extern const struct hpcp_kernel hpcp_contention_wocon;
+extern const struct hpcp_kernel hpcp_contention_wicon;
+extern const struct hpcp_kernel hpcp_contention_stress_link;
+extern const struct hpcp_kernel hpcp_contention_equidistant;
+extern const struct hpcp_kernel hpcp_topology_show;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -43,6 +48,11 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_fft_single,
     &hpcp_fft_star,
     &hpcp_fft_mpi,
+    &hpcp_contention_wocon,
+    &hpcp_contention_wicon,
+    &hpcp_contention_stress_link,
+    &hpcp_contention_equidistant,
+    &hpcp_topology_show,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

@@ -25,6 +25,9 @@ from hpcprobe.suites import SCALES, SUITE_NAMES
 
 COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "config", "model",
             "show", "report", "compare", "sysinfo", "list")
+# Network contention and its simulator (contention_cli.py).
+CONTENTION_COMMANDS = ("contention", "topology", "simulate")
+COMMANDS += CONTENTION_COMMANDS
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -49,7 +52,7 @@ MAX_SWEEP_LOOKAHEAD = 32768
 # numbers that argparse would not take for negative ones (-5e-5), so that their own
 # check can say what is allowed.
 _VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg", "--t1", "--tc", "--link-bandwidth",
-                               "--bytes-per-update")
+                               "--bytes-per-update", "--flit-bytes", "--hop-latency")
 
 
 def suggestion(word: str, allowed: Sequence[str]) -> str:
@@ -343,6 +346,8 @@ def build_parser() -> Dict[str, CliParser]:
         parsers[family] = _add_memory_parser(subparsers, family)
     for family in HPCC_VARIANTS:
         parsers[family] = add_hpcc_parser(subparsers, family)
+    from hpcprobe.contention_cli import add_contention_parsers  # it builds on this module
+    parsers.update(add_contention_parsers(subparsers))
     parsers["run"] = _add_run_parser(subparsers)
     parsers["config"] = add_config_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
@@ -418,6 +423,9 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         check_config(args)
     if args.command == "compare":
         check_compare(args)
+    if args.command in CONTENTION_COMMANDS:
+        from hpcprobe.contention_cli import check_contention_commands
+        check_contention_commands(args)
     return args
 
 

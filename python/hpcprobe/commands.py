@@ -8,6 +8,7 @@ from typing import Dict, List, Sequence
 
 from hpcprobe.analysis.compare_command import command_compare
 from hpcprobe.bench_tools import command_list, command_sysinfo
+from hpcprobe.contention import command_contention, command_topology, contention_tables
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_options import HPCC_VARIANTS, default_np, hpcc_bench_options
 from hpcprobe.hpcc_run import command_config, hpcc_suite_steps
@@ -37,6 +38,7 @@ from hpcprobe.report.render import rich_table
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
+from hpcprobe.simulate_report import command_simulate
 from hpcprobe.suites import SuiteStep, suite_steps
 from hpcprobe.sweep import command_ra_sweep
 
@@ -82,8 +84,9 @@ def bind_ranks(launch: Launch, threads: int = 1, oversubscribe: bool = False) ->
 
 
 def print_memory_tables(records: RecordSet) -> None:
+    """The family tables of the records (memory, contention)."""
     console = stdout_console()
-    for table in memory_tables(records.records):
+    for table in memory_tables(records.records) + contention_tables(records.records):
         console.print(table)
 
 
@@ -199,6 +202,9 @@ _COMMANDS = {
     "config": lambda args, argv: command_config(args),
     "run": command_run,
     "model": command_model,
+    "contention": command_contention,
+    "topology": command_topology,
+    "simulate": command_simulate,
     "show": command_show,
     "report": command_report,
     "compare": command_compare,
