@@ -10,6 +10,8 @@ from hpcprobe.analysis.compare_command import command_compare
 from hpcprobe.bench_tools import command_list, command_sysinfo
 from hpcprobe.contention import command_contention, command_topology, contention_tables
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
+from hpcprobe.hpcc_options import HPCC_VARIANTS, default_np, hpcc_bench_options
+from hpcprobe.hpcc_run import command_config, hpcc_suite_steps
 from hpcprobe.hpcc_summary import hpcc_summary_text
 from hpcprobe.launching import (
     LaunchContext,
@@ -42,6 +44,7 @@ from hpcprobe.sweep import command_ra_sweep
 
 RA_DEFAULT_BUDGET_S = 3600.0
 MEMORY_DEFAULT_BUDGET_S = 3600.0
+HPCC_DEFAULT_BUDGET_S = 3600.0
 HPCC_SUMMARY_FILE = "hpcc-summary.txt"
 
 __all__ = ["ra_bench_options", "run_command"]
@@ -102,15 +105,34 @@ def command_memory(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     return outcome.exit_status
 
 
+def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    """`hpcprobe dgemm|hpl|ptrans|fft`: one rank per core, bound where the launcher can."""
+    ranks = default_np(args.command, args.variant, os.cpu_count() or 1)
+    context = LaunchContext(args, user_argv, default_np=ranks)
+    launch = context.launch(args.command, args.variant, hpcc_bench_options(args),
+                            HPCC_DEFAULT_BUDGET_S)
+    outcome = context.run(bind_ranks(launch), 1, 1)
+    print_records(outcome.found)
+    if args.hpcc_summary and outcome.found.records:
+        write_hpcc_summary(outcome.found, context.out_dir)
+    return outcome.exit_status
+
+
+_BOUND_BENCHMARKS = MEMORY_BENCHMARKS + tuple(HPCC_VARIANTS)
+
+
 def _suite_launch(context: LaunchContext, step: SuiteStep) -> Launch:
     launch = context.launch(step.benchmark, step.variant, step.bench_options,
                             step.time_budget_s, np=step.ranks)
-    return bind_ranks(launch) if step.benchmark in MEMORY_BENCHMARKS else launch
+    return bind_ranks(launch) if step.benchmark in _BOUND_BENCHMARKS else launch
 
 
 def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    steps = suite_steps(args.suite, args.scale)
     context = LaunchContext(args, user_argv, default_np=os.cpu_count() or 1)
+    if args.suite == "hpcc":
+        steps = hpcc_suite_steps(args, context)
+    else:
+        steps = suite_steps(args.suite, args.scale)
     start_offset = file_size(context.results_path)
     failures: Dict[str, int] = {}
     launches = rounds(steps, args.repeat)
@@ -132,7 +154,7 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     else:
         print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
     print_memory_tables(shown)
-    if args.hpcc_summary and found.records:
+    if (args.hpcc_summary or args.suite == "hpcc") and found.records:
         write_hpcc_summary(found, context.out_dir)
     if failures:
         listed = ", ".join(f"'{name}' (exit status {status})" for name, status in failures.items())
@@ -176,6 +198,8 @@ _COMMANDS = {
     "ra": command_ra,
     "stream": command_memory,
     "mem": command_memory,
+    **{family: command_hpcc_family for family in HPCC_VARIANTS},
+    "config": lambda args, argv: command_config(args),
     "run": command_run,
     "model": command_model,
     "contention": command_contention,

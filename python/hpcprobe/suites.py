@@ -95,7 +95,15 @@ def _memory(scale: str) -> List[SuiteStep]:
     ]
 
 
-_SUITES: Dict[str, Callable[[str], List[SuiteStep]]] = {"quick": _quick, "memory": _memory}
+def _hpcc(scale: str) -> List[SuiteStep]:
+    """HPCC's tests at --scale tiny on one rank; `run --suite hpcc` sizes them itself."""
+    from hpcprobe.hpcc_suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps  # imports us
+
+    return hpcc_steps(HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny"))
+
+
+_SUITES: Dict[str, Callable[[str], List[SuiteStep]]] = {"quick": _quick, "memory": _memory,
+                                                         "hpcc": _hpcc}
 SUITE_NAMES = tuple(_SUITES)
 
 
@@ -126,7 +134,13 @@ def _describe_memory(steps: List[SuiteStep]) -> str:
     )
 
 
-_DESCRIBE = {"quick": _describe_quick, "memory": _describe_memory}
+def _describe_hpcc(steps: List[SuiteStep]) -> str:
+    return (f"{', '.join(step.name for step in steps)}: every HPCC test in HPCC's order, "
+            "sized from HPL's N (--n, --hpccinf, --config, or --memory-fraction, default "
+            "0.25), then HPCC's summary block")
+
+
+_DESCRIBE = {"quick": _describe_quick, "memory": _describe_memory, "hpcc": _describe_hpcc}
 
 
 def describe_suite(name: str) -> str:

@@ -17,13 +17,14 @@ def run_main(capsys, *argv):
      "unknown variant 'singel' (allowed: single, star, mpi, sweep, shared-table-study, "
      "modes); did you mean 'single'?"),
     (["raa", "single"],
-     "unknown command 'raa' (allowed: ra, stream, mem, run, model, show, report, "
+     "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
+     "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
     (["run", "--suite", "quik"],
-     "unknown suite 'quik' (allowed: quick, memory); did you mean 'quick'?"),
+     "unknown suite 'quik' (allowed: quick, memory, hpcc); did you mean 'quick'?"),
     (["run", "--scale", "tine"],
      "unknown scale 'tine' (allowed: default, tiny); did you mean 'tiny'?"),
 ])
@@ -56,7 +57,8 @@ def test_unknown_option_with_equals_sign(capsys):
     (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
     (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep, "
              "shared-table-study, modes)"),
-    ([], "missing command (allowed: ra, stream, mem, run, model, show, report, compare, "
+    ([], "missing command (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
+     "model, show, report, compare, "
          "sysinfo, list, contention, topology, simulate)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
@@ -139,7 +141,8 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "unknown variant 'swep' (allowed: single, star, mpi, sweep, shared-table-study, modes); "
      "did you mean 'sweep'?"),
     (["modle", "ra"],
-     "unknown command 'modle' (allowed: ra, stream, mem, run, model, show, report, "
+     "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
+     "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate); "
      "did you mean 'model'?"),
 ])
