@@ -1,22 +1,22 @@
 /* HPCC FFT: 1-D complex double transforms of m = 2^k points. Local transforms run through
- * FFTW3 when the build has it, or the internal Stockham radix-8/4/2 FFT; large and
- * distributed transforms use the six-step (transpose) algorithm. docs/kernels/fft.md. */
+ * FFTW3 when the build has it, or the internal FFT (hand-vectorised Stockham radix-8/4/2
+ * passes over panels of FFT_LANES transforms); large and distributed transforms use the
+ * six-step (transpose) algorithm. docs/kernels/fft.md. */
 #ifndef HPCP_FFT_H
 #define HPCP_FFT_H
 #include <complex.h>
 #include <mpi.h>
 #include <stdint.h>
 
+#include "fft_isa.h"
 #include "hpcprobe/kernel.h"
-
-#define FFT_LANES 8 /* rows transformed together by the internal FFT (one vector each) */
 
 /* omega_m^t = exp(sign 2 pi i t / m) from two tables of about sqrt(m) entries each:
  * lo[t mod S] * hi[t / S], S = 2^shift. */
 struct fft_roots {
     double *lo, *hi;       /* interleaved re, im */
     uint64_t m;
-    int shift;
+    int shift, sign;
 };
 int fft_roots_init(struct fft_roots *r, uint64_t m, int sign);
 void fft_roots_free(struct fft_roots *r);
@@ -27,14 +27,27 @@ struct fft_twiddle {
     uint64_t row0, col0;
 };
 
+/* The internal FFT of length L on point vectors: its Stockham passes (radix, and the
+ * forward roots of each: ns (radix - 1) per pass, interleaved re, im). */
+struct fft_sub {
+    int L, npasses, radix[24];
+    double *tw[24];
+};
+
 /* In-place FFTs of length n along `rows` contiguous rows (row stride ld) of a matrix. */
 struct fft_rows {
     int n, rows, ld, sign, use_fftw, log2n;
     void *fftw_plan;       /* FFTW: one plan over all the rows */
-    /* internal: the Stockham passes and their twiddles */
-    int npasses, radix[64];
-    double *tw[64];        /* per pass: Ns * (R - 1) roots, interleaved */
-    double *panel;         /* 4 * n * FFT_LANES doubles: re, im, and the work pair */
+    /* internal: n = na nb. A panel is one FFT of n points (two_level 0), or FFTs of nb
+     * points over its na strided subsequences, twiddles w1[ja][kb] = w_n^(ja kb), and FFTs
+     * of na points (two_level 1); each short FFT runs in the work buffers, in L1. */
+    const struct fft_isa *isa;
+    int na, nb, two_level;
+    struct fft_sub whole, sub_a, sub_b;
+    double *w1;            /* two_level: [na][nb] roots, interleaved */
+    double *panel;         /* n point vectors */
+    double *work;          /* two buffers of max(n or na, nb) point vectors */
+    double *ef;            /* lane twiddles: nb point vectors E, then na F */
 };
 /* Plan; FFTW plans with FFTW_MEASURE on `scratch` (same shape, overwritten). 0 or -1. */
 int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int sign,
@@ -50,10 +63,6 @@ void fft_internal_run(const struct fft_rows *p, const double complex *src, size_
                       int src_cols, double complex *dst, size_t ldd, int dst_cols, int count,
                       const struct fft_twiddle *tw);
 
-/* Stockham on one panel: FFT_LANES split-complex rows of length n (re, im: n * LANES
- * each, point-major), ping-ponging with wre, wim; returns 1 when the result is in the
- * work pair. */
-int fft_stockham(const struct fft_rows *p, double *re, double *im, double *wre, double *wim);
 
 /* The distributed six-step FFT of m = n1 * n2 points over `comm` (block distribution of
  * the [n2][n1] row-major input; the output in natural order, blocks of n2-point rows).

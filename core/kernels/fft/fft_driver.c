@@ -179,8 +179,10 @@ static void add_parameters(struct hpcp_record *r, const struct fft_run *f, int c
     }
     if (f->p.use_fftw)
         hpcp_record_param_string(r, "fftw_planner", "FFTW_MEASURE");
-    else
+    else {
         hpcp_record_param_string(r, "internal_radices", "Stockham radix 8, 4, 2");
+        hpcp_record_param_string(r, "internal_isa", fft_isa_current()->name);
+    }
     hpcp_record_param_double(r, "flop_per_transform", 5.0 * (double)f->m * f->p.log2);
     hpcp_record_param_int(r, "copies", copies);
     dense_record_common(r, &f->p);
@@ -247,12 +249,31 @@ static int finish(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, st
     return rc;
 }
 
+/* HPCP_FFT_ISA (avx512, avx2, portable) forces the internal FFT's instruction set, to
+ * compare them; unset, the fastest this CPU runs. */
+static int choose_isa(void)
+{
+    const char *want = getenv("HPCP_FFT_ISA");
+    if (!want || !*want)
+        return 0;
+    const struct fft_isa *isa = fft_isa_select(want);
+    if (!isa) {
+        hpcp_error(MPI_COMM_WORLD, "HPCP_FFT_ISA=%s: not built, or not run by this CPU "
+                                   "(avx512, avx2, portable)", want);
+        return HPCP_EXIT_USAGE;
+    }
+    fft_isa_prefer(isa);
+    return 0;
+}
+
 int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                     char **argv)
 {
     struct fft_run f;
     memset(&f, 0, sizeof f);
     int rc = dense_params_prepare(&f.p, "fft", k->variant, argc, argv, si);
+    if (!rc)
+        rc = choose_isa();
     if (rc)
         return rc;
     f.mpi = !strcmp(k->variant, "mpi");

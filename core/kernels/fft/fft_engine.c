@@ -8,6 +8,7 @@
 #endif
 
 int fft_internal_plan(struct fft_rows *p);
+void fft_internal_free(struct fft_rows *p);
 void fft_apply_twiddles(const struct fft_rows *p, double complex *a, const struct fft_twiddle *tw);
 
 int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int sign,
@@ -59,8 +60,42 @@ void fft_rows_free(struct fft_rows *p)
     if (p->fftw_plan)
         fftw_destroy_plan((fftw_plan)p->fftw_plan);
 #endif
-    for (int s = 0; s < p->npasses; s++)
-        free(p->tw[s]);
-    free(p->panel);
+    fft_internal_free(p);
     memset(p, 0, sizeof *p);
+}
+
+static const struct fft_isa *preferred;
+
+const struct fft_isa *fft_isa_select(const char *name)
+{
+    static const struct fft_isa *const all[] = {
+#ifdef HPCP_FFT_AVX512
+        &fft_isa_avx512,
+#endif
+#ifdef HPCP_FFT_AVX2
+        &fft_isa_avx2,
+#endif
+        &fft_isa_portable};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+        int runs = 1;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+        if (!strcmp(all[i]->name, "avx512"))
+            runs = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+        else if (!strcmp(all[i]->name, "avx2"))
+            runs = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+        if (runs && (!name || !strcmp(name, all[i]->name)))
+            return all[i];
+    }
+    return NULL;
+}
+
+void fft_isa_prefer(const struct fft_isa *isa)
+{
+    preferred = isa;
+}
+
+const struct fft_isa *fft_isa_current(void)
+{
+    return preferred ? preferred : fft_isa_select(NULL);
 }

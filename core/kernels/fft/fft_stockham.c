@@ -1,21 +1,29 @@
-/* The internal FFT: Stockham autosort radix-8/4/2 passes over panels of FFT_LANES rows
- * in split-complex form, so every butterfly is a loop over the lanes that the compiler
- * vectorises. Used for batches of rows (the six-step) and through them for whole vectors. */
+/* The internal FFT: panels of FFT_LANES transforms held as point vectors (fft_isa.h), each
+ * transformed by hand-vectorised Stockham radix-8/4/2 passes (fft_codelets.c). A panel of
+ * n >= 2^TWO_LEVEL_LOG2 points is done in two levels, n = na nb, so that every short FFT
+ * runs in two L1-sized work buffers while the panel stays in L2: FFTs of nb points over
+ * the na strided subsequences, twiddles w_n^(ja kb), FFTs of na points over contiguous
+ * blocks. The six-step's twiddles are applied lane by lane when the panel is stored.
+ * Inverse transforms swap real and imaginary parts on load and store. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fft.h"
 
-#define L FFT_LANES
+#define PV FFT_PV
 #define TWO_PI 6.283185307179586476925286766559
+#define TWO_LEVEL_LOG2 10
+/* Stores bypass the cache (non-temporal) when the matrix written is at least this large:
+ * it cannot stay in cache until it is read again. */
+#define STREAM_BYTES ((size_t)32 << 20)
 
 int fft_roots_init(struct fft_roots *r, uint64_t m, int sign)
 {
     int bits = 0;
     while (((uint64_t)1 << bits) < m)
         bits++;
-    r->m = m, r->shift = (bits + 1) / 2;
+    r->m = m, r->shift = (bits + 1) / 2, r->sign = sign;
     uint64_t nlo = (uint64_t)1 << r->shift, nhi = (m >> r->shift) + 1;
     r->lo = malloc(2 * nlo * sizeof(double));
     r->hi = malloc(2 * nhi * sizeof(double));
@@ -38,7 +46,22 @@ void fft_roots_free(struct fft_roots *r)
     r->lo = r->hi = NULL;
 }
 
-/* Radices for n = 2^log2n: eights, with one four (or two) for the remainder. */
+/* omega_m^t from the two tables (t taken mod m). */
+static inline void root(const struct fft_roots *r, uint64_t t, double *c, double *s)
+{
+    t &= r->m - 1;
+    const double *a = r->lo + 2 * (t & (((uint64_t)1 << r->shift) - 1));
+    const double *b = r->hi + 2 * (t >> r->shift);
+    *c = a[0] * b[0] - a[1] * b[1];
+    *s = a[0] * b[1] + a[1] * b[0];
+}
+
+static void *alloc64(size_t doubles)
+{
+    return aligned_alloc(64, (doubles * sizeof(double) + 63) & ~(size_t)63);
+}
+
+/* Radices for 2^log2n: eights, with one four (or two) for the remainder. */
 static int schedule(int log2n, int *radix)
 {
     int k = 0, left = log2n;
@@ -53,183 +76,204 @@ static int schedule(int log2n, int *radix)
     return k;
 }
 
-int fft_internal_plan(struct fft_rows *p)
+/* Forward roots of each pass: w_(ns r)^(q k) for k < ns, q = 1 .. r - 1. */
+static int sub_plan(struct fft_sub *s, int log2L)
 {
-    p->npasses = schedule(p->log2n, p->radix);
-    for (int s = 0, ns = 1; s < p->npasses; ns *= p->radix[s], s++) {
-        int r = p->radix[s];
-        p->tw[s] = malloc(2 * (size_t)ns * (r - 1) * sizeof(double) + 16);
-        if (!p->tw[s])
+    s->L = 1 << log2L;
+    s->npasses = schedule(log2L, s->radix);
+    for (int i = 0, ns = 1; i < s->npasses; ns *= s->radix[i], i++) {
+        int r = s->radix[i];
+        s->tw[i] = alloc64(2 * (size_t)ns * (r - 1) + 2);
+        if (!s->tw[i])
             return -1;
         for (int k = 0; k < ns; k++)
             for (int q = 1; q < r; q++) {
                 double a = TWO_PI * (double)(q * k) / (double)(ns * r);
-                p->tw[s][2 * (k * (r - 1) + q - 1)] = cos(a);
-                p->tw[s][2 * (k * (r - 1) + q - 1) + 1] = p->sign * sin(a);
+                s->tw[i][2 * (k * (r - 1) + q - 1)] = cos(a);
+                s->tw[i][2 * (k * (r - 1) + q - 1) + 1] = -sin(a);
             }
     }
-    size_t lanes = (size_t)p->n * L;
-    p->panel = aligned_alloc(64, (4 * lanes * sizeof(double) + 63) & ~(size_t)63);
-    return p->panel ? 0 : -1;
+    return 0;
 }
 
-/* v[q] *= w_q for q = 1..r-1 (the pass's twiddles of index k), lane-wise. */
-static inline void twiddle_in(double (*vr)[L], double (*vi)[L], const double *w, int r)
+static void sub_free(struct fft_sub *s)
 {
-    for (int q = 1; q < r; q++) {
-        double c = w[2 * (q - 1)], s = w[2 * (q - 1) + 1];
-        for (int b = 0; b < L; b++) {
-            double x = vr[q][b], y = vi[q][b];
-            vr[q][b] = x * c - y * s;
-            vi[q][b] = x * s + y * c;
-        }
-    }
+    for (int i = 0; i < s->npasses; i++)
+        free(s->tw[i]);
+    memset(s, 0, sizeof *s);
 }
 
-/* Length-4 DFT of v[o], v[o+d], v[o+2d], v[o+3d] in place; sg the transform's sign. */
-static inline void dft4(double (*vr)[L], double (*vi)[L], int o, int d, double sg)
+int fft_internal_plan(struct fft_rows *p)
 {
-    for (int b = 0; b < L; b++) {
-        double t0r = vr[o][b] + vr[o + 2 * d][b], t0i = vi[o][b] + vi[o + 2 * d][b];
-        double t1r = vr[o][b] - vr[o + 2 * d][b], t1i = vi[o][b] - vi[o + 2 * d][b];
-        double t2r = vr[o + d][b] + vr[o + 3 * d][b], t2i = vi[o + d][b] + vi[o + 3 * d][b];
-        double ur = vr[o + d][b] - vr[o + 3 * d][b], ui = vi[o + d][b] - vi[o + 3 * d][b];
-        double t3r = -sg * ui, t3i = sg * ur; /* (a1 - a3) times sign * i */
-        vr[o][b] = t0r + t2r, vi[o][b] = t0i + t2i;
-        vr[o + 2 * d][b] = t0r - t2r, vi[o + 2 * d][b] = t0i - t2i;
-        vr[o + d][b] = t1r + t3r, vi[o + d][b] = t1i + t3i;
-        vr[o + 3 * d][b] = t1r - t3r, vi[o + 3 * d][b] = t1i - t3i;
-    }
-}
-
-/* Length-8 DFT of v[0..8) in place: two length-4 DFTs of the even and odd terms, then
- * y_k = E_k + w^k O_k and y_{k+4} = E_k - w^k O_k. Output order y0..y7. */
-static inline void dft8(double (*vr)[L], double (*vi)[L], double sg)
-{
-    const double h = 0.70710678118654752440084436210485;
-    dft4(vr, vi, 0, 2, sg); /* evens: v0, v2, v4, v6 -> E0 at 0, E1 at 2, E2 at 4, E3 at 6 */
-    dft4(vr, vi, 1, 2, sg); /* odds -> O0 at 1, O1 at 3, O2 at 5, O3 at 7 */
-    double yr[8][L], yi[8][L];
-    for (int b = 0; b < L; b++) {
-        double o1r = h * (vr[3][b] - sg * vi[3][b]), o1i = h * (vi[3][b] + sg * vr[3][b]);
-        double o2r = -sg * vi[5][b], o2i = sg * vr[5][b];
-        double o3r = h * (-vr[7][b] - sg * vi[7][b]), o3i = h * (-vi[7][b] + sg * vr[7][b]);
-        yr[0][b] = vr[0][b] + vr[1][b], yi[0][b] = vi[0][b] + vi[1][b];
-        yr[4][b] = vr[0][b] - vr[1][b], yi[4][b] = vi[0][b] - vi[1][b];
-        yr[1][b] = vr[2][b] + o1r, yi[1][b] = vi[2][b] + o1i;
-        yr[5][b] = vr[2][b] - o1r, yi[5][b] = vi[2][b] - o1i;
-        yr[2][b] = vr[4][b] + o2r, yi[2][b] = vi[4][b] + o2i;
-        yr[6][b] = vr[4][b] - o2r, yi[6][b] = vi[4][b] - o2i;
-        yr[3][b] = vr[6][b] + o3r, yi[3][b] = vi[6][b] + o3i;
-        yr[7][b] = vr[6][b] - o3r, yi[7][b] = vi[6][b] - o3i;
-    }
-    memcpy(vr, yr, sizeof yr);
-    memcpy(vi, yi, sizeof yi);
-}
-
-/* One pass: for j in [0, n/r), k = j mod ns: gather x[j + q n/r] times w^(qk), DFT of
- * length r, scatter to y[(j / ns) ns r + k + q ns]. */
-static void pass(const double *xr, const double *xi, double *yr, double *yi, int n, int r,
-                 int ns, const double *tw, double sg)
-{
-    int stride = n / r;
-    double vr[8][L], vi[8][L];
-    for (int j = 0; j < stride; j++) {
-        int k = j % ns, out = (j / ns) * ns * r + k;
-        for (int q = 0; q < r; q++) {
-            memcpy(vr[q], xr + (size_t)(j + q * stride) * L, sizeof vr[q]);
-            memcpy(vi[q], xi + (size_t)(j + q * stride) * L, sizeof vi[q]);
-        }
-        if (k)
-            twiddle_in(vr, vi, tw + 2 * (size_t)k * (r - 1), r);
-        if (r == 8) {
-            dft8(vr, vi, sg);
-        } else if (r == 4) {
-            dft4(vr, vi, 0, 1, sg);
-        } else {
-            for (int b = 0; b < L; b++) {
-                double ar = vr[0][b], ai = vi[0][b];
-                vr[0][b] = ar + vr[1][b], vi[0][b] = ai + vi[1][b];
-                vr[1][b] = ar - vr[1][b], vi[1][b] = ai - vi[1][b];
+    p->isa = fft_isa_current();
+    p->na = 1 << (p->log2n / 2), p->nb = p->n / p->na;
+    p->two_level = p->log2n >= TWO_LEVEL_LOG2;
+    int bad, work;
+    if (p->two_level) {
+        bad = sub_plan(&p->sub_a, p->log2n / 2) || sub_plan(&p->sub_b, p->log2n - p->log2n / 2);
+        p->w1 = alloc64(2 * (size_t)p->n);
+        bad = bad || !p->w1;
+        for (int ja = 0; !bad && ja < p->na; ja++)
+            for (int kb = 0; kb < p->nb; kb++) {
+                double a = TWO_PI * (double)((ja * kb) % p->n) / (double)p->n;
+                p->w1[2 * (ja * p->nb + kb)] = cos(a), p->w1[2 * (ja * p->nb + kb) + 1] = -sin(a);
             }
+        work = p->nb;
+    } else {
+        bad = sub_plan(&p->whole, p->log2n);
+        work = p->n;
+    }
+    p->panel = alloc64((size_t)p->n * PV);
+    p->work = alloc64(2 * (size_t)work * PV);
+    p->ef = alloc64((size_t)(p->na + p->nb) * PV);
+    return bad || !p->panel || !p->work || !p->ef ? -1 : 0;
+}
+
+void fft_internal_free(struct fft_rows *p)
+{
+    sub_free(&p->whole), sub_free(&p->sub_a), sub_free(&p->sub_b);
+    free(p->w1), free(p->panel), free(p->work), free(p->ef);
+    p->w1 = p->panel = p->work = p->ef = NULL;
+}
+
+/* The short FFT s from x (stride xs point vectors) to y (stride ys), its last pass times
+ * wo; the passes between ping-pong in work. y may be x when there are two passes or more. */
+static void sub_run(const struct fft_rows *p, const struct fft_sub *s, const double *x,
+                    size_t xs, double *y, size_t ys, const double *wo)
+{
+    const double *src = x;
+    size_t ss = xs;
+    for (int i = 0, ns = 1; i < s->npasses; ns *= s->radix[i], i++) {
+        int last = i == s->npasses - 1;
+        double *dst = last ? y : p->work + (size_t)(i & 1) * s->L * PV;
+        size_t ds = last ? ys : 1;
+        p->isa->pass(src, ss, dst, ds, s->L, s->radix[i], ns, s->tw[i], last ? wo : NULL);
+        src = dst, ss = ds;
+    }
+}
+
+/* The panel's transform; returns where it is: output k = kb + nb ka at R[kb sa + ka sb]. */
+static const double *panel_fft(const struct fft_rows *p, size_t *sa, size_t *sb)
+{
+    double *P = p->panel;
+    if (!p->two_level) {
+        *sa = 1, *sb = (size_t)p->nb;
+        if (p->whole.npasses >= 2) {
+            sub_run(p, &p->whole, P, 1, P, 1, NULL);
+            return P;
         }
-        for (int q = 0; q < r; q++) {
-            memcpy(yr + (size_t)(out + q * ns) * L, vr[q], sizeof vr[q]);
-            memcpy(yi + (size_t)(out + q * ns) * L, vi[q], sizeof vi[q]);
+        double *R = p->work + (size_t)p->n * PV; /* one pass: not in place */
+        sub_run(p, &p->whole, P, 1, R, 1, NULL);
+        return R;
+    }
+    for (int ja = 0; ja < p->na; ja++) /* x[ja + na jb] over jb, back in place, twiddled */
+        sub_run(p, &p->sub_b, P + (size_t)ja * PV, (size_t)p->na, P + (size_t)ja * PV,
+                (size_t)p->na, p->w1 + 2 * (size_t)ja * p->nb);
+    for (int kb = 0; kb < p->nb; kb++) /* then over ja: contiguous blocks */
+        sub_run(p, &p->sub_a, P + (size_t)kb * p->na * PV, 1, P + (size_t)kb * p->na * PV, 1,
+                NULL);
+    *sa = (size_t)p->na, *sb = 1;
+    return P;
+}
+
+/* The lane twiddles of a panel: w^((a0 + b)(c0 + k)) for lane b, point k = kb + nb ka,
+ * as E[kb] = w^((a0 + b) kb) times F[ka] = w^((a0 + b)(c0 + nb ka)); forward roots (the
+ * conjugates of an inverse table), as the panel is stored before its swap is undone. */
+static void lane_twiddles(const struct fft_rows *p, const struct fft_roots *roots,
+                          uint64_t a0, uint64_t c0)
+{
+    double *E = p->ef, *F = p->ef + (size_t)p->nb * PV, conj = roots->sign > 0 ? -1.0 : 1.0;
+    for (int b = 0; b < FFT_LANES; b++) {
+        uint64_t lane = a0 + (uint64_t)b;
+        for (int kb = 0; kb < p->nb; kb++) {
+            double *e = E + (size_t)kb * PV + b;
+            root(roots, lane * (uint64_t)kb, &e[0], &e[8]);
+            e[8] *= conj;
+        }
+        for (int ka = 0; ka < p->na; ka++) {
+            double *f = F + (size_t)ka * PV + b;
+            root(roots, lane * (c0 + (uint64_t)p->nb * (uint64_t)ka), &f[0], &f[8]);
+            f[8] *= conj;
         }
     }
 }
 
-int fft_stockham(const struct fft_rows *p, double *re, double *im, double *wre, double *wim)
-{
-    int swapped = 0;
-    for (int s = 0, ns = 1; s < p->npasses; ns *= p->radix[s], s++) {
-        if (swapped)
-            pass(wre, wim, re, im, p->n, p->radix[s], ns, p->tw[s], p->sign);
-        else
-            pass(re, im, wre, wim, p->n, p->radix[s], ns, p->tw[s], p->sign);
-        swapped = !swapped;
-    }
-    return swapped;
-}
-
-static inline void root(const struct fft_roots *r, uint64_t t, double *c, double *s)
-{
-    t &= r->m - 1;
-    const double *a = r->lo + 2 * (t & (((uint64_t)1 << r->shift) - 1));
-    const double *b = r->hi + 2 * (t >> r->shift);
-    *c = a[0] * b[0] - a[1] * b[1];
-    *s = a[0] * b[1] + a[1] * b[0];
-}
-
-/* Lanes [first, first + width) of the panel from a: rows of a (by_cols 0: lane b is row
- * first + b, its points along the row) or columns (1: lane b is column first + b). */
-static void panel_load(const struct fft_rows *p, const double complex *a, size_t ld,
-                       int by_cols, int first, int width, double *re, double *im)
-{
-    for (int b = 0; b < L; b++)
-        for (int t = 0; t < p->n; t++) {
-            const double *v = (const double *)(by_cols ? a + (size_t)t * ld + first + b
-                                                       : a + (size_t)(first + b) * ld + t);
-            re[(size_t)t * L + b] = b < width ? v[0] : 0.0;
-            im[(size_t)t * L + b] = b < width ? v[1] : 0.0;
-        }
-}
-
-/* The panel back into a, rows or columns as panel_load, times the twiddles when tw is
- * given: the point at row r, column c of a gets omega^((row0 + r)(col0 + c)). */
-static void panel_store(const struct fft_rows *p, double complex *a, size_t ld, int by_cols,
-                        int first, int width, const struct fft_twiddle *tw, const double *re,
-                        const double *im)
+/* Partial panels (width < FFT_LANES lanes), element by element; missing lanes are 0. */
+static void load_partial(const struct fft_rows *p, const double complex *a, size_t ld,
+                         int by_cols, int width, int swap)
 {
     for (int t = 0; t < p->n; t++)
-        for (int b = 0; b < width; b++) {
-            size_t row = by_cols ? (size_t)t : (size_t)(first + b);
-            size_t col = by_cols ? (size_t)(first + b) : (size_t)t;
-            double x = re[(size_t)t * L + b], y = im[(size_t)t * L + b];
-            if (tw) {
-                double c, s;
-                root(tw->roots, (tw->row0 + row) * (tw->col0 + col), &c, &s);
-                double u = x * c - y * s;
-                y = x * s + y * c, x = u;
-            }
-            double *v = (double *)(a + row * ld + col);
-            v[0] = x, v[1] = y;
+        for (int b = 0; b < FFT_LANES; b++) {
+            const double *v = (const double *)(by_cols ? a + (size_t)t * ld + b
+                                                       : a + (size_t)b * ld + t);
+            double re = b < width ? v[0] : 0.0, im = b < width ? v[1] : 0.0;
+            p->panel[(size_t)t * PV + b] = swap ? im : re;
+            p->panel[(size_t)t * PV + 8 + b] = swap ? re : im;
         }
+}
+
+static void store_partial(const struct fft_rows *p, const double *R, size_t sa, size_t sb,
+                          const double *E, double complex *a, size_t ld, int by_cols, int width,
+                          int swap)
+{
+    const double *F = p->ef + (size_t)p->nb * PV;
+    for (int ka = 0; ka < p->na; ka++)
+        for (int kb = 0; kb < p->nb; kb++) {
+            const double *v = R + ((size_t)kb * sa + (size_t)ka * sb) * PV;
+            size_t k = (size_t)kb + (size_t)p->nb * ka;
+            for (int b = 0; b < width; b++) {
+                double x = v[b], y = v[8 + b];
+                if (E) {
+                    const double *e = E + (size_t)kb * PV + b, *f = F + (size_t)ka * PV + b;
+                    double c = e[0] * f[0] - e[8] * f[8], s = e[0] * f[8] + e[8] * f[0];
+                    double u = x * c - y * s;
+                    y = x * s + y * c, x = u;
+                }
+                double *d = (double *)(by_cols ? a + k * ld + b : a + (size_t)b * ld + k);
+                d[0] = swap ? y : x, d[1] = swap ? x : y;
+            }
+        }
+}
+
+static int aligned64(const void *q)
+{
+    return ((uintptr_t)q & 63) == 0;
 }
 
 void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds,
                       int src_cols, double complex *dst, size_t ldd, int dst_cols, int count,
                       const struct fft_twiddle *tw)
 {
-    size_t lanes = (size_t)p->n * L;
-    for (int first = 0; first < count; first += L) {
-        int width = count - first < L ? count - first : L;
-        double *re = p->panel, *im = re + lanes, *wre = im + lanes, *wim = wre + lanes;
-        panel_load(p, src, lds, src_cols, first, width, re, im);
-        if (fft_stockham(p, re, im, wre, wim))
-            re = wre, im = wim;
-        panel_store(p, dst, ldd, dst_cols, first, width, tw, re, im);
+    const struct fft_isa *isa = p->isa;
+    int swap = p->sign > 0;
+    size_t bytes = (size_t)count * (size_t)p->n * sizeof *dst;
+    int nt = bytes >= STREAM_BYTES && aligned64(dst) && ldd % 4 == 0;
+    for (int first = 0; first < count; first += FFT_LANES) {
+        int width = count - first < FFT_LANES ? count - first : FFT_LANES;
+        const double complex *a = src_cols ? src + first : src + (size_t)first * lds;
+        double complex *d = dst_cols ? dst + first : dst + (size_t)first * ldd;
+        if (width < FFT_LANES)
+            load_partial(p, a, lds, src_cols, width, swap);
+        else if (src_cols)
+            isa->load_cols((const double *)a, lds, p->n, p->panel, swap);
+        else
+            isa->load_rows((const double *)a, lds, p->n, p->panel, swap);
+        size_t sa, sb;
+        const double *R = panel_fft(p, &sa, &sb);
+        const double *E = NULL;
+        if (tw) {
+            uint64_t a0 = (dst_cols ? tw->col0 : tw->row0) + (uint64_t)first;
+            lane_twiddles(p, tw->roots, a0, dst_cols ? tw->row0 : tw->col0);
+            E = p->ef;
+        }
+        if (width < FFT_LANES)
+            store_partial(p, R, sa, sb, E, d, ldd, dst_cols, width, swap);
+        else if (dst_cols)
+            isa->store_cols(R, sa, sb, p->na, p->nb, E, p->ef + (size_t)p->nb * PV, (double *)d,
+                            ldd, swap, nt);
+        else
+            isa->store_rows(R, sa, sb, p->na, p->nb, E, p->ef + (size_t)p->nb * PV, (double *)d,
+                            ldd, swap);
     }
 }
 
