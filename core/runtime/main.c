@@ -51,7 +51,7 @@ static int cmd_list(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; rank == 0 && i < hpcp_nkernels; i++) {
         const struct hpcp_kernel *k = hpcp_kernels[i];
-        printf("%-6s %-8s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
+        printf("%-6s %-14s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
     }
     return HPCP_EXIT_OK;
 }
@@ -105,22 +105,35 @@ static int unknown_algo(const char *family, const char *variant, const char *alg
     return unknown_name("algorithm", algo, names, n);
 }
 
+/* The variant run when none is named: the family's "all", or its only
+ * variant; NULL when the family has several and no "all". */
+static const char *default_variant(const char *family)
+{
+    const char *names[MAX_NAMES];
+    int n = list_names(family, names);
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], "all") == 0)
+            return names[i];
+    return n == 1 ? names[0] : NULL;
+}
+
 static int cmd_family(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *names[MAX_NAMES];
     const char *family = argv[0];
-    if (argc < 2)
-        return unknown_name("variant", "", names, list_names(family, names));
-    const char *variant = argv[1];
+    int named = argc >= 2 && argv[1][0] != '-';
+    const char *variant = named ? argv[1] : default_variant(family);
+    if (!variant)
+        return unknown_name("variant", argc < 2 ? "" : argv[1], names, list_names(family, names));
     if (!hpcp_find_kernel(family, variant, NULL))
         return unknown_name("variant", variant, names, list_names(family, names));
-    int nopt = 0;
+    int nopt = 0, first = named ? 2 : 1;
     char **opts = malloc((size_t)argc * sizeof *opts);
     if (!opts) {
         hpcp_error(MPI_COMM_WORLD, "out of memory reading the command line");
         return HPCP_EXIT_RUNTIME;
     }
-    const char *algo = take_algo(argc - 2, argv + 2, &nopt, opts);
+    const char *algo = take_algo(argc - first, argv + first, &nopt, opts);
     const struct hpcp_kernel *k = hpcp_find_kernel(family, variant, algo);
     int rc;
     if (!k) {

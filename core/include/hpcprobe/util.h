@@ -49,6 +49,10 @@ uint64_t hpcp_meminfo_bytes(const char *key);
 int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, char *err,
                         size_t errlen);
 
+/* "64M" etc.: a positive byte count with an optional binary suffix K M G T
+ * (optionally followed by "iB" or "B"). 0, or -1 when malformed. */
+int hpcp_parse_bytes(const char *text, uint64_t *bytes);
+
 /* Human-readable power-of-two size ("512.0 MiB") into buf. */
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len);
 
