@@ -31,6 +31,8 @@ extern const struct hpcp_kernel hpcp_comm_alltoall;
 extern const struct hpcp_kernel hpcp_comm_alltoallv;
 extern const struct hpcp_kernel hpcp_comm_bcast;
 extern const struct hpcp_kernel hpcp_comm_barrier;
+extern const struct hpcp_kernel hpcp_beff_hpcc;
+extern const struct hpcp_kernel hpcp_pairs_bandwidth;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -61,6 +63,8 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_comm_alltoallv,
     &hpcp_comm_bcast,
     &hpcp_comm_barrier,
+    &hpcp_beff_hpcc,
+    &hpcp_pairs_bandwidth,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

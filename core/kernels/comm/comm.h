@@ -106,6 +106,11 @@ int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
                      char **argv);
 int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                      char **argv);
+/* The round-robin tournament of `pairs`: rank's partner in `round` (-1: it
+ * sits out, odd rank counts), and the number of rounds. */
+int pairs_partner(int ranks, int round, int rank);
+int pairs_rounds(int ranks);
+
 int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                       char **argv);
 
