@@ -15,13 +15,14 @@ import sys
 from typing import Callable, Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
+from hpcprobe.comm_options import COMM_COMMANDS, add_comm_parsers, check_comm
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
                                      MEMORY_VARIANTS, check_memory)
 from hpcprobe.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
-COMMANDS = ("ra", "stream", "mem", "run", "model", "show", "sysinfo", "list")
+COMMANDS = ("ra", "stream", "mem", "run", "model", "show", "sysinfo", "list") + COMM_COMMANDS
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -335,6 +336,7 @@ def build_parser() -> Dict[str, CliParser]:
         parsers[family] = _add_memory_parser(subparsers, family)
     parsers["run"] = _add_run_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
+    add_comm_parsers(subparsers, parsers, _add_launch_options, choice)
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
     show.add_argument("files", nargs="+", metavar="FILE")
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
@@ -396,6 +398,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         _check_model(args)
     if args.command in MEMORY_VARIANTS:
         check_memory(args)
+    if args.command in COMM_COMMANDS + ("run",):
+        check_comm(args)
     return args
 
 

@@ -7,6 +7,13 @@ from pathlib import Path
 from typing import Dict, Sequence
 
 from hpcprobe.bench_tools import command_list, command_sysinfo
+from hpcprobe.comm_commands import (
+    check_run_placement,
+    command_comm_family,
+    place_launch,
+    print_comm_tables,
+)
+from hpcprobe.compare import command_compare
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_summary import hpcc_summary_text
 from hpcprobe.launching import (
@@ -27,6 +34,7 @@ from hpcprobe.memory import (
 )
 from hpcprobe.model_report import command_model
 from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
+from hpcprobe.placement import PLACED_BENCHMARKS
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
@@ -97,11 +105,15 @@ def command_memory(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
 def _suite_launch(context: LaunchContext, step: SuiteStep) -> Launch:
     launch = context.launch(step.benchmark, step.variant, step.bench_options,
                             step.time_budget_s, np=step.ranks)
-    return bind_ranks(launch) if step.benchmark in MEMORY_BENCHMARKS else launch
+    if step.benchmark in MEMORY_BENCHMARKS + PLACED_BENCHMARKS:
+        launch = bind_ranks(launch)
+    return place_launch(launch, context.args.placement)
 
 
 def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     steps = suite_steps(args.suite, args.scale)
+    check_run_placement(args.placement, [step.ranks or args.np or os.cpu_count() or 1
+                                         for step in steps])
     context = LaunchContext(args, user_argv, default_np=os.cpu_count() or 1)
     start_offset = file_size(context.results_path)
     failures: Dict[str, int] = {}
@@ -115,6 +127,7 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         found = read_records(context.results_path, start_offset)
     print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
     print_memory_tables(found)
+    print_comm_tables(found)
     if args.hpcc_summary and found.records:
         write_hpcc_summary(found, context.out_dir)
     if failures:
@@ -135,6 +148,7 @@ def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     elif found.records:
         stdout_console().print(records_table(found.records))
         print_memory_tables(found)
+        print_comm_tables(found)
     if unreadable:
         return EXIT_BAD_INPUT
     return EXIT_VALIDATION_FAILED if found.problems else EXIT_OK
@@ -146,6 +160,10 @@ _COMMANDS = {
     "mem": command_memory,
     "run": command_run,
     "model": command_model,
+    "comm": command_comm_family,
+    "beff": command_comm_family,
+    "pairs": command_comm_family,
+    "compare": command_compare,
     "show": command_show,
     "sysinfo": lambda args, argv: command_sysinfo(),
     "list": lambda args, argv: command_list(),

@@ -21,6 +21,7 @@ the summary block; parsers read only between its Begin and End lines).
 import statistics
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hpcprobe.beff_summary import beff_summary_entries
 from hpcprobe.memory import STREAM_KERNELS, number, stream_single_best, stream_star_best
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
@@ -197,20 +198,21 @@ def _stream_entries(records: Sequence[Record]) -> List[Entry]:
 
 
 def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
-    """(key, value) pairs in HPCC's order, for the RandomAccess and STREAM records given."""
+    """(key, value) pairs in HPCC's order, for the RandomAccess, STREAM and b_eff records."""
     records = list(records)
     ra_records = [record for record in records if record.get("benchmark") == "ra"]
     stream_records = [record for record in records if record.get("benchmark") == "stream"]
-    if not ra_records and not stream_records:
+    beff_records = [record for record in records if record.get("benchmark") == "beff"]
+    if not ra_records and not stream_records and not beff_records:
         return []
-    entries = _general_entries(ra_records + stream_records)
+    entries = _general_entries(ra_records + stream_records + beff_records)
     for lcg in (True, False):  # HPCC prints the LCG block first
         mpi = _chosen_mpi(ra_records, lcg)
         if mpi is not None:
             entries += _mpi_entries(mpi)
     for lcg in (True, False):
         entries += _per_process_entries(ra_records, lcg)
-    return entries + _stream_entries(stream_records)
+    return entries + _stream_entries(stream_records) + beff_summary_entries(beff_records)
 
 
 def _algorithm_label(record: Record) -> str:

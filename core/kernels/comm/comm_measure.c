@@ -94,12 +94,13 @@ static void run_calls(const struct comm_function *fn, struct comm_call *c,
 }
 
 /* Warm-up calls, more each round, until a round lasts a twentieth of the
- * budget on the slowest rank; the seconds per call of that round. */
+ * budget on the slowest rank. Seconds per call: the best round's, so that
+ * one interruption does not cut the repetitions short. */
 static double calibrate(const struct comm_function *fn, struct comm_call *c,
                         const struct comm_buffers *b, double budget, long *calls)
 {
     long k = 1;
-    double per_call = 0;
+    double per_call = INFINITY;
     *calls = 0;
     for (;;) {
         MPI_Barrier(c->comm);
@@ -108,7 +109,7 @@ static double calibrate(const struct comm_function *fn, struct comm_call *c,
         double mine = MPI_Wtime() - t0, worst;
         MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, c->comm);
         *calls += k;
-        per_call = worst / (double)k;
+        per_call = fmin(per_call, worst / (double)k);
         if (worst >= budget / 20 || k >= COMM_MAX_REPS / 16)
             return per_call;
         k *= worst > budget / 160 ? 2 : 8;
