@@ -37,6 +37,7 @@ struct transfer {
     int messages;
     long wrong;
     int bad_from;  /* the source of the first wrong transfer this rank received, -1 */
+    int corrupt;   /* HPCPROBE_INJECT_FAULT=corrupt:N: damage the next transfer received */
 };
 
 /* `messages` messages from src to dst after one untimed one; dst answers
@@ -57,8 +58,10 @@ static double transfer(struct transfer *t, int me, int src, int dst, long seq)
     for (int m = 0; m <= t->messages; m++)
         MPI_Recv(t->buf, n, MPI_BYTE, src, TAG_DATA, t->comm, MPI_STATUS_IGNORE);
     MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
-    if (hpcp_fault_corrupt_words() && me == 0 && seq == 0)
-        t->buf[0] ^= 0x5a; /* HPCPROBE_INJECT_FAULT=corrupt:N: validation must see it */
+    if (t->corrupt) {
+        t->buf[0] ^= 0x5a; /* the test hook: validation must see it */
+        t->corrupt = 0;
+    }
     if (comm_check(t->buf, t->size, src, me, seq) >= 0) {
         t->wrong++;
         t->bad_from = t->bad_from < 0 ? src : t->bad_from;
@@ -102,7 +105,8 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     int me, ranks;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &ranks);
-    struct transfer t = {comm, malloc(p->size), p->size, p->messages, 0, -1};
+    struct transfer t = {comm, malloc(p->size), p->size, p->messages, 0, -1,
+                         me == 0 && hpcp_fault_corrupt_words() > 0};
     double *rows = malloc((size_t)p->repeat * ranks * sizeof *rows);
     double *mine = malloc((size_t)ranks * sizeof *mine);
     if (me == 0) {
