@@ -5,7 +5,7 @@ as typed; what only hpcprobe uses (function names, placement files) is checked h
 
 import argparse
 import os
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from hpcprobe.errors import UsageError
 from hpcprobe.placement import ORDERS, read_placement
@@ -77,8 +77,9 @@ def add_comm_parsers(subparsers: Any, parsers: Dict[str, Any],
     for command in ("comm", "beff", "pairs"):
         parser = subparsers.add_parser(command, help=COMM_HELP[command])
         if command == "comm":
+            # Checked after the options (check_comm): "--seed 1" is an unknown option,
+            # not an unknown function "1".
             parser.add_argument("functions", nargs="*", metavar="FUNCTION",
-                                type=choice("function", COMM_FUNCTIONS),
                                 help="any of " + ", ".join(COMM_FUNCTIONS) + " (default all)")
         _add_bench_options(parser, command)
         add_placement_option(parser)
@@ -118,13 +119,23 @@ def check_comm(args: argparse.Namespace) -> None:
             read_placement(args.placement, args.np)  # the file must cover every rank
     if args.command == "run":
         return
-    if args.command == "comm" and args.np == 1:
-        named = [name for name in args.functions if name in TWO_RANK_FUNCTIONS]
+    if args.command == "comm":
+        _check_functions(args.functions, args.np)
+    if args.command in ("beff", "pairs") and args.np == 1:
+        raise UsageError(f"{args.command} measures between ranks: it needs --np 2 or more, not 1")
+
+
+def _check_functions(functions: Sequence[str], np: Optional[int]) -> None:
+    from hpcprobe.cli import unknown  # cli imports this module
+
+    for name in functions:
+        if name not in COMM_FUNCTIONS:
+            raise unknown("function", name, COMM_FUNCTIONS)
+    if np == 1:
+        named = [name for name in functions if name in TWO_RANK_FUNCTIONS]
         if named:
             raise UsageError(f"comm {named[0]} needs at least 2 ranks, --np 1 given (allowed: "
                              "--np 2 or more)")
-    if args.command in ("beff", "pairs") and args.np == 1:
-        raise UsageError(f"{args.command} measures between ranks: it needs --np 2 or more, not 1")
 
 
 def comm_bench_variant(args: argparse.Namespace) -> str:

@@ -72,11 +72,20 @@ def _shorten(text: str) -> str:
     return text[: MAX_REASON_CHARS - 1] + "…"
 
 
+def _matrix_problem(record: Dict[str, Any]) -> Optional[str]:
+    """A matrix (schema 1.2) whose rows differ in length: JSON Schema cannot say it."""
+    for index, matrix in enumerate(record.get("matrices") or []):
+        lengths = {len(row) for row in matrix["values"]}
+        if len(lengths) > 1:
+            return f"matrices.{index}.values: rows of different lengths {sorted(lengths)}"
+    return None
+
+
 def schema_problem(record: Any) -> Optional[str]:
     """Why `record` fails the result schema (the most relevant error), or None."""
     error = jsonschema.exceptions.best_match(_validator().iter_errors(record))
     if error is None:
-        return None
+        return _matrix_problem(record)
     where = ".".join(str(part) for part in error.absolute_path) or "record"
     return _shorten(f"{where}: {error.message}")
 

@@ -78,7 +78,7 @@ def test_fixture_records_validate_against_the_schema(name, tmp_path):
 
 def test_schema_refuses_an_unknown_version_and_statistic():
     record = fixture("stream-star")
-    record["schema_version"] = "1.2"
+    record["schema_version"] = "1.3"
     assert "schema_version" in schema_problem(record)
     record = fixture("mem-stride")
     record["series"][0]["statistic"] = "mode"
@@ -109,9 +109,9 @@ def test_schema_refuses_an_unknown_version_and_statistic():
     (["mem", "latency", "--time-budget", "-1"],
      "--time-budget must be a number of seconds > 0, not '-1'"),
     (["run", "--suite", "memroy"],
-     "unknown suite 'memroy' (allowed: quick, memory); did you mean 'memory'?"),
+     "unknown suite 'memroy' (allowed: quick, memory, comm); did you mean 'memory'?"),
     (["stram", "star"],
-     "unknown command 'stram' (allowed: ra, stream, mem, run, model, show, sysinfo, list); "
+     "unknown command 'stram' (allowed: ra, stream, mem, run, model, show, sysinfo, list, comm, beff, pairs, compare); "
      "did you mean 'stream'?"),
 ])
 def test_mistakes_are_one_line_and_exit_2(capsys, argv, expected):
