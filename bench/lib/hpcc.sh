@@ -39,6 +39,15 @@ ensure_tools() {
   [[ $(mpicc --showme:version 2>&1) == *"Open MPI"* ]] || die "mpicc is not Open MPI's"
 }
 
+# hpcc cannot skip HPL and DGEMM; Debian's serial OpenBLAS (installed if missing) keeps
+# them short. Sets HPCC_BLAS_DIR unless it is set already (see run_hpcc).
+ensure_openblas() {
+  [[ -n ${HPCC_BLAS_DIR:-} ]] && return
+  local dir=/usr/lib/x86_64-linux-gnu/openblas-serial
+  [[ -f $dir/libblas.so.3 ]] || apt_install libopenblas0-serial
+  export HPCC_BLAS_DIR=$dir
+}
+
 build_hpcprobe() {
   log "building hpcprobe against the system MPI"
   make build MPI=system VENV="$VENV"
