@@ -457,3 +457,12 @@ int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, con
     free(line);
     return rc;
 }
+
+int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out)
+{
+    if (out && hpcp_record_append(r, si, out) != 0) {
+        hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
+        return HPCP_EXIT_RUNTIME;
+    }
+    return r->validation.verdict == HPCP_FAILED ? HPCP_EXIT_VALIDATION : 0;
+}

@@ -64,7 +64,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double hpcp_median(const double *v, int n)
+double hpcp_percentile(const double *v, int n, double q)
 {
     if (n <= 0)
         return NAN;
@@ -73,9 +73,16 @@ double hpcp_median(const double *v, int n)
         return NAN;
     memcpy(c, v, (size_t)n * sizeof *c);
     qsort(c, (size_t)n, sizeof *c, cmp_double);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    double at = q * (n - 1);
+    int lo = (int)floor(at), hi = lo + 1 < n ? lo + 1 : lo;
+    double p = c[lo] + (at - lo) * (c[hi] - c[lo]);
     free(c);
-    return m;
+    return p;
+}
+
+double hpcp_median(const double *v, int n)
+{
+    return hpcp_percentile(v, n, 0.5); /* odd n: the middle; even n: the mean of the two */
 }
 
 /* Parse "<what>:<number>" from HPCPROBE_INJECT_FAULT; -1 if absent. */

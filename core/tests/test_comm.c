@@ -10,6 +10,7 @@
 #include "beff.h"
 #include "check.h"
 #include "comm.h"
+#include "hpcprobe/util.h"
 
 static void sizes(void)
 {
@@ -60,10 +61,10 @@ static void patterns(void)
 static void percentiles(void)
 {
     double v[] = {5, 1, 4, 2, 3};
-    CHECK(comm_percentile(v, 5, 0.5) == 3);
-    CHECK(comm_percentile(v, 5, 0.0) == 1 && comm_percentile(v, 5, 1.0) == 5);
-    CHECK(fabs(comm_percentile(v, 5, 0.99) - 4.96) < 1e-12);
-    CHECK(isnan(comm_percentile(v, 0, 0.5)));
+    CHECK(hpcp_percentile(v, 5, 0.5) == 3);
+    CHECK(hpcp_percentile(v, 5, 0.0) == 1 && hpcp_percentile(v, 5, 1.0) == 5);
+    CHECK(fabs(hpcp_percentile(v, 5, 0.99) - 4.96) < 1e-12);
+    CHECK(isnan(hpcp_percentile(v, 0, 0.5)));
 }
 
 static void rings(void)

@@ -136,6 +136,11 @@ void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
  * out-of-memory. */
 char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si);
 
+/* Rank 0 at the end of a benchmark: append to `out` (NULL: nowhere; a failure
+ * is one line). The exit status: HPCP_EXIT_RUNTIME when the write failed,
+ * HPCP_EXIT_VALIDATION when validation failed, else 0. */
+int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
+
 /* Append the record to `path` with O_APPEND and a single write, so a crash
  * never leaves half a line. Returns 0 or -1 (errno set). */
 int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *path);

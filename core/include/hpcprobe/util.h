@@ -29,6 +29,9 @@ void hpcp_iso_time(char *buf, size_t len);
 
 /* Median of n doubles (copied, input untouched); NaN when n == 0. */
 double hpcp_median(const double *v, int n);
+/* The q-quantile (0 <= q <= 1) of n doubles, interpolating linearly between
+ * the sorted values (numpy's default); NaN when n == 0. */
+double hpcp_percentile(const double *v, int n, double q);
 
 /* Test-only fault injection from HPCPROBE_INJECT_FAULT ("exit:R", "hang:R"):
  * rank R exits with status 17 or sleeps forever when it reaches this call. */

@@ -160,8 +160,9 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
         hpcp_record_note(r, "%s", note);
 }
 
-static void print_results(const struct hpcp_record *r, const struct beff_results *R)
+static void print_results(const struct hpcp_record *r, const void *ctx)
 {
+    const struct beff_results *R = ctx;
     const struct hpcp_metric *m = r->metrics;
     double lmin = INFINITY, lmax = 0, bmin = INFINITY, bmax = 0, nat_lat = INFINITY, nat_bw = 0;
     for (int i = 0; i < m[0].nsamples; i++)
@@ -189,15 +190,11 @@ int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
                      char **argv)
 {
     struct comm_params p;
-    int rc = comm_params_prepare(&p, "beff", k->variant, argc, argv, MPI_COMM_WORLD);
-    if (!rc && si->ranks < 2) {
-        hpcp_error(MPI_COMM_WORLD, "beff needs at least 2 ranks, 1 launched (HPCC's b_eff "
-                   "measures between ranks; launch 2 or more)");
-        rc = HPCP_EXIT_USAGE;
-    }
     MPI_Comm work;
     char note[256];
-    if (rc || (rc = comm_place_apply(&p.place, MPI_COMM_WORLD, &work, note, sizeof note)))
+    int rc = comm_begin(&p, "beff", k->variant, argc, argv, si, 2,
+                        "HPCC's b_eff measures between ranks", &work, note, sizeof note);
+    if (rc)
         return rc;
     hpcp_fault_point(si->rank);
     struct beff_results R;
@@ -211,16 +208,7 @@ int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
         struct hpcp_record r;
         if (me == 0)
             build_record(&r, k, &p, si, &R, nodes, rpn, note);
-        comm_place_record(&p.place, work, &r);
-        if (me == 0) {
-            rc = comm_append_record(&r, si, p.out);
-            if (!p.quiet)
-                print_results(&r, &R);
-            if (r.validation.verdict == HPCP_FAILED)
-                hpcp_error(MPI_COMM_SELF, "validation failed: %s", r.validation.detail);
-            hpcp_record_free(&r);
-        }
-        MPI_Bcast(&rc, 1, MPI_INT, 0, work);
+        rc = comm_commit(&r, work, &p, si, print_results, &R);
     }
     free(R.lat.latency), free(R.bw.latency);
     MPI_Comm_free(&work);

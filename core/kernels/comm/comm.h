@@ -70,6 +70,9 @@ int comm_place_apply(struct comm_place *p, MPI_Comm world, MPI_Comm *work, char 
  * (index into metadata.hosts, the sorted host names) and `rank_cpu`
  * (collective over `comm`; rank 0 fills r). */
 void comm_place_record(const struct comm_place *p, MPI_Comm comm, struct hpcp_record *r);
+/* Collective: on rank 0 a node id per rank (the lowest rank of `comm` on its
+ * node; the caller frees), NULL elsewhere. */
+int *comm_node_ids(MPI_Comm comm);
 /* Nodes spanned by `comm` and the most ranks on one of them (collective). */
 void comm_layout(MPI_Comm comm, int *nodes, int *ranks_per_node_max);
 /* Rank i of a placement file's `text`: its host (hosts + i*host_len) and CPU
@@ -96,11 +99,19 @@ float comm_reduce_sum(int ranks, size_t j, long iteration);
 
 /* --- helpers ------------------------------------------------------------ */
 
-/* Rank 0: append to p->out (if any); the exit status (write failure, failed
- * validation, or 0). */
-int comm_append_record(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
-/* Linear-interpolation percentile (q in [0,1]) of v[0..n) (copied). */
-double comm_percentile(const double *v, int n, double q);
+/* The start of beff and pairs (and any benchmark of at least `min_ranks`
+ * ranks): options, the rank count (`why` says why it needs them), then the
+ * placement. 0 with *work set, or the exit status after one line. */
+int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc,
+               char **argv, const struct hpcp_sysinfo *si, int min_ranks, const char *why,
+               MPI_Comm *work, char *note, size_t notelen);
+/* Prints a finished record's table (rank 0, unless --quiet). */
+typedef void (*comm_print_fn)(const struct hpcp_record *r, const void *ctx);
+/* Every rank of `comm` once rank 0 has built r: the placement counters, then
+ * on rank 0 the record appended, printed, a failed validation said on stderr,
+ * and r freed. The exit status, on every rank. */
+int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p,
+                const struct hpcp_sysinfo *si, comm_print_fn print, const void *ctx);
 
 int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                      char **argv);

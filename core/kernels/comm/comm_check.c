@@ -1,7 +1,5 @@
 /* Check patterns for received data, the sizes syntax, and small helpers
  * shared by comm, beff and pairs. */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,35 +69,35 @@ float comm_reduce_sum(int ranks, size_t j, long iteration)
     return (float)(ranks_sum + (long)ranks * (long)((j + (size_t)iteration) % 3));
 }
 
-static int cmp_double(const void *a, const void *b)
+int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc,
+               char **argv, const struct hpcp_sysinfo *si, int min_ranks, const char *why,
+               MPI_Comm *work, char *note, size_t notelen)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double comm_percentile(const double *v, int n, double q)
-{
-    if (n <= 0)
-        return NAN;
-    double *c = malloc((size_t)n * sizeof *c);
-    if (!c)
-        return NAN;
-    memcpy(c, v, (size_t)n * sizeof *c);
-    qsort(c, (size_t)n, sizeof *c, cmp_double);
-    double at = q * (n - 1);
-    int lo = (int)floor(at), hi = lo + 1 < n ? lo + 1 : lo;
-    double p = c[lo] + (at - lo) * (c[hi] - c[lo]);
-    free(c);
-    return p;
-}
-
-int comm_append_record(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out)
-{
-    if (out && hpcp_record_append(r, si, out) != 0) {
-        hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
-        return HPCP_EXIT_RUNTIME;
+    int rc = comm_params_prepare(p, bench, variant, argc, argv, MPI_COMM_WORLD);
+    if (!rc && si->ranks < min_ranks) {
+        hpcp_error(MPI_COMM_WORLD, "%s needs at least %d ranks, %d launched (%s; launch %d or "
+                   "more)", bench, min_ranks, si->ranks, why, min_ranks);
+        rc = HPCP_EXIT_USAGE;
     }
-    return r->validation.verdict == HPCP_FAILED ? HPCP_EXIT_VALIDATION : 0;
+    return rc ? rc : comm_place_apply(&p->place, MPI_COMM_WORLD, work, note, notelen);
+}
+
+int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p,
+                const struct hpcp_sysinfo *si, comm_print_fn print, const void *ctx)
+{
+    int rank, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    comm_place_record(&p->place, comm, r);
+    if (rank == 0) {
+        rc = hpcp_record_commit(r, si, p->out);
+        if (!p->quiet)
+            print(r, ctx);
+        if (r->validation.verdict == HPCP_FAILED)
+            hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
+        hpcp_record_free(r);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    return rc;
 }
 
 int comm_parse_size(const char *text, size_t *bytes)

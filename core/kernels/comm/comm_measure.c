@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm_measure.h"
+#include "hpcprobe/util.h"
 
 #define LINE 64
 /* --off-cache without a known last-level cache: assume this much. */
@@ -209,8 +210,8 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
         return;
     pt->bytes = c->bytes, pt->reps = T->reps, pt->batch = T->batch, pt->nsamples = T->nsamples;
     pt->t_min = lo, pt->t_max = hi, pt->t_avg = sum / c->ranks;
-    pt->median = comm_percentile(pt->samples, T->nsamples, 0.5);
-    pt->p99 = comm_percentile(pt->samples, T->nsamples, 0.99);
+    pt->median = hpcp_percentile(pt->samples, T->nsamples, 0.5);
+    pt->p99 = hpcp_percentile(pt->samples, T->nsamples, 0.99);
     pt->bandwidth = fn->bw_factor > 0 && hi > 0 ? fn->bw_factor * (double)c->bytes / hi : NAN;
     pt->checked = total[0], pt->wrong = total[1];
     pt->bad_rank = first.rank == INT_MAX ? -1 : first.rank;

@@ -260,8 +260,7 @@ static int plan(const struct comm_place *p, const char *names, const int *node, 
     return rc ? -1 : 0;
 }
 
-/* A node id for every rank (rank 0 only): the lowest world rank on its node. */
-static int *gather_nodes(MPI_Comm world)
+int *comm_node_ids(MPI_Comm world)
 {
     int rank, ranks, leader;
     MPI_Comm node;
@@ -284,7 +283,7 @@ int comm_place_apply(struct comm_place *p, MPI_Comm world, MPI_Comm *work, char 
     MPI_Comm_size(world, &ranks);
     note[0] = '\0';
     char *names = gather_names(world);
-    int *node = gather_nodes(world), *plan3 = NULL;
+    int *node = comm_node_ids(world), *plan3 = NULL;
     if (rank == 0) {
         int *new_rank = malloc((size_t)ranks * sizeof *new_rank);
         int *cpu = malloc((size_t)ranks * sizeof *cpu), *host = malloc((size_t)ranks * sizeof *host);

@@ -174,10 +174,12 @@ void comm_build_record(struct hpcp_record *r, const struct comm_plan *pl,
         hpcp_record_note(r, "%s", g->note);
 }
 
-void comm_print(const struct comm_plan *pl, const struct comm_point *pts,
-                const struct comm_group_info *g, const struct hpcp_record *r)
+void comm_print(const struct hpcp_record *r, const void *ctx)
 {
     static const char *const verdicts[] = {"passed", "FAILED", "skipped"};
+    const struct comm_group_info *g = ctx;
+    const struct comm_plan *pl = g->plan;
+    const struct comm_point *pts = g->points;
     printf("comm %s (IMB %s) on %d rank(s), %d node(s): validation %s\n", pl->fn->name,
            pl->fn->imb_name, g->ranks, g->nodes, verdicts[r->validation.verdict]);
     printf("%12s %9s %11s %11s %11s %11s %11s %11s\n", "bytes", "reps", "t_min[us]",

@@ -47,23 +47,14 @@ static int run_members(const struct comm_plan *pl, const struct comm_params *p, 
         free(pts);
         return rc;
     }
-    struct comm_group_info g = {0, si->ranks, 0, 0, note};
+    struct comm_group_info g = {0, si->ranks, 0, 0, note, pl, pts};
     MPI_Comm_size(gc, &g.ranks);
     comm_layout(gc, &g.nodes, &g.ranks_per_node_max);
     struct hpcp_record r;
     if (rank == 0)
         comm_build_record(&r, pl, p, si, pts, &g);
-    comm_place_record(&p->place, gc, &r);
-    if (rank == 0) {
-        rc = comm_append_record(&r, si, p->out);
-        if (!p->quiet)
-            comm_print(pl, pts, &g, &r);
-        if (r.validation.verdict == HPCP_FAILED)
-            hpcp_error(MPI_COMM_SELF, "validation failed: %s", r.validation.detail);
-        hpcp_record_free(&r);
-    }
+    rc = comm_commit(&r, gc, p, si, comm_print, &g);
     free(pts);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, gc);
     return rc;
 }
 

@@ -25,14 +25,15 @@ int comm_run_plan(const struct comm_plan *pl, const struct comm_params *p, MPI_C
 struct comm_group_info {
     int ranks, launched, nodes, ranks_per_node_max;
     const char *note;
+    const struct comm_plan *plan;  /* for the table */
+    const struct comm_point *points;
 };
 
 /* Rank 0 of the group: the record of `pl` from its points. */
 void comm_build_record(struct hpcp_record *r, const struct comm_plan *pl,
                        const struct comm_params *p, const struct hpcp_sysinfo *si,
                        const struct comm_point *pts, const struct comm_group_info *g);
-/* The table on stdout. */
-void comm_print(const struct comm_plan *pl, const struct comm_point *pts,
-                const struct comm_group_info *g, const struct hpcp_record *r);
+/* The table on stdout (a comm_print_fn; ctx: the struct comm_group_info). */
+void comm_print(const struct hpcp_record *r, const void *ctx);
 
 #endif

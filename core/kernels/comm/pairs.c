@@ -137,15 +137,9 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
 /* Rank 0: same[i][j] = 1 when ranks i and j share a node (symmetric). */
 static void node_matrix(MPI_Comm comm, double *same)
 {
-    int me, ranks, leader;
-    MPI_Comm node;
-    MPI_Comm_rank(comm, &me);
+    int ranks;
     MPI_Comm_size(comm, &ranks);
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
-    MPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, node);
-    MPI_Comm_free(&node);
-    int *all = me == 0 ? malloc((size_t)ranks * sizeof *all) : NULL;
-    MPI_Gather(&leader, 1, MPI_INT, all, 1, MPI_INT, 0, comm);
+    int *all = comm_node_ids(comm);
     for (int i = 0; all && i < ranks; i++)
         for (int j = 0; j < ranks; j++)
             same[(size_t)i * ranks + j] = all[i] == all[j];
@@ -218,8 +212,10 @@ static void summary_line(const char *what, const struct hpcp_record *r, const ch
     }
 }
 
-static void print_results(const struct hpcp_record *r, const struct pairs_result *R, int ranks)
+static void print_results(const struct hpcp_record *r, const void *ctx)
 {
+    const struct pairs_result *R = ctx;
+    int ranks = r->ranks;
     printf("pairs: %d ranks, %d node(s), %lld B messages: validation %s\n", ranks, r->nodes,
            (long long)r->params[0].i, r->validation.verdict == HPCP_PASSED ? "passed" : "FAILED");
     summary_line("intra-node", r, "intra_node_bandwidth");
@@ -264,7 +260,7 @@ static int write_record(const struct hpcp_kernel *k, const struct comm_params *p
                         const struct hpcp_sysinfo *si, MPI_Comm work, struct pairs_result *R,
                         const char *note)
 {
-    int me, ranks, rc = 0, nodes, rpn;
+    int me, ranks, nodes, rpn;
     MPI_Comm_rank(work, &me);
     MPI_Comm_size(work, &ranks);
     node_matrix(work, R->same);
@@ -274,42 +270,28 @@ static int write_record(const struct hpcp_kernel *k, const struct comm_params *p
         build_record(&r, k, p, si, R, ranks, note);
         r.nodes = nodes, r.ranks_per_node_max = rpn;
     }
-    comm_place_record(&p->place, work, &r);
-    if (me == 0) {
-        rc = comm_append_record(&r, si, p->out);
-        if (!p->quiet)
-            print_results(&r, R, ranks);
-        if (r.validation.verdict == HPCP_FAILED)
-            hpcp_error(MPI_COMM_SELF, "validation failed: %s", r.validation.detail);
-        hpcp_record_free(&r);
-    }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, work);
-    return rc;
+    return comm_commit(&r, work, p, si, print_results, R);
 }
 
 int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                       char **argv)
 {
     struct comm_params p;
-    int rc = comm_params_prepare(&p, "pairs", k->variant, argc, argv, MPI_COMM_WORLD);
-    if (!rc && si->ranks < 2) {
-        hpcp_error(MPI_COMM_WORLD, "pairs needs at least 2 ranks, 1 launched (it measures "
-                   "between ranks; launch 2 or more)");
-        rc = HPCP_EXIT_USAGE;
-    }
-    if (!rc)
-        rc = fits(&p, si);
     MPI_Comm work;
     char note[256];
-    if (rc || (rc = comm_place_apply(&p.place, MPI_COMM_WORLD, &work, note, sizeof note)))
+    int rc = comm_begin(&p, "pairs", k->variant, argc, argv, si, 2, "it measures between ranks",
+                        &work, note, sizeof note);
+    if (rc)
         return rc;
-    hpcp_fault_point(si->rank);
     struct pairs_result R;
     memset(&R, 0, sizeof R);
-    if ((rc = measure(work, &p, &R)) != 0)
-        hpcp_error(work, "pairs: cannot allocate %zu B messages", p.size);
-    else
-        rc = write_record(k, &p, si, work, &R, note);
+    if ((rc = fits(&p, si)) == 0) {
+        hpcp_fault_point(si->rank);
+        if ((rc = measure(work, &p, &R)) != 0)
+            hpcp_error(work, "pairs: cannot allocate %zu B messages", p.size);
+        else
+            rc = write_record(k, &p, si, work, &R, note);
+    }
     free(R.bw), free(R.same);
     MPI_Comm_free(&work);
     return rc;
