@@ -6,6 +6,7 @@ messages failing validation, and one-line errors."""
 import socket
 
 import pytest
+from helpers import run_hpcprobe
 from integration import run_bench
 
 from hpcprobe.beff_summary import beff_summary_entries
@@ -133,3 +134,20 @@ def test_bad_placement_file(tmp_path, text, message):
     completed = run_bench("pairs", "--placement", str(placement), np=4, timeout=60)
     assert completed.returncode == 2
     assert message in completed.stderr and len(completed.stderr.strip().splitlines()) == 1
+
+
+def test_placement_through_the_launcher(tmp_path):
+    """hpcprobe pairs --placement FILE: the build's mpiexec gets the host file, the bench
+    pins the CPUs the file names and records where each rank ran."""
+    placement = tmp_path / "placement.txt"
+    placement.write_text(f"0 {socket.gethostname()} 1\n1 {socket.gethostname()} 0\n")
+    out = tmp_path / "out"
+    completed = run_hpcprobe("pairs", "--np", "2", "--size", "4K", "--repeat", "1",
+                             "--placement", str(placement), "--out", str(out), "--quiet")
+    assert completed.returncode == 0, completed.stderr
+    (record,) = read_records(out / "results.jsonl").records
+    assert record["parameters"]["placement_by"] == "launcher"
+    assert record["counters"]["rank_cpu"] == [1, 0]
+    assert (out / "placement.hosts").exists()
+    log = (out / "pairs-bandwidth.log").read_text()
+    assert str(out / "placement.hosts") in log.splitlines()[0]
