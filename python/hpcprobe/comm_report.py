@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from rich.console import RenderableType
 
 from hpcprobe.beff_summary import beff_figures
-from hpcprobe.memory import _table, binary_size, find_series, number, numbers, series_points
+from hpcprobe.memory import _table, binary_size, number, numbers, series_points
 from hpcprobe.show import plain, verdict_text
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import format_number

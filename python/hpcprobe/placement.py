@@ -6,12 +6,13 @@ block puts consecutive ranks on the same node until it is full; round-robin puts
 consecutive ranks on different nodes in turn; a FILE names each rank's host (and,
 optionally, its CPU), one line `RANK HOST [CPU]` per rank, `#` starting a comment.
 
-| launcher | block | round-robin | FILE |
-| --- | --- | --- | --- |
-| Open MPI mpirun/mpiexec | `--map-by slot` | `--map-by node` | `--rankfile F` (every line has a CPU) or `--hostfile F --map-by seq` |
-| MPICH/Intel hydra mpiexec | its default | `-ppn 1` | `-f F` (`host:1` per rank) |
-| srun | `--distribution=block` | `--distribution=cyclic` | `--distribution=arbitrary`, `SLURM_HOSTFILE=F` |
-| templates, other launchers | hpcprobe-bench reorders the ranks it was given | | |
+- Open MPI mpirun/mpiexec: `--map-by slot`, `--map-by node`; a FILE as `--rankfile F`
+  when every line has a CPU, else `--hostfile F --map-by seq`;
+- MPICH/Intel MPI hydra mpiexec: its default (block), `-ppn 1`; a FILE as `-f F`
+  (`host:1` per rank);
+- srun: `--distribution=block`, `--distribution=cyclic`; a FILE as
+  `--distribution=arbitrary` with `SLURM_HOSTFILE=F`;
+- templates and other launchers: hpcprobe-bench reorders the ranks it was given.
 
 CPUs named in a file are applied by hpcprobe-bench (it pins each rank) whoever placed
 the hosts. The files given to the launcher are written into the output directory.

@@ -111,7 +111,8 @@ def test_schema_refuses_an_unknown_version_and_statistic():
     (["run", "--suite", "memroy"],
      "unknown suite 'memroy' (allowed: quick, memory, comm); did you mean 'memory'?"),
     (["stram", "star"],
-     "unknown command 'stram' (allowed: ra, stream, mem, run, model, show, sysinfo, list, comm, beff, pairs, compare); "
+     "unknown command 'stram' (allowed: ra, stream, mem, run, model, show, sysinfo, list, "
+     "comm, beff, pairs, compare); "
      "did you mean 'stream'?"),
 ])
 def test_mistakes_are_one_line_and_exit_2(capsys, argv, expected):
