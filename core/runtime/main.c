@@ -178,14 +178,17 @@ static int dispatch(int argc, char **argv)
 }
 
 /* Threads that call MPI themselves (the RandomAccess pipeline's routers)
- * need MPI_THREAD_MULTIPLE; runs without --threads ask for no more than
- * they use, since some MPI libraries lock every call at that level. */
+ * need MPI_THREAD_MULTIPLE; STREAM's OpenMP threads (OMP_NUM_THREADS without
+ * --threads) leave MPI to the main thread, MPI_THREAD_FUNNELED; everything
+ * else asks for no more than it uses, MPI_THREAD_SINGLE: some MPI libraries
+ * pay on every call for more (Open MPI 4.1 adds ~25 ns to a shared-memory
+ * ping-pong at FUNNELED, measured for bench/comm_vs_hpcc). */
 static int thread_level_wanted(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--threads") == 0 || strncmp(argv[i], "--threads=", 10) == 0)
             return MPI_THREAD_MULTIPLE;
-    return MPI_THREAD_FUNNELED;
+    return argc > 1 && strcmp(argv[1], "stream") == 0 ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
 }
 
 int main(int argc, char **argv)
