@@ -183,7 +183,10 @@ int beff_pingpong_run(MPI_Comm comm, int msg, int loop, int meas, double max_tim
         free(b.send), free(b.recv), free(lat);
         return HPCP_EXIT_RUNTIME;
     }
-    memset(b.send, 0, (size_t)msg);
+    /* Real data in every page (see beff_ring.c: untouched pages all read as
+     * the one shared zero page). */
+    comm_fill(b.send, (size_t)msg, me, -1, 0);
+    comm_fill(b.recv, (size_t)msg, me, -1, 1);
     /* A first pair, rank 0 with the last rank, tells how long a pair takes. */
     struct rank_set first = {0, 0, 1}, last = {ranks - 1, ranks - 1, 1};
     pair_set(comm, first, last, loop, meas, wtick, &b, lat);
