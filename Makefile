@@ -17,13 +17,28 @@ else
   $(error MPI must be 'mpich' (the PyPI wheel) or 'system' (the MPI on PATH, or MPICC), not '$(MPI)')
 endif
 
-.PHONY: build run test ctest pytest clean
+.PHONY: build run test ctest pytest clean fftw
+
+# FFTW3 for `hpcprobe fft` (docs/building.md): PyPI has no sound package with FFTW's
+# library and headers, so Debian's libfftw3-dev is installed when missing and apt-get can
+# (root); elsewhere the build goes on with the internal FFT only, and says so.
+FFTW_HEADER ?= /usr/include/fftw3.h
+fftw:
+	@if [ ! -f $(FFTW_HEADER) ]; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing libfftw3-dev (FFTW3 for hpcprobe fft)"; \
+	    apt-get install -y -q libfftw3-dev >/dev/null || \
+	      { apt-get update -q >/dev/null && apt-get install -y -q libfftw3-dev >/dev/null; }; \
+	  else \
+	    echo "note: no $(FFTW_HEADER) and no root apt-get: fft builds with the internal FFT only"; \
+	  fi; \
+	fi
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-build: $(BIN)/python
-	$(PIP) install "scikit-build-core>=0.9" "pytest>=7"
+build: $(BIN)/python fftw
+	$(PIP) install "scikit-build-core>=0.9" "pytest>=7" "scipy-openblas32>=0.3.27"
 ifeq ($(MPI),mpich)
 	$(PIP) install "mpich>=4.1"
 else
@@ -32,14 +47,16 @@ else
 	@test -n "$(BUILD_MPICC)" || { echo "MPI=system: no mpicc found; install an MPI (e.g. apt-get install libopenmpi-dev openmpi-bin) or set MPICC=/path/to/mpicc" >&2; exit 2; }
 endif
 	$(PIP) install --no-build-isolation -C build-dir=build/py-$(MPI) \
-	  -C cmake.define.MPI_C_COMPILER=$(BUILD_MPICC) ".[test]"
+	  -C cmake.define.MPI_C_COMPILER=$(BUILD_MPICC) -C cmake.define.Python_EXECUTABLE=$(BIN)/python \
+	  ".[test]"
 	@echo "built: $(BIN)/hpcprobe and $(BIN)/hpcprobe-bench ($(MPI) MPI)"
 
 run: build
 	$(BIN)/hpcprobe run --suite quick --np $(NP)
 
 ctest: build
-	cmake -S . -B $(CTEST_DIR) -DHPCP_TESTS=ON -DMPI_C_COMPILER=$(BUILD_MPICC) >/dev/null
+	cmake -S . -B $(CTEST_DIR) -DHPCP_TESTS=ON -DMPI_C_COMPILER=$(BUILD_MPICC) \
+	  -DPython_EXECUTABLE=$(BIN)/python >/dev/null
 	cmake --build $(CTEST_DIR) -j 2 >/dev/null
 	ctest --test-dir $(CTEST_DIR) --output-on-failure
 

@@ -51,7 +51,7 @@ static int cmd_list(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; rank == 0 && i < hpcp_nkernels; i++) {
         const struct hpcp_kernel *k = hpcp_kernels[i];
-        printf("%-6s %-14s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
+        printf("%-10s %-14s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
     }
     return HPCP_EXIT_OK;
 }
@@ -178,17 +178,22 @@ static int dispatch(int argc, char **argv)
 }
 
 /* Threads that call MPI themselves (the RandomAccess pipeline's routers)
- * need MPI_THREAD_MULTIPLE; STREAM's OpenMP threads (OMP_NUM_THREADS without
- * --threads) leave MPI to the main thread, MPI_THREAD_FUNNELED; everything
- * else asks for no more than it uses, MPI_THREAD_SINGLE: some MPI libraries
- * pay on every call for more (Open MPI 4.1 adds ~25 ns to a shared-memory
- * ping-pong at FUNNELED, measured for bench/comm_vs_hpcc). */
+ * need MPI_THREAD_MULTIPLE. Families whose libraries may run threads that
+ * leave MPI to the main thread (OpenMP in STREAM, a threaded BLAS) ask for
+ * MPI_THREAD_FUNNELED; the communication families run one thread and ask for
+ * MPI_THREAD_SINGLE, because some MPI libraries pay on every call for more
+ * (Open MPI 4.1 adds ~25 ns to a shared-memory ping-pong at FUNNELED, found
+ * by bench/comm_vs_hpcc). */
 static int thread_level_wanted(int argc, char **argv)
 {
+    static const char *const one_thread[] = {"comm", "beff", "pairs"};
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--threads") == 0 || strncmp(argv[i], "--threads=", 10) == 0)
             return MPI_THREAD_MULTIPLE;
-    return argc > 1 && strcmp(argv[1], "stream") == 0 ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE;
+    for (size_t i = 0; argc > 1 && i < sizeof one_thread / sizeof one_thread[0]; i++)
+        if (strcmp(argv[1], one_thread[i]) == 0)
+            return MPI_THREAD_SINGLE;
+    return MPI_THREAD_FUNNELED;
 }
 
 int main(int argc, char **argv)

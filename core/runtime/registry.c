@@ -15,6 +15,18 @@ extern const struct hpcp_kernel hpcp_stream_single;
 extern const struct hpcp_kernel hpcp_stream_star;
 extern const struct hpcp_kernel hpcp_mem_stride;
 extern const struct hpcp_kernel hpcp_mem_latency;
+extern const struct hpcp_kernel hpcp_hpl_mpi;
+extern const struct hpcp_kernel hpcp_dgemm_single;
+extern const struct hpcp_kernel hpcp_dgemm_star;
+extern const struct hpcp_kernel hpcp_ptrans_mpi;
+extern const struct hpcp_kernel hpcp_fft_single;
+extern const struct hpcp_kernel hpcp_fft_star;
+extern const struct hpcp_kernel hpcp_fft_mpi;
+extern const struct hpcp_kernel hpcp_contention_wocon;
+extern const struct hpcp_kernel hpcp_contention_wicon;
+extern const struct hpcp_kernel hpcp_contention_stress_link;
+extern const struct hpcp_kernel hpcp_contention_equidistant;
+extern const struct hpcp_kernel hpcp_topology_show;
 extern const struct hpcp_kernel hpcp_comm_all;
 extern const struct hpcp_kernel hpcp_comm_pingpong;
 extern const struct hpcp_kernel hpcp_comm_pingping;
@@ -47,6 +59,18 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_stream_star,
     &hpcp_mem_stride,
     &hpcp_mem_latency,
+    &hpcp_hpl_mpi,
+    &hpcp_dgemm_single,
+    &hpcp_dgemm_star,
+    &hpcp_ptrans_mpi,
+    &hpcp_fft_single,
+    &hpcp_fft_star,
+    &hpcp_fft_mpi,
+    &hpcp_contention_wocon,
+    &hpcp_contention_wicon,
+    &hpcp_contention_stress_link,
+    &hpcp_contention_equidistant,
+    &hpcp_topology_show,
     &hpcp_comm_all,
     &hpcp_comm_pingpong,
     &hpcp_comm_pingping,

@@ -15,14 +15,22 @@ import sys
 from typing import Callable, Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
+from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
 from hpcprobe.comm_options import COMM_COMMANDS, add_comm_parsers, check_comm
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
+from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
 from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
                                      MEMORY_VARIANTS, check_memory)
 from hpcprobe.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
-COMMANDS = ("ra", "stream", "mem", "run", "model", "show", "sysinfo", "list") + COMM_COMMANDS
+COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "config", "model",
+            "show", "report", "compare", "sysinfo", "list")
+# Network contention and its simulator (contention_cli.py).
+CONTENTION_COMMANDS = ("contention", "topology", "simulate")
+COMMANDS += CONTENTION_COMMANDS
+# The communication family (comm_options.py).
+COMMANDS += COMM_COMMANDS
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -47,7 +55,7 @@ MAX_SWEEP_LOOKAHEAD = 32768
 # numbers that argparse would not take for negative ones (-5e-5), so that their own
 # check can say what is allowed.
 _VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg", "--t1", "--tc", "--link-bandwidth",
-                               "--bytes-per-update")
+                               "--bytes-per-update", "--flit-bytes", "--hop-latency")
 
 
 def suggestion(word: str, allowed: Sequence[str]) -> str:
@@ -318,29 +326,41 @@ def _add_memory_parser(subparsers, family: str) -> CliParser:
 
 
 def _add_run_parser(subparsers) -> CliParser:
+    from hpcprobe.hpcc_cli import add_hpcc_suite_options  # it imports us
     run = subparsers.add_parser("run", help="run a suite of benchmarks")
     run.add_argument("--suite", default="quick", type=choice("suite", SUITE_NAMES))
     run.add_argument("--scale", default="default", type=choice("scale", tuple(SCALES)),
                      help="problem sizes: default, or tiny (seconds; for tests)")
+    add_hpcc_suite_options(run)
+    run.add_argument("--repeat", type=positive_int("--repeat"), default=1, metavar="K",
+                     help="launch each benchmark K times (in rounds) and merge its records")
     _add_launch_options(run, default_np="number of CPU cores")
     return run
 
 
 def build_parser() -> Dict[str, CliParser]:
     """The top-level parser under key "", and each subcommand's parser by name."""
+    from hpcprobe.hpcc_cli import add_config_parser, add_hpcc_parser  # it imports us
     top = CliParser(prog="hpcprobe", description="What an HPC machine delivers.")
     top.add_argument("--version", action="version", version=f"hpcprobe {__version__}")
     subparsers = top.add_subparsers(dest="command", parser_class=CliParser)
     parsers = {"": top, "ra": _add_ra_parser(subparsers)}
     for family in MEMORY_VARIANTS:
         parsers[family] = _add_memory_parser(subparsers, family)
+    for family in HPCC_VARIANTS:
+        parsers[family] = add_hpcc_parser(subparsers, family)
+    from hpcprobe.contention_cli import add_contention_parsers  # it builds on this module
+    parsers.update(add_contention_parsers(subparsers))
     parsers["run"] = _add_run_parser(subparsers)
+    parsers["config"] = add_config_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
     add_comm_parsers(subparsers, parsers, _add_launch_options, choice)
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
     show.add_argument("files", nargs="+", metavar="FILE")
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
     parsers["show"] = show
+    parsers["report"] = add_report_parser(subparsers)
+    parsers["compare"] = add_compare_parser(subparsers, choice)
     parsers["sysinfo"] = subparsers.add_parser("sysinfo", help="this machine's metadata")
     parsers["list"] = subparsers.add_parser("list", help="kernels and suites")
     for name, parser in parsers.items():
@@ -387,6 +407,7 @@ def _reject_extras(extras: Sequence[str], parser: CliParser) -> None:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    from hpcprobe.hpcc_cli import check_config, check_run  # it imports us
     _check_command_word(argv)
     parsers = build_parser()
     args, extras = parsers[""].parse_known_args(_join_option_values(argv))
@@ -398,6 +419,17 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
         _check_model(args)
     if args.command in MEMORY_VARIANTS:
         check_memory(args)
+    if args.command in HPCC_VARIANTS:
+        check_hpcc(args)
+    if args.command == "run":
+        check_run(args)
+    if args.command == "config":
+        check_config(args)
+    if args.command == "compare":
+        check_compare(args)
+    if args.command in CONTENTION_COMMANDS:
+        from hpcprobe.contention_cli import check_contention_commands
+        check_contention_commands(args)
     if args.command in COMM_COMMANDS + ("run",):
         check_comm(args)
     return args

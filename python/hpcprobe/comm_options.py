@@ -1,6 +1,6 @@
-"""The command lines of `hpcprobe comm`, `beff`, `pairs` and `compare`, and
-`--placement` (docs/cli.md): the parsers (built for cli.py), their checks, and the
-hpcprobe-bench options they become. Values the bench validates (sizes, times) go to it
+"""The command lines of `hpcprobe comm`, `beff` and `pairs`, and `--placement`
+(docs/cli.md): the parsers (built for cli.py), their checks, and the hpcprobe-bench
+options they become. Values the bench validates (sizes, times) go to it
 as typed; what only hpcprobe uses (function names, placement files) is checked here."""
 
 import argparse
@@ -15,7 +15,7 @@ COMM_FUNCTIONS = ("pingpong", "pingping", "sendrecv", "exchange", "allreduce", "
                   "reduce_scatter", "allgather", "allgatherv", "gather", "scatter",
                   "alltoall", "alltoallv", "bcast", "barrier")
 TWO_RANK_FUNCTIONS = ("pingpong", "pingping")
-COMM_COMMANDS = ("comm", "beff", "pairs", "compare")
+COMM_COMMANDS = ("comm", "beff", "pairs")
 # The bench variant each command runs (comm: a function, or `all`).
 BENCH_VARIANTS = {"beff": "hpcc", "pairs": "bandwidth"}
 COMM_HELP = {
@@ -72,8 +72,8 @@ def add_placement_option(parser: Any) -> None:
 def add_comm_parsers(subparsers: Any, parsers: Dict[str, Any],
                      add_launch_options: Callable[..., None],
                      choice: Callable[[str, Sequence[str]], Callable[[str], str]]) -> None:
-    """The parsers of comm, beff, pairs and compare into `parsers`, and --placement on
-    `run` (cli.py passes its shared launch options and its choice type)."""
+    """The parsers of comm, beff and pairs into `parsers`, and --placement on `run`
+    (cli.py passes its shared launch options and its choice type)."""
     for command in ("comm", "beff", "pairs"):
         parser = subparsers.add_parser(command, help=COMM_HELP[command])
         if command == "comm":
@@ -86,12 +86,6 @@ def add_comm_parsers(subparsers: Any, parsers: Dict[str, Any],
         add_launch_options(parser, default_np="number of CPU cores, at least 2",
                            hpcc_summary=command == "beff")
         parsers[command] = parser
-    compare = subparsers.add_parser("compare", help="two runs side by side (placements)")
-    compare.add_argument("runs", nargs="*", metavar="FILE|DIR",
-                         help="two result files or directories: A, then B")
-    compare.add_argument("--labels", metavar="A,B", help="names for the two columns")
-    compare.add_argument("--format", default="table", type=choice("format", ("table", "json")))
-    parsers["compare"] = compare
     add_placement_option(parsers["run"])
 
 
@@ -105,14 +99,7 @@ def check_placement_spec(spec: str) -> None:
 
 
 def check_comm(args: argparse.Namespace) -> None:
-    """compare's two runs; --placement (comm, beff, pairs, run); ranks enough."""
-    if args.command == "compare":
-        if len(args.runs) != 2:
-            raise UsageError(f"hpcprobe compare takes two runs (FILE or DIR each), not "
-                             f"{len(args.runs)}")
-        if args.labels is not None and len([w for w in args.labels.split(",") if w]) != 2:
-            raise UsageError(f"--labels takes two names, A,B, not '{args.labels}'")
-        return
+    """--placement (comm, beff, pairs, run); ranks enough for the benchmark."""
     if args.placement is not None:
         check_placement_spec(args.placement)
         if args.np is not None and args.placement not in ORDERS and args.np > 1:

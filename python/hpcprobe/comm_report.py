@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from rich.console import RenderableType
 
 from hpcprobe.beff_summary import beff_figures
-from hpcprobe.memory import _table, binary_size, number, numbers, series_points
+from hpcprobe.memory import binary_size, number, numbers, series_points, titled_table
 from hpcprobe.show import plain, verdict_text
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import format_number
@@ -78,7 +78,7 @@ def comm_table(record: Record) -> RenderableType:
                "over ranks of each rank's mean; median and p99 over the samples, each the "
                "slowest rank's mean over a batch of calls")
     caption += "; MB/s = 10^6 B/s from t_max, as IMB counts bytes" if with_bw else ""
-    return _table(title, caption, headings, rows)
+    return titled_table(title, caption, headings, rows)
 
 
 def _at(points: Dict[float, Optional[float]], size: float) -> Optional[float]:
@@ -110,7 +110,7 @@ def comm_summary_table(records: Sequence[Record]) -> RenderableType:
     caption = ("t_avg: the mean over ranks of each rank's mean time per call; the second "
                f"size is {binary_size(HEADLINE_BYTES)} (paper 003's) unless the sizes stopped "
                "below it")
-    return _table("hpcprobe comm: every function", caption, headings, rows)
+    return titled_table("hpcprobe comm: every function", caption, headings, rows)
 
 
 # --- beff --------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def beff_table(record: Record) -> RenderableType:
                "pair's best measurement); rings: per rank, both neighbours at once (the "
                "slowest rank, the best measurement; random: the geometric mean over the "
                "orderings); GB/s = 10^9 B/s")
-    return _table(title, caption, ["figure", "min", "avg", "max"], rows)
+    return titled_table(title, caption, ["figure", "min", "avg", "max"], rows)
 
 
 # --- pairs -------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def pairs_tables(record: Record) -> List[RenderableType]:
              f"validation {verdict_text(record)}")
     caption = ("GB/s = 10^9 B/s per ordered pair (source to destination), the median of the "
                "repetitions; intra-node: the two ranks share a node")
-    tables = [_table(title, caption, ["pairs", "count", "min GB/s", "mean GB/s", "max GB/s"],
+    tables = [titled_table(title, caption, ["pairs", "count", "min GB/s", "mean GB/s", "max GB/s"],
                      rows)]
     matrix, same = find_matrix(record, "bandwidth"), find_matrix(record, "same_node")
     if matrix and len(matrix) <= MATRIX_MAX_RANKS:
@@ -181,7 +181,7 @@ def pairs_tables(record: Record) -> List[RenderableType]:
                 cells.append(MISSING if value is None else
                              _cell(value, GIGA) + ("*" if shared else ""))
             body.append([str(i), *cells])
-        tables.append(_table("bandwidth matrix (GB/s)", "row: source rank, column: "
+        tables.append(titled_table("bandwidth matrix (GB/s)", "row: source rank, column: "
                              "destination rank; * the two ranks share a node",
                              ["src \\ dst", *[str(j) for j in range(len(matrix))]], body))
     return tables

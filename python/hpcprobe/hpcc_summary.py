@@ -1,8 +1,14 @@
 """An HPCC-compatible summary block, so tools that parse hpccoutf.txt read our results.
 
 Key names, order and number formats follow HPCC 1.5 (src/io.c, HPCC_Finalize): `%g`
-for rates and times, integers for counts, `%e` for MPI_Wtick. Only keys that an
-hpcprobe record measures are written.
+for rates and times, integers for counts, `%e` for MPI_Wtick and the machine constants.
+The block is made of SECTIONS, in HPCC's order: the general keys, HPL (with the machine's
+arithmetic), DGEMM, PTRANS, RandomAccess, STREAM, FFT, b_eff, and HPCC's build switches
+(hpcc_keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine). A measured key is
+written only when a record measured it; Success is 0 when any record given failed.
+
+b_eff's keys come from `beff` records through SECTIONS["beff"], the b_eff family's own
+function (beff_summary.py: HPCC's ten keys, their definitions and units).
 
 STREAM (HPCC's src/stream.c): `SingleSTREAM_<Kernel>` is the best rate of one process
 running alone, `StarSTREAM_<Kernel>` the mean over the processes of each one's best rate
@@ -19,8 +25,9 @@ the summary block; parsers read only between its Begin and End lines).
 """
 
 import statistics
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hpcprobe import hpcc_keys
 from hpcprobe.beff_summary import beff_summary_entries
 from hpcprobe.memory import STREAM_KERNELS, number, stream_single_best, stream_star_best
 from hpcprobe.show import plain
@@ -160,7 +167,10 @@ def _general_entries(records: Sequence[Record]) -> List[Entry]:
     wticks = [_section(record, "metadata").get("mpi_wtick_s") for record in records]
     wtick = next((tick for tick in wticks if tick is not None), None)
     return [
+        *hpcc_keys.FORMAT_VERSION,
+        ("LANG", "C"),
         ("Success", "0" if failed else "1"),
+        *hpcc_keys.sizeof_entries(),
         ("CommWorldProcs", str(max(ranks))),
         *_entry("MPI_Wtick", wtick, lambda tick: "%e" % tick),
     ]
@@ -197,22 +207,50 @@ def _stream_entries(records: Sequence[Record]) -> List[Entry]:
     return entries
 
 
-def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
-    """(key, value) pairs in HPCC's order, for the RandomAccess, STREAM and b_eff records."""
-    records = list(records)
-    ra_records = [record for record in records if record.get("benchmark") == "ra"]
-    stream_records = [record for record in records if record.get("benchmark") == "stream"]
-    beff_records = [record for record in records if record.get("benchmark") == "beff"]
-    if not ra_records and not stream_records and not beff_records:
-        return []
-    entries = _general_entries(ra_records + stream_records + beff_records)
+def _of_benchmark(records: Sequence[Record], *benchmarks: str) -> List[Record]:
+    return [record for record in records if record.get("benchmark") in benchmarks]
+
+
+def _randomaccess_entries(records: Sequence[Record]) -> List[Entry]:
+    ra_records = _of_benchmark(records, "ra")
+    entries: List[Entry] = []
     for lcg in (True, False):  # HPCC prints the LCG block first
         mpi = _chosen_mpi(ra_records, lcg)
         if mpi is not None:
             entries += _mpi_entries(mpi)
     for lcg in (True, False):
         entries += _per_process_entries(ra_records, lcg)
-    return entries + _stream_entries(stream_records) + beff_summary_entries(beff_records)
+    return entries
+
+
+EntriesFn = Callable[[Sequence[Record]], List[Entry]]
+# HPCC's order. Each function gets every record and picks its own benchmark's.
+SECTIONS: Dict[str, EntriesFn] = {
+    "general": _general_entries,
+    "hpl": hpcc_keys.hpl_entries,
+    "dgemm": hpcc_keys.dgemm_entries,
+    "ptrans": hpcc_keys.ptrans_entries,
+    "randomaccess": _randomaccess_entries,
+    "stream": lambda records: _stream_entries(_of_benchmark(records, "stream")),
+    "fft": hpcc_keys.fft_entries,
+    "beff": beff_summary_entries,
+    "build": hpcc_keys.trailer_entries,
+}
+
+
+# The benchmarks HPCC has; records of others (mem, ...) are not in its summary.
+HPCC_BENCHMARKS = ("hpl", "dgemm", "ptrans", "ra", "stream", "fft", "beff")
+
+
+def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
+    """(key, value) pairs in HPCC's order for the HPCC records given; none without any."""
+    records = _of_benchmark(list(records), *HPCC_BENCHMARKS)
+    if not records:
+        return []
+    entries: List[Entry] = []
+    for entries_of in SECTIONS.values():
+        entries += entries_of(records)
+    return entries
 
 
 def _algorithm_label(record: Record) -> str:
@@ -244,12 +282,31 @@ def algorithm_lines(records: Iterable[Record]) -> List[str]:
     return lines
 
 
+def balance_lines(records: Sequence[Record]) -> List[str]:
+    """Paper 003's balance ratios (analysis/balance.py, the same as `hpcprobe compare`)
+    of these records: lines for after the block; none without HPL."""
+    from hpcprobe.analysis.balance import balance_of, keys_from_records  # it imports us
+
+    keys = keys_from_records(records)
+    if not keys.get("HPL_Tflops"):
+        return []
+    found = balance_of(keys)
+    lines = [f"Balance (paper 003, Table 2): G-HPL = {keys['HPL_Tflops'] * 1e3:g} Gflop/s"]
+    for name, value in found.values.items():
+        if value is not None and name not in ("G-HPL", "G-HPL/G-HPL"):
+            lines.append(f"  {name} = {value:.4g}")
+    return lines
+
+
 def hpcc_summary_text(records: Iterable[Record]) -> str:
     """The block from "Begin of Summary section." to "End of Summary section.", after
-    the lines of algorithm_lines (if any)."""
+    the lines of algorithm_lines (if any), and paper 003's balance ratios after it when
+    HPL ran."""
     records = list(records)
+    entries = hpcc_summary_entries(records)
     lines = algorithm_lines(records)
     lines.append(BEGIN_LINE)
-    lines += [f"{key}={value}" for key, value in hpcc_summary_entries(records)]
+    lines += [f"{key}={value}" for key, value in entries]
     lines.append(END_LINE)
+    lines += balance_lines(records)
     return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
 from hpcprobe.launch import AnyLauncher, find_bench, resolve_launcher
-from hpcprobe.progress import ProgressReporter, make_progress
+from hpcprobe.progress import DurationEstimates, ProgressReporter, make_progress
 from hpcprobe.results import RecordSet, read_records
 from hpcprobe.runner import RESULTS_FILE, Launch, LaunchOutcome, run_launch
 from hpcprobe.show import records_table
@@ -84,6 +84,14 @@ class LaunchContext:
         except OSError as error:
             raise HpcprobeError(f"cannot write to {self.out_dir}: {error.strerror}") from None
         self.progress: ProgressReporter = make_progress(args.quiet)
+        self.estimates = DurationEstimates()
+        # The keys of the launches this command will run, in order (see plan()).
+        self.planned: List[str] = []
+
+    def plan(self, keys: Sequence[str]) -> None:
+        """Name the launches to come (a key per launch; repeated launches share a key),
+        so that the progress display can estimate what is left."""
+        self.planned = list(keys)
 
     @property
     def results_path(self) -> Path:
@@ -99,10 +107,17 @@ class LaunchContext:
         )
 
     def run(self, launch: Launch, step: int, steps: int,
-            label: Optional[str] = None) -> LaunchOutcome:
-        """Run `launch` as step `step` of `steps`, shown as `label` (default its name)."""
-        self.progress.begin(step, steps, label or launch.name, launch.time_budget_s)
+            label: Optional[str] = None, key: Optional[str] = None) -> LaunchOutcome:
+        """Run `launch` as step `step` of `steps`, shown as `label` (default its name);
+        `key` (default the label) groups launches whose durations estimate each other."""
+        key = key or label or launch.name
+        estimate = self.estimates.estimate(key)
+        rest = self.estimates.remaining(self.planned[step:]) if self.planned else None
+        left = None if rest is None else rest + (estimate or 0.0)
+        self.progress.begin(step, steps, label or launch.name, launch.time_budget_s,
+                            estimate, left)
         outcome = run_launch(launch, self.progress)
+        self.estimates.add(key, outcome.elapsed_s)
         self.progress.end(outcome.exit_status == EXIT_OK, outcome.elapsed_s)
         report_outcome(outcome, self.args.quiet)
         return outcome

@@ -202,7 +202,7 @@ def _ratio(numerator: Optional[float], denominator: Optional[float]) -> Optional
     return numerator / denominator
 
 
-def _table(title: str, caption: str, headings: Sequence[str],
+def titled_table(title: str, caption: str, headings: Sequence[str],
            rows: Sequence[Sequence[str]]) -> RenderableType:
     """The title, the table and the caption, each title and caption on lines of their
     own (as the table's they would wrap at a narrow table's width)."""
@@ -256,7 +256,7 @@ def stream_table(record: Record) -> RenderableType:
         caption += ("; star: each copy's best with every copy running at once, min/mean/max "
                     "over the copies and their sum; star mean / single: 1 means no contention")
     rows = [_stream_row(record, kernel, with_star) for kernel in STREAM_KERNELS]
-    return _table(title, caption, headings, rows)
+    return titled_table(title, caption, headings, rows)
 
 
 # --- mem ---------------------------------------------------------------------------------
@@ -302,7 +302,7 @@ def mem_curve_table(record: Record) -> RenderableType:
     if many:
         caption += ("; many / one: the copies' mean time at once / one copy's time alone "
                     "(1: no contention, 2: the copies halve each other's speed)")
-    return _table(title, caption, headings, rows)
+    return titled_table(title, caption, headings, rows)
 
 
 def sysfs_caches(record: Record) -> List[Tuple[str, float]]:
@@ -356,7 +356,7 @@ def plateau_table(record: Record) -> Optional[RenderableType]:
     hugepages = _parameter(record, "hugepages")
     title = "hpcprobe mem latency: plateaus of the curve" + (
         f", huge pages {plain(hugepages)}" if isinstance(hugepages, str) else "")
-    return _table(title, caption,
+    return titled_table(title, caption,
                   ["plateau", "up to", "ns/access", "sysfs cache"], rows)
 
 

@@ -102,8 +102,19 @@ class Topology:
         return rings_cut * procs / self.longest_dimension(procs) * link_bytes_per_s
 
 
+# Sizes joined by "x" ("8x8x16"): 1 to 8 dimensions of 1 to 999999 each.
+SHAPE_PATTERN = r"[1-9][0-9]{0,5}(x[1-9][0-9]{0,5}){0,7}"
+
+
+def parse_shape(text: str) -> Optional[Tuple[int, ...]]:
+    """"8x8x16" -> (8, 8, 16); None when `text` is not sizes joined by "x"."""
+    if not re.fullmatch(SHAPE_PATTERN, text):
+        return None
+    return tuple(int(size) for size in text.split("x"))
+
+
 def _shape_topology(kind: str, shape_text: str, spec: str) -> Topology:
-    sizes = [int(size) for size in shape_text.split("x")]
+    sizes = parse_shape(shape_text) or ()
     grown = [size for size in sizes if size > 1]
     if not grown:
         raise ValueError(f"topology '{spec}' has no dimension larger than 1")
@@ -125,7 +136,7 @@ def parse_topology(spec: str) -> Topology:
         if shape:
             raise ValueError(f"topology '{spec}': fattree takes no shape (allowed: {allowed})")
         return Topology("fattree", 1, 1.0, spec)
-    if re.fullmatch(r"[1-9][0-9]{0,5}(x[1-9][0-9]{0,5}){0,7}", shape):
+    if parse_shape(shape):
         return _shape_topology(kind, shape, spec)
     dims = re.fullmatch(r"([1-8])d", shape)
     if dims:

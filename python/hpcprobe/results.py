@@ -2,8 +2,20 @@
 
 Nothing is skipped silently: every line that is not a valid record becomes a problem
 `FILE:LINE: invalid record: REASON`, and the valid records are still returned.
+
+Versions: a record of a version the schema file lists is checked against it as it is.
+A record of a newer minor version this reader knows of (READER_VERSIONS: additions that
+only add optional fields) is checked against the same schema with its objects left open
+to fields the schema does not name, so the fields it adds are kept, unread; any other
+version is refused with a message naming the versions this hpcprobe reads.
+
+Speed: valid records are recognised by jsonschema-rs (about 100 times faster than the
+pure-Python jsonschema, which matters for results directories of thousands of records);
+the reason a record is invalid always comes from jsonschema, so messages do not depend
+on which is installed.
 """
 
+import copy
 import json
 from datetime import datetime
 from dataclasses import dataclass, field
@@ -15,6 +27,11 @@ import jsonschema
 
 from hpcprobe.resources import load_schema
 
+try:
+    import jsonschema_rs
+except ImportError:  # a platform without its wheel: the same checks, slower
+    jsonschema_rs = None
+
 MAX_FILE_BYTES = 1 << 30
 MAX_LINE_BYTES = 64 << 20
 # Reasons quote parts of the record; a hostile record must not flood the terminal.
@@ -22,6 +39,10 @@ MAX_REASON_CHARS = 300
 _SKIP_CHUNK_BYTES = 1 << 20
 
 Record = Dict[str, Any]
+
+# Versions with only optional additions over the schema file's newest, read with their
+# new fields left unchecked (1.2 was read this way until the schema file listed it).
+READER_VERSIONS: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -52,13 +73,46 @@ def _is_rfc3339_date_time(text: object) -> bool:
     return True
 
 
+def schema_versions() -> Tuple[str, ...]:
+    """The versions the schema file lists."""
+    return tuple(load_schema()["properties"]["schema_version"]["enum"])
+
+
+def readable_versions() -> Tuple[str, ...]:
+    return schema_versions() + tuple(v for v in READER_VERSIONS if v not in schema_versions())
+
+
+def _opened(node: Any) -> Any:
+    """`node` with every `additionalProperties: false` turned into true."""
+    if isinstance(node, dict):
+        return {key: True if key == "additionalProperties" and value is False else _opened(value)
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_opened(item) for item in node]
+    return node
+
+
+def _open_schema(version: str) -> Dict[str, Any]:
+    """The schema for a newer minor version: its version allowed, and fields the schema
+    does not name allowed anywhere (a minor version only adds optional fields)."""
+    schema = _opened(copy.deepcopy(load_schema()))
+    schema["properties"]["schema_version"] = {"const": version}
+    return schema
+
+
 @lru_cache(maxsize=None)
-def _validator() -> Any:
-    schema = load_schema()
+def _validators(version: Optional[str]) -> Tuple[Any, Any]:
+    """(jsonschema validator, jsonschema-rs validator or None) for records of `version`
+    (None: the schema file as it is)."""
+    schema = load_schema() if version is None else _open_schema(version)
     validator_class = jsonschema.validators.validator_for(schema)
     format_checker = jsonschema.FormatChecker()
     format_checker.checks("date-time")(_is_rfc3339_date_time)
-    return validator_class(schema, format_checker=format_checker)
+    fast = None
+    if jsonschema_rs is not None:
+        fast = jsonschema_rs.validator_for(schema, validate_formats=True,
+                                           formats={"date-time": _is_rfc3339_date_time})
+    return validator_class(schema, format_checker=format_checker), fast
 
 
 def _reject_constant(name: str) -> Any:
@@ -81,9 +135,25 @@ def _matrix_problem(record: Dict[str, Any]) -> Optional[str]:
     return None
 
 
+def _version_problem(record: Any) -> Optional[str]:
+    version = record.get("schema_version") if isinstance(record, dict) else None
+    if version in readable_versions() or not isinstance(version, str):
+        return None
+    return _shorten(f"schema_version: {json.dumps(version)} is not a version this hpcprobe "
+                    f"reads ({', '.join(readable_versions())}); a newer hpcprobe wrote it?")
+
+
 def schema_problem(record: Any) -> Optional[str]:
     """Why `record` fails the result schema (the most relevant error), or None."""
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(record))
+    problem = _version_problem(record)
+    if problem is not None:
+        return problem
+    version = record.get("schema_version") if isinstance(record, dict) else None
+    newer = isinstance(version, str) and version not in schema_versions()
+    slow, fast = _validators(version if newer else None)
+    if fast is not None and fast.is_valid(record):
+        return _matrix_problem(record)
+    error = jsonschema.exceptions.best_match(slow.iter_errors(record))
     if error is None:
         return _matrix_problem(record)
     where = ".".join(str(part) for part in error.absolute_path) or "record"

@@ -25,6 +25,7 @@ from hpcprobe.results import RecordSet, file_size, read_records
 
 RESULTS_FILE = "results.jsonl"
 USER_COMMAND_VARIABLE = "HPCPROBE_USER_COMMAND"
+BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
 # After SIGTERM the launcher gets this long to stop its ranks before SIGKILL.
 TERMINATE_GRACE_S = 5.0
 POLL_INTERVAL_S = 0.2
@@ -159,6 +160,9 @@ def _start(launch: Launch, argv: List[str], log: IO[bytes]) -> subprocess.Popen:
     env = dict(os.environ)
     env.update(launch.env)
     env[USER_COMMAND_VARIABLE] = json.dumps(list(launch.user_argv))
+    # A threaded OpenBLAS (the BLAS of dgemm and hpl) would start one spinning thread per
+    # core beside every rank of every benchmark; dgemm and hpl ask for their --threads.
+    env.setdefault(BLAS_THREADS_VARIABLE, "1")
     log.write(("$ " + json.dumps(argv) + "\n").encode("utf-8"))
     log.flush()
     try:

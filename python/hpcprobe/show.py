@@ -67,7 +67,8 @@ def _is_nanoseconds(unit: str, value: Any) -> bool:
             and 0 < abs(value) < 1e-6)
 
 
-def _scale(unit: str, value: Any) -> Tuple[float, str]:
+def display_scale(unit: str, value: Any) -> Tuple[float, str]:
+    """(divisor, label) to show `value` of `unit`: ns for sub-microsecond times."""
     return (NANOSECOND, "ns") if _is_nanoseconds(unit, value) else scale_for(unit, value)
 
 
@@ -81,7 +82,7 @@ def _table_row(record: Record) -> List[Text]:
     headline = _section(record, "value")
     layout = _section(record, "layout")
     unit = str(headline.get("unit", ""))
-    divisor, label = _scale(unit, headline.get("value"))
+    divisor, label = display_scale(unit, headline.get("value"))
     spread = headline_summary(record)
     cells = [
         record.get("benchmark"), record.get("variant"), record.get("algorithm"),
@@ -112,7 +113,7 @@ def records_json(records: Sequence[Record]) -> str:
     return json.dumps(list(records), indent=2, ensure_ascii=False)
 
 
-def _csv_cell(value: Any) -> Any:
+def csv_cell(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -136,7 +137,7 @@ def csv_row(record: Record) -> List[Any]:
         validation.get("verdict"), validation.get("error"), validation.get("tolerance"),
         record.get("compliant"), record.get("started_at"),
     ]
-    return [_csv_cell(value) for value in row]
+    return [csv_cell(value) for value in row]
 
 
 def write_csv(records: Sequence[Record], stream: TextIO) -> None:

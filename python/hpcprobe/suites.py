@@ -95,6 +95,13 @@ def _memory(scale: str) -> List[SuiteStep]:
     ]
 
 
+def _hpcc(scale: str) -> List[SuiteStep]:
+    """HPCC's tests at --scale tiny on one rank; `run --suite hpcc` sizes them itself."""
+    from hpcprobe.hpcc_suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps  # imports us
+
+    return hpcc_steps(HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny"))
+
+
 # The communication suite (docs/kernels/comm.md): every comm function, HPCC's b_eff and
 # the rank-pair matrix, on the run's ranks (two at least). Default scale: the bench's
 # sizes (0 and 1 B to 4 MiB, 0.1 s per size; 4 MiB pair messages); tiny: sizes to 4 KiB,
@@ -118,7 +125,7 @@ def _comm(scale: str) -> List[SuiteStep]:
 
 
 _SUITES: Dict[str, Callable[[str], List[SuiteStep]]] = {"quick": _quick, "memory": _memory,
-                                                        "comm": _comm}
+                                                         "hpcc": _hpcc, "comm": _comm}
 SUITE_NAMES = tuple(_SUITES)
 
 
@@ -149,6 +156,12 @@ def _describe_memory(steps: List[SuiteStep]) -> str:
     )
 
 
+def _describe_hpcc(steps: List[SuiteStep]) -> str:
+    return (f"{', '.join(step.name for step in steps)}: every HPCC test in HPCC's order, "
+            "sized from HPL's N (--n, --hpccinf, --config, or --memory-fraction, default "
+            "0.25), then HPCC's summary block")
+
+
 def _describe_comm(steps: List[SuiteStep]) -> str:
     return (
         f"{', '.join(step.name for step in steps)}; every comm function over 0 and 1 B .. "
@@ -158,7 +171,8 @@ def _describe_comm(steps: List[SuiteStep]) -> str:
     )
 
 
-_DESCRIBE = {"quick": _describe_quick, "memory": _describe_memory, "comm": _describe_comm}
+_DESCRIBE = {"quick": _describe_quick, "memory": _describe_memory, "hpcc": _describe_hpcc,
+             "comm": _describe_comm}
 
 
 def describe_suite(name: str) -> str:

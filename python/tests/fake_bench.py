@@ -66,6 +66,10 @@ def main():
         print("hpcprobe-bench: --table-log2 60 is out of range (allowed: 4..50)",
               file=sys.stderr)
         sys.exit(2)
+    elif mode == "host_per_launch":  # as if each launch had landed on another node
+        record = record_for(benchmark, variant)
+        record["metadata"]["hosts"] = [f"node-{os.getpid()}"]
+        append_line(out, json.dumps(record))
     elif mode == "invalid":
         append_line(out, '{"schema_version": "1.0"')
     elif mode == "die":

@@ -3,6 +3,7 @@
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,14 @@ def run_hpcprobe(*args: str, env: Optional[Mapping[str, str]] = None,
 
 def stderr_lines(completed: subprocess.CompletedProcess) -> List[str]:
     return [line for line in completed.stderr.splitlines() if line.strip()]
+
+
+# Keys of the HPCC summary that describe the machine's arithmetic and HPCC's build, the
+# same in every block: tests about the measured keys leave them out.
+CONSTANT_HPCC_KEY = re.compile(r"^(Version\w+|LANG|sizeof_\w+|HPL_[ds]MACH_\w+|dweps|sweps|"
+                               r"FFTE\w+|M_OPENMP|omp_\w+|Mem(Proc|Spec|Val)|CPS_\w+)=")
+
+
+def measured_summary(text: str) -> str:
+    """An HPCC summary text without the constant keys."""
+    return "".join(line + "\n" for line in text.splitlines() if not CONSTANT_HPCC_KEY.match(line))

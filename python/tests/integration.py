@@ -15,9 +15,10 @@ def bench_path() -> str:
 
 
 def run_bench(*args: str, np: Optional[int] = None, extra_env: Mapping[str, str] = (),
-              timeout: float = 60) -> subprocess.CompletedProcess:
-    """hpcprobe-bench ARGS, under `mpiexec -n np` when np is given, else on its own."""
-    argv: List[str] = [bench_path(), *args]
+              timeout: float = 60, program: Optional[str] = None) -> subprocess.CompletedProcess:
+    """hpcprobe-bench ARGS, under `mpiexec -n np` when np is given, else on its own;
+    `program`: a wrapper to start instead of the bench itself."""
+    argv: List[str] = [program or bench_path(), *args]
     if np is not None:
         argv = resolve_launcher("mpiexec", os.environ).command(np, [], argv)
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout,

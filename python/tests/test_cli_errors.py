@@ -17,13 +17,14 @@ def run_main(capsys, *argv):
      "unknown variant 'singel' (allowed: single, star, mpi, sweep, shared-table-study, "
      "modes); did you mean 'single'?"),
     (["raa", "single"],
-     "unknown command 'raa' (allowed: ra, stream, mem, run, model, show, sysinfo, list, "
-     "comm, beff, pairs, compare); "
+     "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
+     "model, show, report, "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
     (["run", "--suite", "quik"],
-     "unknown suite 'quik' (allowed: quick, memory, comm); did you mean 'quick'?"),
+     "unknown suite 'quik' (allowed: quick, memory, hpcc, comm); did you mean 'quick'?"),
     (["run", "--scale", "tine"],
      "unknown scale 'tine' (allowed: default, tiny); did you mean 'tiny'?"),
 ])
@@ -56,8 +57,9 @@ def test_unknown_option_with_equals_sign(capsys):
     (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
     (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep, "
              "shared-table-study, modes)"),
-    ([], "missing command (allowed: ra, stream, mem, run, model, show, sysinfo, list, comm, "
-         "beff, pairs, compare)"),
+    ([], "missing command (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
+     "model, show, report, compare, "
+         "sysinfo, list, contention, topology, simulate, comm, beff, pairs)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
     (["ra", "single", "--np"], "expected one argument"),
@@ -139,8 +141,9 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "unknown variant 'swep' (allowed: single, star, mpi, sweep, shared-table-study, modes); "
      "did you mean 'sweep'?"),
     (["modle", "ra"],
-     "unknown command 'modle' (allowed: ra, stream, mem, run, model, show, sysinfo, list, "
-     "comm, beff, pairs, compare); "
+     "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
+     "model, show, report, "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
      "did you mean 'model'?"),
 ])
 def test_algorithm_mistakes_are_one_line(capsys, argv, expected):

@@ -1,0 +1,290 @@
+/* fft single|star|mpi: sizes, the timed forward transforms, HPCC's check by the inverse
+ * transform (max error / (eps ln m) < 16) and the record. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../linalg/dense.h"
+#include "fft.h"
+#include "hpcprobe/util.h"
+#ifdef HPCP_HAVE_FFTW
+#include <fftw3.h>
+#endif
+
+#define FFT_THRESHOLD 16.0
+
+struct fft_run {
+    struct dense_params p;
+    int active, mpi;
+    uint64_t m, n1, n2, first, count; /* count: my points; first: global index of the first */
+    uint64_t out_count;               /* my points of the transform */
+    double complex *x, *y;
+    double *seconds;
+    double phases[5];
+};
+
+static double complex *vec(uint64_t n)
+{
+    return dense_alloc((n ? n : 1) * sizeof(double complex));
+}
+
+static void generate(struct fft_run *f, double complex *x)
+{
+    for (uint64_t i = 0; i < f->count; i++)
+        x[i] = dense_element(f->p.seed, f->first + i, 0) +
+               I * dense_element(f->p.seed, f->first + i, 1);
+}
+
+/* The transform of one direction: FFTW's own 1-D plan (single, star), or the six-step. */
+struct fft_exec {
+    struct fft_sixstep six;
+    void *plan;
+    int use_six;
+};
+
+static int exec_init(struct fft_exec *e, struct fft_run *f, int sign, int flags_measure)
+{
+    memset(e, 0, sizeof *e);
+    e->use_six = f->mpi || !f->p.use_fftw;
+    if (e->use_six) {
+        uint64_t n1 = sign < 0 ? f->n1 : f->n2, n2 = sign < 0 ? f->n2 : f->n1;
+        return fft_sixstep_init(&e->six, f->mpi ? MPI_COMM_WORLD : MPI_COMM_SELF, n1, n2, sign,
+                                f->p.use_fftw);
+    }
+#ifdef HPCP_HAVE_FFTW
+    e->plan = fftw_plan_dft_1d((int)f->m, (fftw_complex *)f->x, (fftw_complex *)f->y,
+                               sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD,
+                               flags_measure ? FFTW_MEASURE : FFTW_ESTIMATE);
+    return e->plan ? 0 : -1;
+#else
+    (void)flags_measure;
+    return -1;
+#endif
+}
+
+/* in -> out (in may be destroyed). */
+static void exec_run(struct fft_exec *e, double complex *in, double complex *out)
+{
+    if (e->use_six) {
+        fft_sixstep_run(&e->six, in, out);
+        return;
+    }
+#ifdef HPCP_HAVE_FFTW
+    fftw_execute_dft((fftw_plan)e->plan, (fftw_complex *)in, (fftw_complex *)out);
+#endif
+}
+
+static void exec_free(struct fft_exec *e)
+{
+    if (e->use_six)
+        fft_sixstep_free(&e->six);
+#ifdef HPCP_HAVE_FFTW
+    else if (e->plan)
+        fftw_destroy_plan((fftw_plan)e->plan);
+#endif
+}
+
+static double timed_forward(struct fft_run *f, struct fft_exec *e)
+{
+    generate(f, f->x);
+    if (f->mpi)
+        MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    exec_run(e, f->x, f->y);
+    double t = MPI_Wtime() - t0;
+    if (f->mpi)
+        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return t;
+}
+
+/* HPCC's check: the inverse of the last forward transform against the input; the worst
+ * |x - ifft(fft(x)) / m| / (eps ln m), over every rank. */
+static double check(struct fft_run *f, struct fft_exec *inverse)
+{
+    exec_run(inverse, f->y, f->x);
+    double worst = 0;
+    for (uint64_t i = 0; i < f->count; i++) {
+        double complex want = dense_element(f->p.seed, f->first + i, 0) +
+                              I * dense_element(f->p.seed, f->first + i, 1);
+        double e = cabs(f->x[i] / (double)f->m - want);
+        worst = isnan(e) ? INFINITY : fmax(worst, e);
+    }
+    return worst / (0x1p-53 * log((double)f->m));
+}
+
+static void sizes(struct fft_run *f, int rank, int ranks)
+{
+    f->m = (uint64_t)1 << f->p.log2;
+    f->n1 = (uint64_t)1 << (f->p.log2 / 2);
+    f->n2 = f->m / f->n1;
+    f->first = 0, f->count = f->out_count = f->m;
+    if (f->mpi) {
+        uint64_t r2, h2, r1, h1;
+        fft_part(f->n2, ranks, rank, &r2, &h2);
+        fft_part(f->n1, ranks, rank, &r1, &h1);
+        f->first = r2 * f->n1, f->count = h2 * f->n1, f->out_count = h1 * f->n2;
+    }
+}
+
+static int measure(struct fft_run *f, const struct hpcp_sysinfo *si, double *error)
+{
+    struct fft_exec fwd, inv;
+    int bad = 0;
+    if (f->active) {
+        f->x = vec(f->count);
+        f->y = vec(f->out_count);
+        bad = !f->x || !f->y || exec_init(&fwd, f, -1, 1);
+        if (!bad) /* the output's pages exist before the timed transform writes it */
+            memset(f->y, 0, f->out_count * sizeof *f->y);
+    }
+    if (hpcp_any(MPI_COMM_WORLD, bad))
+        return -1;
+    hpcp_fault_point(si->rank);
+    int star = !strcmp(f->p.variant, "star");
+    for (int r = 0; f->active && r < f->p.repeat; r++) {
+        if (star)
+            MPI_Barrier(MPI_COMM_WORLD);
+        f->seconds[r] = timed_forward(f, &fwd);
+    }
+    if (f->active && f->mpi)
+        memcpy(f->phases, fwd.six.phase_seconds, sizeof f->phases);
+    if (f->active)
+        exec_free(&fwd);
+    if (f->active && si->rank == 0 && hpcp_fault_corrupt_words())
+        f->y[f->count / 3] += 1e-6; /* test hook: one wrong point */
+    *error = 0;
+    if (f->active && f->p.verify) {
+        bad = exec_init(&inv, f, +1, 0);
+        *error = bad ? INFINITY : check(f, &inv);
+        if (!bad)
+            exec_free(&inv);
+    }
+    return 0;
+}
+
+static const char *engine(const struct fft_run *f)
+{
+    return f->p.use_fftw ? "fftw" : "internal";
+}
+
+static void add_parameters(struct hpcp_record *r, const struct fft_run *f, int copies)
+{
+    hpcp_record_param_int(r, "m", (long long)f->m);
+    hpcp_record_param_int(r, "log2_m", f->p.log2);
+    hpcp_record_param_string(r, "fft_engine", engine(f));
+    if (f->mpi || !f->p.use_fftw) {
+        hpcp_record_param_int(r, "n1", (long long)f->n1);
+        hpcp_record_param_int(r, "n2", (long long)f->n2);
+    }
+    if (f->p.use_fftw)
+        hpcp_record_param_string(r, "fftw_planner", "FFTW_MEASURE");
+    else
+        hpcp_record_param_string(r, "internal_radices", "Stockham radix 8, 4, 2");
+    hpcp_record_param_double(r, "flop_per_transform", 5.0 * (double)f->m * f->p.log2);
+    hpcp_record_param_int(r, "copies", copies);
+    dense_record_common(r, &f->p);
+}
+
+static void add_phases(struct hpcp_record *r, const struct fft_run *f)
+{
+    static const char *names[5] = {"transpose1_time", "fft1_twiddle_time", "transpose2_time",
+                                   "fft2_time", "transpose3_time"};
+    for (int i = 0; i < 5; i++) {
+        double per = f->phases[i] / f->p.repeat;
+        hpcp_record_metric(r, names[i], "s", &per, 1, 0);
+    }
+}
+
+static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
+                         const struct hpcp_sysinfo *si, const struct fft_run *f,
+                         const double *all, int copies, double error)
+{
+    int reps = f->p.repeat;
+    double flops = 5.0 * (double)f->m * f->p.log2;
+    double *mean = calloc((size_t)reps, sizeof *mean);
+    for (int c = 0; mean && c < copies; c++)
+        for (int i = 0; i < reps; i++)
+            mean[i] += flops / all[(size_t)c * reps + i] / copies;
+    hpcp_record_init(r, "fft", k->variant, k->algorithm, si);
+    add_parameters(r, f, copies);
+    if (mean)
+        hpcp_record_metric(r, "flop_rate", "flop/s", mean, reps, 1);
+    r->headline_metric = "flop_rate";
+    if (f->mpi)
+        add_phases(r, f);
+    if (f->p.verify)
+        hpcp_record_validation(r, "HPCC's check: the inverse transform of the result against "
+                               "the input, max |x - ifft(fft(x))/m| / (eps ln m), worst rank",
+                               "1", &error, 1, FFT_THRESHOLD);
+    else
+        hpcp_record_validation_skipped(r, "--no-verify");
+    if (!f->p.quiet) {
+        double best = 0;
+        for (int i = 0; mean && i < reps; i++)
+            best = fmax(best, mean[i]);
+        printf("fft %s: m = 2^%d, %s: %.3f Gflop/s (best of %d), validation %s (%.3g)\n",
+               k->variant, f->p.log2, engine(f), best * 1e-9, reps,
+               r->validation.verdict == HPCP_PASSED ? "passed"
+               : r->validation.verdict == HPCP_SKIPPED ? "skipped" : "FAILED", error);
+        fflush(stdout);
+    }
+    free(mean);
+}
+
+static int finish(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, struct fft_run *f,
+                  double error)
+{
+    int copies = !strcmp(k->variant, "star") ? si->ranks : 1, reps = f->p.repeat;
+    double *all = si->rank == 0 ? malloc((size_t)si->ranks * reps * sizeof *all) : NULL;
+    MPI_Gather(f->seconds, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    struct hpcp_record r;
+    memset(&r, 0, sizeof r);
+    if (si->rank == 0)
+        build_record(&r, k, si, f, all, copies, error);
+    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, f->p.out);
+    free(all);
+    return rc;
+}
+
+int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                    char **argv)
+{
+    struct fft_run f;
+    memset(&f, 0, sizeof f);
+    int rc = dense_params_prepare(&f.p, "fft", k->variant, argc, argv, si);
+    if (rc)
+        return rc;
+    f.mpi = !strcmp(k->variant, "mpi");
+    f.active = f.mpi || !strcmp(k->variant, "star") || si->rank == 0;
+    sizes(&f, si->rank, si->ranks);
+    f.seconds = calloc((size_t)f.p.repeat, sizeof *f.seconds);
+    double error = 0, worst = 0;
+    if (hpcp_any(MPI_COMM_WORLD, !f.seconds) || measure(&f, si, &error)) {
+        hpcp_error(MPI_COMM_WORLD, "cannot allocate or plan the transform of 2^%d points",
+                   f.p.log2);
+        rc = HPCP_EXIT_RUNTIME;
+    } else {
+        if (!strcmp(k->variant, "single"))
+            hpcp_idle_barrier(MPI_COMM_WORLD); /* the others wait without spinning */
+        MPI_Reduce(&error, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        rc = finish(k, si, &f, worst);
+    }
+    free(f.x), free(f.y), free(f.seconds);
+    return rc;
+}
+
+const struct hpcp_kernel hpcp_fft_single = {
+    "fft", "single", "local",
+    "HPCC SingleFFT: 1-D complex FFT of 2^k points on one rank (FFTW3 or internal Stockham)",
+    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+
+const struct hpcp_kernel hpcp_fft_star = {
+    "fft", "star", "local",
+    "HPCC StarFFT: every rank transforms its own vector at once; mean rate over ranks",
+    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+
+const struct hpcp_kernel hpcp_fft_mpi = {
+    "fft", "mpi", "sixstep",
+    "HPCC MPIFFT: one distributed 1-D FFT, six-step with three MPI_Alltoallv transposes",
+    hpcp_fft_driver, NULL, NULL, NULL, NULL};

@@ -1,0 +1,82 @@
+/* The block-cyclic grid arithmetic and the record parts the dense families share. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "blas.h"
+#include "dense.h"
+#include "hpcprobe/util.h"
+
+long long grid_local_count(long long n, int nb, int me, int np)
+{
+    long long blocks = n / nb, count = (blocks / np) * nb;
+    long long extra = blocks % np;
+    if (me < extra)
+        count += nb;
+    else if (me == extra)
+        count += n % nb;
+    return count;
+}
+
+long long grid_local_before(long long g, int nb, int me, int np)
+{
+    long long block = g / nb, count = (block / np) * nb;
+    int owner = (int)(block % np);
+    if (me < owner)
+        count += nb;
+    else if (me == owner)
+        count += g % nb;
+    return count;
+}
+
+long long grid_global(long long l, int nb, int me, int np)
+{
+    long long lb = l / nb;
+    return (lb * np + me) * nb + l % nb;
+}
+
+void *dense_alloc(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t padded = (bytes + huge - 1) / huge * huge;
+    void *p = aligned_alloc(huge, padded ? padded : huge);
+    if (p)
+        madvise(p, padded ? padded : huge, MADV_HUGEPAGE); /* advice: refused is fine */
+    return p;
+}
+
+int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
+                        const char *out)
+{
+    int rank, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        if (out && hpcp_record_append(r, si, out) != 0) {
+            hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out,
+                       strerror(errno));
+            rc = HPCP_EXIT_RUNTIME;
+        } else if (r->validation.verdict == HPCP_FAILED) {
+            rc = HPCP_EXIT_VALIDATION;
+        }
+        hpcp_record_free(r);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    return rc;
+}
+
+void dense_record_common(struct hpcp_record *r, const struct dense_params *p)
+{
+    hpcp_record_param_int(r, "repeat", p->repeat);
+    hpcp_record_param_int(r, "seed", (long long)p->seed);
+    hpcp_record_param_string(r, "size_rule", p->size_from_option ? "option" : "memory_fraction");
+    hpcp_record_param_double(r, "memory_fraction", p->fraction);
+}
+
+void dense_blas_setup(struct hpcp_record *r, int threads, const char *how)
+{
+    hpcp_record_param_int(r, "blas_threads", threads);
+    hpcp_record_param_string(r, "blas_threads_set_by", how);
+    hpcp_record_param_string(r, "blas", blas_build_name());
+    hpcp_record_param_string(r, "blas_library", blas_library());
+}

@@ -1,0 +1,3 @@
+"""Analysis of records read back: robust statistics with stability checks (stats),
+merging repeated launches (merge), cross-system comparison (compare) and paper 003's
+HPL-normalised balance (balance)."""

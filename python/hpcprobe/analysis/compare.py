@@ -1,0 +1,158 @@
+"""`hpcprobe compare`: records of several columns side by side, with ratios to the first,
+paper 003's balance per column, and regressions against a baseline.
+
+A Column is any named set of records (plus HPCC summary keys). The systems view makes
+one column per SYSTEM argument; a placement view (two records of one benchmark that
+differ only in where the ranks ran) makes one column per placement from the records of
+one input and reuses everything below: rows, ratios, balance and regressions only ever
+see columns.
+
+Rows: each record's headline and its other rate metrics (unit ending in "/s"), keyed
+by benchmark, variant, algorithm, the family's compare label (report/registry.py) and
+metric; plus one row per HPCC summary key that is a rate or a latency. Within a column,
+records of one configuration are merged first; of several configurations for one key
+(say, 2 and 4 ranks) the one on the most ranks is shown, with its rank count.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records
+from hpcprobe.analysis.merge import merged_groups
+from hpcprobe.analysis.stats import SampleStats, describe
+from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of
+from hpcprobe.report.registry import compare_label
+
+RowKey = Tuple[str, ...]
+# HPCC keys worth comparing: rates (higher is better) and latencies and times (lower).
+_HPCC_HIGHER = re.compile(r"(GUPs|Gflops|Tflops|GBs|GBytes|STREAM_(Copy|Scale|Add|Triad))$")
+_HPCC_LOWER = re.compile(r"(usec|_time)$")
+
+
+@dataclass
+class Column:
+    """One column of a comparison: a name, its records, and HPCC summary keys that did
+    not come from records (an HPCC output file)."""
+
+    name: str
+    records: List[Record] = field(default_factory=list)
+    hpcc_keys: Dict[str, float] = field(default_factory=dict)
+    _merged: Optional[List[Record]] = field(default=None, repr=False)
+
+    @property
+    def merged(self) -> List[Record]:
+        """The records, merged per configuration (computed once)."""
+        if self._merged is None:
+            self._merged = merged_groups(self.records)
+        return self._merged
+
+    def keys(self) -> Dict[str, float]:
+        """HPCC summary keys: from the file, else computed from the merged records."""
+        return self.hpcc_keys or keys_from_records(self.merged)
+
+
+@dataclass
+class Cell:
+    value: float
+    stats: Optional[SampleStats]
+    ranks: Optional[int]
+
+
+@dataclass
+class Row:
+    key: RowKey
+    label: str
+    unit: str
+    higher_is_better: bool
+    cells: List[Optional[Cell]]
+
+    def ratio(self, index: int) -> Optional[float]:
+        """Column `index` over the first column (None where either is missing or 0)."""
+        first, other = self.cells[0], self.cells[index]
+        if first is None or other is None or not first.value:
+            return None
+        return other.value / first.value
+
+
+def _metric_rows(record: Record) -> List[Tuple[RowKey, str, str, bool, List]]:
+    headline = section_of(record, "value").get("metric")
+    found = []
+    for metric in record.get("metrics") or []:
+        name, unit = metric.get("name"), str(metric.get("unit"))
+        if name != headline and not unit.endswith("/s"):
+            continue
+        higher = metric.get("higher_is_better", unit != "s")
+        key = (str(record.get("benchmark")), str(record.get("variant")),
+               str(record.get("algorithm")), compare_label(record), str(name))
+        label = " ".join(plain(part) for part in key[:3]) + (
+            f" ({plain(key[3])})" if key[3] else "") + f": {plain(name)}"
+        found.append((key, label, unit, bool(higher), metric.get("samples") or []))
+    return found
+
+
+def _record_cells(column: Column) -> Dict[RowKey, Tuple[str, str, bool, Cell]]:
+    cells: Dict[RowKey, Tuple[str, str, bool, Cell]] = {}
+    for record in newest_first(column.merged):
+        for key, label, unit, higher, samples in _metric_rows(record):
+            stats = describe(samples)
+            if stats.median is None:
+                continue
+            held = cells.get(key)
+            if held is None or ranks(record) > (held[3].ranks or 0):
+                cells[key] = (label, unit, higher, Cell(stats.median, stats, ranks(record)))
+    return cells
+
+
+def _hpcc_cells(column: Column) -> Dict[RowKey, Tuple[str, str, bool, Cell]]:
+    cells = {}
+    for key, value in column.keys().items():
+        higher = bool(_HPCC_HIGHER.search(key))
+        if higher or _HPCC_LOWER.search(key):
+            cells[("hpcc", key)] = (f"HPCC {key}", "HPCC's", higher, Cell(value, None, None))
+    return cells
+
+
+def comparison_rows(columns: Sequence[Column]) -> List[Row]:
+    """Every row any column has, in order of first appearance, records before HPCC."""
+    per_column = [{**_record_cells(column), **_hpcc_cells(column)} for column in columns]
+    order: List[RowKey] = []
+    for cells in per_column:
+        order += [key for key in cells if key not in order]
+    order.sort(key=lambda key: key[0] == "hpcc")
+    rows = []
+    for key in order:
+        label, unit, higher, _ = next(cells[key] for cells in per_column if key in cells)
+        rows.append(Row(key, label, unit, higher,
+                        [cells[key][3] if key in cells else None for cells in per_column]))
+    return rows
+
+
+def balances(columns: Sequence[Column]) -> Dict[str, Balance]:
+    return {column.name: balance_of(column.keys()) for column in columns}
+
+
+@dataclass(frozen=True)
+class Regression:
+    column: str
+    label: str
+    value: float
+    baseline: float
+    change_percent: float
+
+
+def regressions(baseline: Column, columns: Sequence[Column],
+                tolerance_percent: float) -> List[Regression]:
+    """Rows where a column is worse than the baseline by more than the tolerance."""
+    found = []
+    for column in columns:
+        for row in comparison_rows([baseline, column]):
+            ratio = row.ratio(1)
+            if ratio is None:
+                continue
+            change = 100.0 * (ratio - 1.0)
+            worse = -change if row.higher_is_better else change
+            if worse > tolerance_percent:
+                found.append(Regression(column.name, row.label, row.cells[1].value,  # type: ignore
+                                        row.cells[0].value, change))  # type: ignore[union-attr]
+    return found

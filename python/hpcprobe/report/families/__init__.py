@@ -1,0 +1,1 @@
+"""One module per benchmark family: its report section and its compare label."""

@@ -1,0 +1,263 @@
+"""Plots for reports: matplotlib figures rendered to SVG and embedded as data: URIs
+(an <img> cannot run scripts, and the SVGs' ids cannot clash), each with its data as a
+CSV file that the writer puts beside the HTML.
+
+matplotlib's object API is used (no pyplot: no global state, no display needed). Labels
+that come from records are plain text: "$" would start mathtext, so it is escaped.
+"""
+
+import base64
+import csv
+import io
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from hpcprobe.report.blocks import Figure
+from hpcprobe.show import csv_cell, plain
+
+FIGURE_SIZE = (7.0, 3.8)
+KIVIAT_SIZE = (6.0, 6.0)
+MAX_LABEL_CHARS = 60
+Point = Optional[float]
+
+
+def label(text: object) -> str:
+    """Record text for a plot: one printable line, no mathtext."""
+    return plain(text, MAX_LABEL_CHARS).replace("$", r"\$")
+
+
+@dataclass
+class Curve:
+    """One line of a plot; `low`/`high` give an error bar per point (or None), and
+    points where `hollow` is true are drawn unfilled (e.g. non-compliant runs)."""
+
+    name: str
+    x: Sequence[float]
+    y: Sequence[Point]
+    low: Optional[Sequence[Point]] = None
+    high: Optional[Sequence[Point]] = None
+    hollow: Optional[Sequence[bool]] = None
+    line: str = "-"
+
+
+@dataclass
+class Marks:
+    """Annotations: vertical lines (x, text) and horizontal segments (x0, x1, y, text)."""
+
+    vertical: List[Tuple[float, str]] = field(default_factory=list)
+    segments: List[Tuple[float, float, float, str]] = field(default_factory=list)
+
+
+def _new_figure(size: Tuple[float, float]) -> Any:
+    """A matplotlib figure (imported here: commands that draw nothing skip its ~1 s
+    import)."""
+    import matplotlib
+    from matplotlib.figure import Figure as MplFigure
+
+    matplotlib.rcParams.update({
+        "svg.fonttype": "none",      # text as <text> (escaped by matplotlib), not paths
+        "svg.hashsalt": "hpcprobe",  # the same data gives the same file
+        "font.size": 9,
+    })
+    return MplFigure(figsize=size)
+
+
+def power_text(value: float, _position: object = None) -> str:
+    """Tick labels without mathtext (which is slow and reads worse here): 1, 512, 1K,
+    64K, 2M, 1G for powers of two; %g for the rest."""
+    for shift, suffix in ((30, "G"), (20, "M"), (10, "K")):
+        if value >= 1 << shift and float(value).is_integer() and int(value) % (1 << shift) == 0:
+            return f"{int(value) >> shift}{suffix}"
+    return f"{value:g}"
+
+
+def _log_axes(axes, log_x: Optional[int], log_y: bool) -> None:
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    if log_x:
+        axes.set_xscale("log", base=log_x)
+        axes.xaxis.set_major_formatter(FuncFormatter(power_text))
+        axes.xaxis.set_minor_formatter(NullFormatter())
+    if log_y:
+        axes.set_yscale("log")
+        axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axes.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _any_positive(columns) -> bool:
+    return any(_finite(value) and value > 0 for column in columns for value in column)
+
+
+def _finite(value: Point) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def _svg_uri(figure: Any) -> str:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _csv_text(headings: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow([csv_cell(heading) for heading in headings])
+    for row in rows:
+        writer.writerow([csv_cell(value) for value in row])
+    return stream.getvalue()
+
+
+def _error_bars(curve: Curve, xs: List[float], ys: List[float]) -> Optional[List[List[float]]]:
+    if curve.low is None or curve.high is None:
+        return None
+    lows, highs = [], []
+    for y, low, high in zip(curve.y, curve.low, curve.high):
+        if _finite(y):
+            lows.append(max(0.0, y - low) if _finite(low) else 0.0)
+            highs.append(max(0.0, high - y) if _finite(high) else 0.0)
+    return [lows, highs] if len(lows) == len(xs) else None
+
+
+def _draw_curve(axes, curve: Curve) -> None:
+    kept = [(x, y, bool(curve.hollow[index]) if curve.hollow else False)
+            for index, (x, y) in enumerate(zip(curve.x, curve.y)) if _finite(y)]
+    if not kept:
+        return
+    xs, ys = [x for x, _, _ in kept], [y for _, y, _ in kept]
+    errors = _error_bars(curve, xs, ys)
+    drawn = axes.errorbar(xs, ys, yerr=errors, fmt=curve.line + "o", markersize=4,
+                          capsize=2, label=label(curve.name), linewidth=1.2)
+    hollow = [(x, y) for x, y, flag in kept if flag]
+    if hollow:
+        colour = drawn[0].get_color()
+        axes.plot([x for x, _ in hollow], [y for _, y in hollow], "o", markersize=7,
+                  markerfacecolor="white", markeredgecolor=colour)
+
+
+def _annotate(axes, marks: Marks) -> None:
+    for x, text in marks.vertical:
+        axes.axvline(x, color="grey", linestyle=":", linewidth=0.8)
+        axes.annotate(label(text), (x, 1.0), xycoords=("data", "axes fraction"),
+                      rotation=90, va="top", ha="right", fontsize=7, color="dimgrey")
+    for x0, x1, y, text in marks.segments:
+        axes.plot([x0, x1], [y, y], color="black", linewidth=2.5, alpha=0.35)
+        axes.annotate(label(text), (math.sqrt(x0 * x1) if x0 > 0 else x0, y),
+                      textcoords="offset points", xytext=(0, 4), ha="center", fontsize=7)
+
+
+class FigureSink:
+    """Makes the figures of one report and keeps their CSV files (name -> text)."""
+
+    def __init__(self, data_dir: str) -> None:
+        self.data_dir = data_dir
+        self.files: Dict[str, str] = {}
+        self._ids: Dict[str, int] = {}
+
+    def _name(self, title: str) -> str:
+        stem = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:48] or "figure"
+        self._ids[stem] = self._ids.get(stem, 0) + 1
+        return stem if self._ids[stem] == 1 else f"{stem}-{self._ids[stem]}"
+
+    def _finish(self, figure: Any, title: str, caption: str,
+                headings: Sequence[str], rows: Sequence[Sequence[object]]) -> Figure:
+        name = self._name(title)
+        csv_name = f"{name}.csv"
+        self.files[csv_name] = _csv_text(headings, rows)
+        return Figure(name, title, _svg_uri(figure), f"{self.data_dir}/{csv_name}", caption)
+
+    def line(self, title: str, x_label: str, y_label: str, curves: Sequence[Curve],
+             log_x: Optional[int] = None, log_y: bool = False, marks: Optional[Marks] = None,
+             caption: str = "") -> Figure:
+        """Curves of y against x; log_x: the base of a logarithmic x axis."""
+        figure = _new_figure(FIGURE_SIZE)
+        # Fixed margins: a layout engine would measure every label, a draw of its own.
+        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.92)
+        axes = figure.add_subplot()
+        for curve in curves:
+            _draw_curve(axes, curve)
+        # A log axis needs a positive value to show (zeros and negatives are left out).
+        _log_axes(axes, log_x if _any_positive(c.x for c in curves) else None,
+                  log_y and _any_positive(c.y for c in curves))
+        _annotate(axes, marks or Marks())
+        axes.set_xlabel(label(x_label))
+        axes.set_ylabel(label(y_label))
+        axes.set_title(label(title))
+        axes.grid(True, which="major", alpha=0.3)
+        if any(curve.name for curve in curves):
+            axes.legend(fontsize=7)
+        rows = [(curve.name, x, y, *(_bounds(curve, index)))
+                for curve in curves for index, (x, y) in enumerate(zip(curve.x, curve.y))]
+        return self._finish(figure, title, caption,
+                            ("curve", x_label, y_label, "ci95_low", "ci95_high"), rows)
+
+    def bars(self, title: str, y_label: str, categories: Sequence[str],
+             series: Dict[str, Sequence[Point]], errors: Optional[Dict[str, Sequence[
+                 Tuple[Point, Point]]]] = None, caption: str = "") -> Figure:
+        """Grouped bars: for each category one bar per series (None: no bar)."""
+        figure = _new_figure(FIGURE_SIZE)
+        figure.subplots_adjust(left=0.1, right=0.98, bottom=0.3, top=0.92)
+        axes = figure.add_subplot()
+        width = 0.8 / max(1, len(series))
+        for number, (name, values) in enumerate(series.items()):
+            positions = [index + (number - (len(series) - 1) / 2) * width
+                         for index in range(len(categories))]
+            heights = [value if _finite(value) else 0.0 for value in values]
+            yerr = _bar_errors(values, (errors or {}).get(name))
+            axes.bar(positions, heights, width, yerr=yerr, capsize=2, label=label(name))
+        axes.set_xticks(range(len(categories)))
+        axes.set_xticklabels([label(name) for name in categories], rotation=20, ha="right",
+                             fontsize=7)
+        axes.set_ylabel(label(y_label))
+        axes.set_title(label(title))
+        axes.grid(True, axis="y", alpha=0.3)
+        if len(series) > 1:
+            axes.legend(fontsize=7)
+        rows = []
+        for name, values in series.items():
+            bounds = (errors or {}).get(name) or [(None, None)] * len(values)
+            rows += [(category, name, value, low, high) for category, value, (low, high)
+                     in zip(categories, values, bounds)]
+        return self._finish(figure, title, caption,
+                            ("category", "series", y_label, "ci95_low", "ci95_high"), rows)
+
+    def kiviat(self, title: str, axes_names: Sequence[str], systems: Dict[str, Sequence[float]],
+               caption: str = "") -> Figure:
+        """A Kiviat (radar) chart: one closed polygon per system over `axes_names`,
+        values already normalised (the best is 1)."""
+        figure = _new_figure(KIVIAT_SIZE)
+        figure.subplots_adjust(left=0.15, right=0.85, bottom=0.12, top=0.86)
+        axes = figure.add_subplot(projection="polar")
+        angles = [2 * math.pi * index / len(axes_names) for index in range(len(axes_names))]
+        for name, values in systems.items():
+            closed = list(values) + [values[0]]
+            axes.plot(angles + [angles[0]], closed, "-o", markersize=3, label=label(name))
+            axes.fill(angles + [angles[0]], closed, alpha=0.12)
+        axes.set_xticks(angles)
+        axes.set_xticklabels([label(name) for name in axes_names], fontsize=7)
+        axes.set_ylim(0, 1.05)
+        axes.set_title(label(title), pad=18)
+        axes.legend(loc="lower right", bbox_to_anchor=(1.15, -0.12), fontsize=7)
+        rows = [(name, axis, value) for name, values in systems.items()
+                for axis, value in zip(axes_names, values)]
+        return self._finish(figure, title, caption, ("system", "axis", "normalised"), rows)
+
+
+def _bounds(curve: Curve, index: int) -> Tuple[Point, Point]:
+    low = curve.low[index] if curve.low is not None else None
+    high = curve.high[index] if curve.high is not None else None
+    return low, high
+
+
+def _bar_errors(values: Sequence[Point],
+                bounds: Optional[Sequence[Tuple[Point, Point]]]) -> Optional[List[List[float]]]:
+    if not bounds:
+        return None
+    lows, highs = [], []
+    for value, (low, high) in zip(values, bounds):
+        ok = _finite(value) and _finite(low) and _finite(high)
+        lows.append(max(0.0, value - low) if ok else 0.0)  # type: ignore[operator]
+        highs.append(max(0.0, high - value) if ok else 0.0)  # type: ignore[operator]
+    return [lows, highs]

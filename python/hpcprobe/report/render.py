@@ -1,0 +1,69 @@
+"""Rendering: the HTML page (jinja2, every value escaped), the figures' CSV files beside
+it, and a short summary for the terminal (rich)."""
+
+from pathlib import Path
+from typing import Any, Dict
+
+import jinja2
+from rich.console import Console
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from hpcprobe.errors import HpcprobeError
+from hpcprobe.report.blocks import ReportPage, Table
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def environment() -> jinja2.Environment:
+    # autoescape on for every template whatever its name: records are untrusted.
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                              undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True)
+
+
+def render_template(name: str, **values: Any) -> str:
+    return environment().get_template(name).render(**values)
+
+
+def data_dir_for(html_path: Path) -> Path:
+    """report.html -> report-data/ beside it."""
+    return html_path.with_name(html_path.stem + "-data")
+
+
+def write_files(html_path: Path, html: str, files: Dict[str, str]) -> None:
+    """The HTML, and each CSV file in the data folder beside it."""
+    try:
+        html_path.parent.mkdir(parents=True, exist_ok=True)
+        if files:
+            folder = data_dir_for(html_path)
+            folder.mkdir(exist_ok=True)
+            for name, text in files.items():
+                (folder / name).write_text(text, encoding="utf-8")
+        html_path.write_text(html, encoding="utf-8")
+    except OSError as error:
+        raise HpcprobeError(f"cannot write {html_path}: {error.strerror or error}") from None
+
+
+def rich_table(table: Table) -> RichTable:
+    shown = RichTable(title=Text(table.title), caption=Text(table.caption) if table.caption
+                      else None)
+    for index, heading in enumerate(table.headings):
+        shown.add_column(Text(heading), justify="left" if index == 0 else "right")
+    for row in table.rows:
+        shown.add_row(*[Text(value) for value in row])
+    return shown
+
+
+def print_summary(page: ReportPage, html_path: Path, console: Console) -> None:
+    """What the terminal shows: verdicts, failures, warnings, absent families, where."""
+    console.print(rich_table(page.verdicts))
+    for line in page.failures:
+        console.print(Text(f"failed: {line}", style="red"))
+    for line in page.warnings:
+        console.print(Text(f"warning: {line}", style="yellow"))
+    for line in page.absent:
+        console.print(Text(line, style="dim"))
+    sections = ", ".join(section.title for section in page.sections) or "none"
+    console.print(Text(f"sections: {sections}"))
+    console.print(Text(f"report: {html_path} (plot data in {data_dir_for(html_path)}/)"))

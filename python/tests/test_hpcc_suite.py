@@ -1,0 +1,177 @@
+"""`hpcprobe run --suite hpcc`: the sizes HPCC gives each test from N, hpccinf.txt and
+its bad lines, `config import-hpccinf`, and the real suite's summary block with every
+key of HPCC's (but b_eff's, whose family plugs in separately) holding a number."""
+
+import json
+import re
+
+import pytest
+from helpers import DATA, run_hpcprobe, stderr_lines
+
+from hpcprobe.errors import UsageError
+from hpcprobe.hpcc_suite import HpccSizing, hpcc_steps, parse_hpccinf, step_options
+
+# An HPCC input file as bench/hpcc_suite writes it (N = 2000 on a 1x2 grid).
+HPCCINF = (DATA / "hpccinf.txt").read_text()
+
+# What Debian's hpcc 1.5.0 printed for N = 2000 on a 1x2 grid.
+HPCC_AT_2000 = {"STREAM_VectorSize": 666666, "FFT_N": 2 ** 18, "MPIFFT_N": 2 ** 18,
+                "RandomAccess_N": 2 ** 20, "MPIRandomAccess_N": 2 ** 21, "PTRANS_n": 1000}
+
+
+def test_sizes_from_n_are_hpccs():
+    options = step_options(HpccSizing(2000, 80, 1, 2, "test"))
+    assert int(options["stream"][1]) // 8 == HPCC_AT_2000["STREAM_VectorSize"]
+    assert 2 ** int(options["fft_local"][1]) == HPCC_AT_2000["FFT_N"]
+    assert 2 ** int(options["fft_mpi"][1]) == HPCC_AT_2000["MPIFFT_N"]
+    assert 2 ** int(options["ra_local"][1]) == HPCC_AT_2000["RandomAccess_N"]
+    assert 2 ** int(options["ra_mpi"][1]) == HPCC_AT_2000["MPIRandomAccess_N"]
+    assert int(options["ptrans"][1]) == HPCC_AT_2000["PTRANS_n"]
+    assert abs(int(options["dgemm"][1]) - 815) <= 1  # HPCC 1.5.0 printed 815
+    assert options["hpl"][:4] == ("--n", "2000", "--nb", "80")
+
+
+def test_steps_follow_hpccs_order():
+    names = [step.name for step in hpcc_steps(HpccSizing(400, 32, 1, 2, "test"))]
+    assert names == ["ra mpi", "ra star", "ra single", "ra mpi lcg", "ra star lcg",
+                     "ra single lcg", "ptrans mpi", "dgemm star", "dgemm single",
+                     "stream star", "stream single", "fft mpi", "fft star", "fft single",
+                     "hpl mpi"]
+
+
+def test_hpccinf_is_read():
+    assert parse_hpccinf(HPCCINF, "hpccinf.txt") == {"n": 2000, "nb": 80, "p": 1, "q": 2,
+                                                      "pmap": 0, "depth": 1}
+
+
+@pytest.mark.parametrize("line,text,message", [
+    (6, "two thousand Ns", "hpccinf.txt line 6: expected 1 whole number(s) (Ns)"),
+    (8, "0 NBs", "hpccinf.txt line 8: NB must be from 1 to N = 2000, not 0"),
+    (12, "Qs", "hpccinf.txt line 12: expected 1 whole number(s) (Qs), found 'Qs'"),
+    (9, "7 PMAP", "hpccinf.txt line 9: PMAP must be 0 or 1, not 7"),
+])
+def test_malformed_hpccinf_names_the_line(line, text, message):
+    lines = HPCCINF.splitlines()
+    lines[line - 1] = text
+    with pytest.raises(UsageError) as raised:
+        parse_hpccinf("\n".join(lines), "hpccinf.txt")
+    assert message in str(raised.value)
+
+
+def test_short_hpccinf():
+    with pytest.raises(UsageError, match="line 11: missing"):
+        parse_hpccinf("\n".join(HPCCINF.splitlines()[:10]), "hpccinf.txt")
+
+
+def test_import_hpccinf_writes_a_config(tmp_path):
+    (tmp_path / "hpccinf.txt").write_text(HPCCINF)
+    out = tmp_path / "sizing.json"
+    done = run_hpcprobe("config", "import-hpccinf", str(tmp_path / "hpccinf.txt"), "--out",
+                        str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["n"] == 2000
+    assert "--np 2 --config" in done.stdout
+    bad = tmp_path / "bad.txt"
+    bad.write_text(HPCCINF.replace("2000         Ns", "abc Ns"))
+    done = run_hpcprobe("config", "import-hpccinf", str(bad))
+    assert done.returncode == 2
+    assert stderr_lines(done) == [f"hpcprobe: {bad} line 6: expected 1 whole number(s) (Ns), "
+                                  "found 'abc'"]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (("run", "--suite", "quick", "--n", "100"), "--n applies to 'hpcprobe run --suite hpcc'"),
+    (("run", "--suite", "hpcc", "--hpccinf", "a", "--config", "b"), "both size the suite"),
+    (("run", "--suite", "hpcc", "--np", "2", "--n", "100", "--grid", "2x2"),
+     "has 4 processes but 2 ranks"),
+    (("run", "--suite", "hpcc", "--np", "1", "--n", "100", "--nb", "200"),
+     "larger than N = 100"),
+    (("hpl", "--log2", "3"), "--log2 applies to 'hpcprobe fft' only"),
+    (("fft",), "missing variant for 'hpcprobe fft'"),
+])
+def test_bad_suite_input_is_one_line(tmp_path, argv, message):
+    done = run_hpcprobe(*argv, "--out", str(tmp_path / "r"), "--quiet")
+    assert done.returncode == 2
+    assert len(stderr_lines(done)) == 1 and message in done.stderr, done.stderr
+
+
+BEFF_KEYS = {"MaxPingPongLatency_usec", "RandomlyOrderedRingLatency_usec",
+             "MinPingPongBandwidth_GBytes", "NaturallyOrderedRingBandwidth_GBytes",
+             "RandomlyOrderedRingBandwidth_GBytes", "MinPingPongLatency_usec",
+             "AvgPingPongLatency_usec", "MaxPingPongBandwidth_GBytes",
+             "AvgPingPongBandwidth_GBytes", "NaturallyOrderedRingLatency_usec"}
+# Every key of the block Debian's hpcc 1.5.0 printed, in its order, less b_eff's and the
+# per-phase MPIFFT_time0..6 (hpcprobe's phases differ; the fft mpi record has its own).
+HPCC_KEYS = """VersionMajor VersionMinor VersionMicro VersionRelease LANG Success sizeof_char
+sizeof_short sizeof_int sizeof_long sizeof_void_ptr sizeof_size_t sizeof_float sizeof_double
+sizeof_s64Int sizeof_u64Int sizeof_struct_double_double CommWorldProcs MPI_Wtick HPL_Tflops
+HPL_time HPL_eps HPL_RnormI HPL_Anorm1 HPL_AnormI HPL_Xnorm1 HPL_XnormI HPL_BnormI HPL_N
+HPL_NB HPL_nprow HPL_npcol HPL_depth HPL_nbdiv HPL_nbmin HPL_cpfact HPL_crfact HPL_ctop
+HPL_order""".split() + [f"HPL_{k}MACH_{n}" for k in "ds" for n in (
+    "EPS SFMIN BASE PREC MLEN RND EMIN RMIN EMAX RMAX".split())] + """dweps sweps HPLMaxProcs
+HPLMinProcs DGEMM_N StarDGEMM_Gflops SingleDGEMM_Gflops PTRANS_GBs PTRANS_time
+PTRANS_residual PTRANS_n PTRANS_nb PTRANS_nprow PTRANS_npcol""".split() + [
+    f"MPIRandomAccess{lcg}_{k}" for lcg in ("_LCG", "") for k in (
+        "N time CheckTime Errors ErrorsFraction ExeUpdates GUPs TimeBound Algorithm".split())
+] + """RandomAccess_LCG_N StarRandomAccess_LCG_GUPs SingleRandomAccess_LCG_GUPs RandomAccess_N
+StarRandomAccess_GUPs SingleRandomAccess_GUPs STREAM_VectorSize STREAM_Threads StarSTREAM_Copy
+StarSTREAM_Scale StarSTREAM_Add StarSTREAM_Triad SingleSTREAM_Copy SingleSTREAM_Scale
+SingleSTREAM_Add SingleSTREAM_Triad FFT_N StarFFT_Gflops SingleFFT_Gflops MPIFFT_N
+MPIFFT_Gflops MPIFFT_maxErr MPIFFT_Procs FFTEnblk FFTEnp FFTEl2size M_OPENMP
+omp_get_num_threads omp_get_max_threads omp_get_num_procs MemProc MemSpec MemVal
+CPS_HPCC_FFT_235 CPS_HPCC_FFTW_ESTIMATE CPS_HPCC_MEMALLCTR CPS_HPL_USE_GETPROCESSTIMES
+CPS_RA_SANDIA_NOPT CPS_RA_SANDIA_OPT2 CPS_USING_FFTW""".split()
+NUMBER = re.compile(r"^-?[0-9.]+(e[-+][0-9]+)?$|^[RC]$|^f$")
+
+
+def test_the_suite_prints_every_hpcc_key_with_a_number(tmp_path):
+    out = tmp_path / "run"
+    done = run_hpcprobe("run", "--suite", "hpcc", "--scale", "tiny", "--np", "2", "--out",
+                        str(out), "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    text = (out / "hpcc-summary.txt").read_text()
+    assert text in done.stdout
+    lines = text.splitlines()
+    begin, end = lines.index("Begin of Summary section."), lines.index("End of Summary section.")
+    pairs = [line.split("=", 1) for line in lines[begin + 1:end]]
+    assert [key for key, _ in pairs] == HPCC_KEYS
+    assert all(NUMBER.match(value) for _, value in pairs), pairs
+    values = dict(pairs)
+    assert values["Success"] == "1" and values["CommWorldProcs"] == "2"
+    assert float(values["HPL_Tflops"]) > 0 and values["HPL_N"] == "400"
+    assert not BEFF_KEYS & set(values)
+    after = lines[end + 1:]  # paper 003's balance, as hpcprobe compare computes it
+    assert after[0].startswith("Balance (paper 003, Table 2): G-HPL = ")
+    ratios = dict(line.strip().split(" = ") for line in after[1:])
+    assert {"G-EP DGEMM/G-HPL", "G-FFT/G-HPL", "G-PTRANS/G-HPL",
+            "G-RandomAccess/G-HPL"} <= set(ratios)
+    assert float(ratios["G-PTRANS/G-HPL"]) == pytest.approx(
+        float(values["PTRANS_GBs"]) / (float(values["HPL_Tflops"]) * 1e3), rel=1e-3)
+    kinds = {(r["benchmark"], r["variant"]) for r in
+             map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert {("hpl", "mpi"), ("fft", "mpi"), ("ptrans", "mpi"), ("dgemm", "star")} <= kinds
+
+
+def summary_values(out):
+    lines = (out / "hpcc-summary.txt").read_text().splitlines()
+    begin, end = lines.index("Begin of Summary section."), lines.index("End of Summary section.")
+    return dict(line.split("=", 1) for line in lines[begin + 1:end])
+
+
+def test_the_suite_sized_from_an_hpccinf_and_from_memory(tmp_path):
+    small = HPCCINF.replace("2000         Ns", "240          Ns").replace(
+        "80           NBs", "24           NBs")
+    (tmp_path / "hpccinf.txt").write_text(small)
+    done = run_hpcprobe("run", "--suite", "hpcc", "--np", "2", "--hpccinf",
+                        str(tmp_path / "hpccinf.txt"), "--out", str(tmp_path / "a"), "--quiet",
+                        timeout=600)
+    assert done.returncode == 0, done.stderr
+    values = summary_values(tmp_path / "a")
+    assert (values["HPL_N"], values["HPL_NB"], values["HPL_npcol"]) == ("240", "24", "2")
+    assert values["PTRANS_n"] == "120"
+    done = run_hpcprobe("run", "--suite", "hpcc", "--np", "2", "--memory-fraction", "0.00001",
+                        "--nb", "64", "--out", str(tmp_path / "b"), "--quiet", timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "of the available memory" in done.stderr
+    n = int(summary_values(tmp_path / "b")["HPL_N"])
+    assert n >= 64 and n % 64 == 0
