@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
-from hpcprobe.report.families import memory, ra
+from hpcprobe.report.families import communication, memory, ra
 from hpcprobe.report.plots import FigureSink
 
 Record = Dict
@@ -32,7 +32,7 @@ FAMILIES = (
     Family("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), memory.section,
            memory.compare_label),
     Family("communication", "Communication: IMB functions, b_eff rings, rank pairs",
-           ("comm", "beff", "pairs")),
+           ("comm", "beff", "pairs"), None, communication.compare_label),
     Family("contention", "Network contention", ("contention",)),
     Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft")),
 )
