@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records
+from hpcprobe.analysis.balance import Balance, balance_of, hpcc_keys_of, keys_from_records
 from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of
@@ -48,7 +48,13 @@ class Column:
         return self._merged
 
     def keys(self) -> Dict[str, float]:
-        """HPCC summary keys: from the file, else computed from the merged records."""
+        """HPCC summary keys for the rows: from the file, else computed from all the merged
+        records (each key from the last record that gives it)."""
+        return self.hpcc_keys or hpcc_keys_of(self.merged)
+
+    def balance_keys(self) -> Dict[str, float]:
+        """HPCC summary keys for the balance: from the file, else from the merged records
+        of one run's size (balance_records: the most ranks with HPL)."""
         return self.hpcc_keys or keys_from_records(self.merged)
 
 
@@ -129,7 +135,7 @@ def comparison_rows(columns: Sequence[Column]) -> List[Row]:
 
 
 def balances(columns: Sequence[Column]) -> Dict[str, Balance]:
-    return {column.name: balance_of(column.keys()) for column in columns}
+    return {column.name: balance_of(column.balance_keys()) for column in columns}
 
 
 @dataclass(frozen=True)
