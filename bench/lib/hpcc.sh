@@ -39,6 +39,15 @@ ensure_tools() {
   [[ $(mpicc --showme:version 2>&1) == *"Open MPI"* ]] || die "mpicc is not Open MPI's"
 }
 
+# hpcc cannot skip HPL and DGEMM; Debian's serial OpenBLAS (installed if missing) keeps
+# them short. Sets HPCC_BLAS_DIR unless it is set already (see run_hpcc).
+ensure_openblas() {
+  [[ -n ${HPCC_BLAS_DIR:-} ]] && return
+  local dir=/usr/lib/x86_64-linux-gnu/openblas-serial
+  [[ -f $dir/libblas.so.3 ]] || apt_install libopenblas0-serial
+  export HPCC_BLAS_DIR=$dir
+}
+
 build_hpcprobe() {
   log "building hpcprobe against the system MPI"
   make build MPI=system VENV="$VENV"
@@ -106,7 +115,8 @@ EOF
 }
 
 # run_hpcc DIR: hpcc reads hpccinf.txt from, and writes
-# hpccoutf.txt to, its working directory.
+# hpccoutf.txt to, its working directory. A caller may set the array HPCC_MPIRUN_ARGS
+# (local to it) for more mpirun arguments, e.g. (-x NAME=VALUE).
 #
 # HPCC_BLAS_DIR: a directory with another libblas.so.3 for hpcc only. hpcc cannot skip
 # HPL and DGEMM, which Debian's reference BLAS makes take most of its run; RandomAccess
@@ -122,7 +132,7 @@ run_hpcc() {
     if [[ -n ${HPCC_BLAS_DIR:-} ]]; then
       export LD_LIBRARY_PATH="$HPCC_BLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
-    mpirun -np "$NP" hpcc >hpcc.log 2>&1
+    mpirun -np "$NP" ${HPCC_MPIRUN_ARGS[@]+"${HPCC_MPIRUN_ARGS[@]}"} hpcc >hpcc.log 2>&1
   ) || die "hpcc failed; see $dir/hpcc.log"
   grep -q '^End of Summary section' "$dir/hpccoutf.txt" || die "no summary in $dir/hpccoutf.txt"
 }

@@ -51,7 +51,7 @@ static int cmd_list(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; rank == 0 && i < hpcp_nkernels; i++) {
         const struct hpcp_kernel *k = hpcp_kernels[i];
-        printf("%-10s %-11s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
+        printf("%-10s %-14s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
     }
     return HPCP_EXIT_OK;
 }
@@ -105,22 +105,35 @@ static int unknown_algo(const char *family, const char *variant, const char *alg
     return unknown_name("algorithm", algo, names, n);
 }
 
+/* The variant run when none is named: the family's "all", or its only
+ * variant; NULL when the family has several and no "all". */
+static const char *default_variant(const char *family)
+{
+    const char *names[MAX_NAMES];
+    int n = list_names(family, names);
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], "all") == 0)
+            return names[i];
+    return n == 1 ? names[0] : NULL;
+}
+
 static int cmd_family(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *names[MAX_NAMES];
     const char *family = argv[0];
-    if (argc < 2)
-        return unknown_name("variant", "", names, list_names(family, names));
-    const char *variant = argv[1];
+    int named = argc >= 2 && argv[1][0] != '-';
+    const char *variant = named ? argv[1] : default_variant(family);
+    if (!variant)
+        return unknown_name("variant", argc < 2 ? "" : argv[1], names, list_names(family, names));
     if (!hpcp_find_kernel(family, variant, NULL))
         return unknown_name("variant", variant, names, list_names(family, names));
-    int nopt = 0;
+    int nopt = 0, first = named ? 2 : 1;
     char **opts = malloc((size_t)argc * sizeof *opts);
     if (!opts) {
         hpcp_error(MPI_COMM_WORLD, "out of memory reading the command line");
         return HPCP_EXIT_RUNTIME;
     }
-    const char *algo = take_algo(argc - 2, argv + 2, &nopt, opts);
+    const char *algo = take_algo(argc - first, argv + first, &nopt, opts);
     const struct hpcp_kernel *k = hpcp_find_kernel(family, variant, algo);
     int rc;
     if (!k) {
@@ -165,13 +178,21 @@ static int dispatch(int argc, char **argv)
 }
 
 /* Threads that call MPI themselves (the RandomAccess pipeline's routers)
- * need MPI_THREAD_MULTIPLE; runs without --threads ask for no more than
- * they use, since some MPI libraries lock every call at that level. */
+ * need MPI_THREAD_MULTIPLE. Families whose libraries may run threads that
+ * leave MPI to the main thread (OpenMP in STREAM, a threaded BLAS) ask for
+ * MPI_THREAD_FUNNELED; the communication families run one thread and ask for
+ * MPI_THREAD_SINGLE, because some MPI libraries pay on every call for more
+ * (Open MPI 4.1 adds ~25 ns to a shared-memory ping-pong at FUNNELED, found
+ * by bench/comm_vs_hpcc). */
 static int thread_level_wanted(int argc, char **argv)
 {
+    static const char *const one_thread[] = {"comm", "beff", "pairs"};
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--threads") == 0 || strncmp(argv[i], "--threads=", 10) == 0)
             return MPI_THREAD_MULTIPLE;
+    for (size_t i = 0; argc > 1 && i < sizeof one_thread / sizeof one_thread[0]; i++)
+        if (strcmp(argv[1], one_thread[i]) == 0)
+            return MPI_THREAD_SINGLE;
     return MPI_THREAD_FUNNELED;
 }
 

@@ -44,6 +44,8 @@ void hpcp_record_free(struct hpcp_record *r)
         free(r->series[i].y);
         free(r->series[i].samples);
     }
+    for (int i = 0; i < r->nmatrices; i++)
+        free(r->matrices[i].values);
     free(r->validation.per_repetition);
     memset(r, 0, sizeof *r);
 }
@@ -162,6 +164,14 @@ void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method)
     r->validation.verdict = HPCP_SKIPPED;
 }
 
+void hpcp_record_validation_detail(struct hpcp_record *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->validation.detail, sizeof r->validation.detail, fmt, ap);
+    va_end(ap);
+}
+
 void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
 {
     if (r->nnotes >= HPCP_RECORD_MAX_NOTES)
@@ -269,6 +279,45 @@ static void write_series(struct hpcp_json *j, const struct hpcp_record *r)
     hpcp_json_end_array(j);
 }
 
+struct hpcp_matrix *hpcp_record_matrix(struct hpcp_record *r, const char *name,
+                                       const char *row_name, const char *column_name,
+                                       const char *unit, const char *statistic,
+                                       const double *values, int rows, int cols)
+{
+    if (r->nmatrices >= HPCP_RECORD_MAX_MATRICES || rows < 0 || cols < 0)
+        return NULL;
+    struct hpcp_matrix *m = &r->matrices[r->nmatrices++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->row_name, sizeof m->row_name, "%s", row_name);
+    snprintf(m->column_name, sizeof m->column_name, "%s", column_name);
+    m->unit = unit, m->statistic = statistic;
+    m->values = copy_doubles(values, rows * cols);
+    if (m->values)
+        m->rows = rows, m->cols = cols; /* out of memory: an empty matrix, still valid */
+    return m;
+}
+
+static void write_matrices(struct hpcp_json *j, const struct hpcp_record *r)
+{
+    hpcp_json_begin_array(j, "matrices");
+    for (int i = 0; i < r->nmatrices; i++) {
+        const struct hpcp_matrix *m = &r->matrices[i];
+        hpcp_json_begin_object(j, NULL);
+        hpcp_json_string(j, "name", m->name);
+        hpcp_json_string(j, "row_name", m->row_name);
+        hpcp_json_string(j, "column_name", m->column_name);
+        hpcp_json_string(j, "unit", m->unit);
+        hpcp_json_string(j, "statistic", m->statistic);
+        hpcp_json_begin_array(j, "values");
+        for (int row = 0; row < m->rows; row++)
+            write_doubles(j, NULL, m->values + (size_t)row * m->cols, m->cols);
+        hpcp_json_end_array(j);
+        hpcp_json_end_object(j);
+    }
+    hpcp_json_end_array(j);
+}
+
 /* The headline statistic over a metric's samples (NaN samples skipped). */
 static double headline(const struct hpcp_metric *m, const char *statistic)
 {
@@ -323,6 +372,8 @@ static void write_validation(struct hpcp_json *j, const struct hpcp_validation *
         hpcp_json_double(j, "tolerance", v->tolerance);
         write_doubles(j, "per_repetition", v->per_repetition, v->nrep);
     }
+    if (v->detail[0])
+        hpcp_json_string(j, "detail", v->detail);
     hpcp_json_end_object(j);
 }
 
@@ -343,7 +394,7 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
     if (!r->finished_at[0])
         hpcp_iso_time(r->finished_at, sizeof r->finished_at);
     hpcp_json_begin_object(&j, NULL);
-    hpcp_json_string(&j, "schema_version", "1.1");
+    hpcp_json_string(&j, "schema_version", "1.2");
     hpcp_json_string(&j, "benchmark", r->benchmark);
     hpcp_json_string(&j, "variant", r->variant);
     hpcp_json_string(&j, "algorithm", r->algorithm);
@@ -362,6 +413,8 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
     hpcp_json_end_array(&j);
     if (r->nseries)
         write_series(&j, r);
+    if (r->nmatrices)
+        write_matrices(&j, r);
     write_kvs(&j, "counters", r->counters, r->ncounters);
     hpcp_json_begin_object(&j, "metadata");
     hpcp_sysinfo_to_json(si, &j);
@@ -403,4 +456,13 @@ int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, con
         rc = -1;
     free(line);
     return rc;
+}
+
+int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out)
+{
+    if (out && hpcp_record_append(r, si, out) != 0) {
+        hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
+        return HPCP_EXIT_RUNTIME;
+    }
+    return r->validation.verdict == HPCP_FAILED ? HPCP_EXIT_VALIDATION : 0;
 }

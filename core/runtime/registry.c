@@ -27,6 +27,24 @@ extern const struct hpcp_kernel hpcp_contention_wicon;
 extern const struct hpcp_kernel hpcp_contention_stress_link;
 extern const struct hpcp_kernel hpcp_contention_equidistant;
 extern const struct hpcp_kernel hpcp_topology_show;
+extern const struct hpcp_kernel hpcp_comm_all;
+extern const struct hpcp_kernel hpcp_comm_pingpong;
+extern const struct hpcp_kernel hpcp_comm_pingping;
+extern const struct hpcp_kernel hpcp_comm_sendrecv;
+extern const struct hpcp_kernel hpcp_comm_exchange;
+extern const struct hpcp_kernel hpcp_comm_allreduce;
+extern const struct hpcp_kernel hpcp_comm_reduce;
+extern const struct hpcp_kernel hpcp_comm_reduce_scatter;
+extern const struct hpcp_kernel hpcp_comm_allgather;
+extern const struct hpcp_kernel hpcp_comm_allgatherv;
+extern const struct hpcp_kernel hpcp_comm_gather;
+extern const struct hpcp_kernel hpcp_comm_scatter;
+extern const struct hpcp_kernel hpcp_comm_alltoall;
+extern const struct hpcp_kernel hpcp_comm_alltoallv;
+extern const struct hpcp_kernel hpcp_comm_bcast;
+extern const struct hpcp_kernel hpcp_comm_barrier;
+extern const struct hpcp_kernel hpcp_beff_hpcc;
+extern const struct hpcp_kernel hpcp_pairs_bandwidth;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -53,6 +71,24 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_contention_stress_link,
     &hpcp_contention_equidistant,
     &hpcp_topology_show,
+    &hpcp_comm_all,
+    &hpcp_comm_pingpong,
+    &hpcp_comm_pingping,
+    &hpcp_comm_sendrecv,
+    &hpcp_comm_exchange,
+    &hpcp_comm_allreduce,
+    &hpcp_comm_reduce,
+    &hpcp_comm_reduce_scatter,
+    &hpcp_comm_allgather,
+    &hpcp_comm_allgatherv,
+    &hpcp_comm_gather,
+    &hpcp_comm_scatter,
+    &hpcp_comm_alltoall,
+    &hpcp_comm_alltoallv,
+    &hpcp_comm_bcast,
+    &hpcp_comm_barrier,
+    &hpcp_beff_hpcc,
+    &hpcp_pairs_bandwidth,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

@@ -1,6 +1,7 @@
 /* Small shared helpers (util.h). */
 #include "hpcprobe/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -63,7 +64,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double hpcp_median(const double *v, int n)
+double hpcp_percentile(const double *v, int n, double q)
 {
     if (n <= 0)
         return NAN;
@@ -72,9 +73,16 @@ double hpcp_median(const double *v, int n)
         return NAN;
     memcpy(c, v, (size_t)n * sizeof *c);
     qsort(c, (size_t)n, sizeof *c, cmp_double);
-    double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+    double at = q * (n - 1);
+    int lo = (int)floor(at), hi = lo + 1 < n ? lo + 1 : lo;
+    double p = c[lo] + (at - lo) * (c[hi] - c[lo]);
     free(c);
-    return m;
+    return p;
+}
+
+double hpcp_median(const double *v, int n)
+{
+    return hpcp_percentile(v, n, 0.5); /* odd n: the middle; even n: the mean of the two */
 }
 
 /* Parse "<what>:<number>" from HPCPROBE_INJECT_FAULT; -1 if absent. */
@@ -160,4 +168,32 @@ int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, cha
     if (code)
         snprintf(err, errlen, "%s %s: cannot append to it (%s)", option, path, strerror(code));
     return code ? -1 : 0;
+}
+
+int hpcp_parse_bytes(const char *text, uint64_t *bytes)
+{
+    char *end;
+    if (!text || !isdigit((unsigned char)text[0]))
+        return -1;
+    unsigned long long v = strtoull(text, &end, 10);
+    int shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    case 0: break;
+    default: return -1;
+    }
+    if (shift) {
+        end++;
+        if (*end == 'i' && end[1] == 'B')
+            end += 2;
+        else if (toupper((unsigned char)*end) == 'B')
+            end++;
+    }
+    if (*end || v == 0 || v > (~0ULL >> shift))
+        return -1;
+    *bytes = (uint64_t)v << shift;
+    return 0;
 }

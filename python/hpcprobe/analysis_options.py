@@ -49,13 +49,19 @@ def add_compare_parser(subparsers: Any, choice: Any) -> Any:
                               f"regression (default {DEFAULT_TOLERANCE_PERCENT:g}%%)")
     compare.add_argument("--names", metavar="A,B,...",
                          help="column names for the systems (default: from the paths)")
+    compare.add_argument("--by", choices=("system", "placement"), default="system",
+                         help="placement: one SYSTEM's records, a column per placement they "
+                              "ran with (comm, beff, pairs; docs/kernels/comm.md)")
     return compare
 
 
 def check_compare(args: argparse.Namespace) -> None:
+    if args.by == "placement" and (len(args.systems) != 1 or args.names is not None):
+        raise UsageError("--by placement takes one SYSTEM (its records make a column per "
+                         "placement, named by it) and no --names")
     if args.tolerance is not None and args.baseline is None:
         raise UsageError("--tolerance applies with --baseline only")
-    if args.baseline is None and len(args.systems) < 2:
+    if args.baseline is None and len(args.systems) < 2 and args.by == "system":
         raise UsageError("compare needs two systems or more, or one and --baseline FILE")
     if args.tolerance is None:
         args.tolerance = DEFAULT_TOLERANCE_PERCENT

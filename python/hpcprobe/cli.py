@@ -16,6 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
+from hpcprobe.comm_options import COMM_COMMANDS, add_comm_parsers, check_comm
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
 from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
@@ -28,6 +29,8 @@ COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "conf
 # Network contention and its simulator (contention_cli.py).
 CONTENTION_COMMANDS = ("contention", "topology", "simulate")
 COMMANDS += CONTENTION_COMMANDS
+# The communication family (comm_options.py).
+COMMANDS += COMM_COMMANDS
 VARIANTS = ("single", "star", "mpi")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -351,6 +354,7 @@ def build_parser() -> Dict[str, CliParser]:
     parsers["run"] = _add_run_parser(subparsers)
     parsers["config"] = add_config_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
+    add_comm_parsers(subparsers, parsers, _add_launch_options, choice)
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
     show.add_argument("files", nargs="+", metavar="FILE")
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
@@ -426,6 +430,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     if args.command in CONTENTION_COMMANDS:
         from hpcprobe.contention_cli import check_contention_commands
         check_contention_commands(args)
+    if args.command in COMM_COMMANDS + ("run",):
+        check_comm(args)
     return args
 
 

@@ -8,6 +8,8 @@ from typing import Dict, List, Sequence
 
 from hpcprobe.analysis.compare_command import command_compare
 from hpcprobe.bench_tools import command_list, command_sysinfo
+from hpcprobe.comm_commands import check_run_placement, command_comm_family, place_launch
+from hpcprobe.comm_report import comm_tables
 from hpcprobe.contention import command_contention, command_topology, contention_tables
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_options import HPCC_VARIANTS, default_np, hpcc_bench_options
@@ -31,6 +33,7 @@ from hpcprobe.memory import (
 )
 from hpcprobe.model_report import command_model
 from hpcprobe.multicore import command_ra_modes, command_ra_shared_table_study
+from hpcprobe.placement import PLACED_BENCHMARKS
 from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
 from hpcprobe.report.build import statistics_table
 from hpcprobe.report.command import command_report
@@ -84,9 +87,10 @@ def bind_ranks(launch: Launch, threads: int = 1, oversubscribe: bool = False) ->
 
 
 def print_memory_tables(records: RecordSet) -> None:
-    """The family tables of the records (memory, contention)."""
+    """The family tables of the records (memory, contention, communication)."""
     console = stdout_console()
-    for table in memory_tables(records.records) + contention_tables(records.records):
+    for table in (memory_tables(records.records) + contention_tables(records.records)
+                  + comm_tables(records.records)):
         console.print(table)
 
 
@@ -118,13 +122,14 @@ def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> i
     return outcome.exit_status
 
 
-_BOUND_BENCHMARKS = MEMORY_BENCHMARKS + tuple(HPCC_VARIANTS)
+_BOUND_BENCHMARKS = MEMORY_BENCHMARKS + tuple(HPCC_VARIANTS) + PLACED_BENCHMARKS
 
 
 def _suite_launch(context: LaunchContext, step: SuiteStep) -> Launch:
     launch = context.launch(step.benchmark, step.variant, step.bench_options,
                             step.time_budget_s, np=step.ranks)
-    return bind_ranks(launch) if step.benchmark in _BOUND_BENCHMARKS else launch
+    launch = bind_ranks(launch) if step.benchmark in _BOUND_BENCHMARKS else launch
+    return place_launch(launch, context.args.placement)
 
 
 def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
@@ -133,6 +138,7 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         steps = hpcc_suite_steps(args, context)
     else:
         steps = suite_steps(args.suite, args.scale)
+    check_run_placement(args.placement, [step.ranks or context.np for step in steps])
     start_offset = file_size(context.results_path)
     failures: Dict[str, int] = {}
     launches = rounds(steps, args.repeat)
@@ -205,6 +211,9 @@ _COMMANDS = {
     "contention": command_contention,
     "topology": command_topology,
     "simulate": command_simulate,
+    "comm": command_comm_family,
+    "beff": command_comm_family,
+    "pairs": command_comm_family,
     "show": command_show,
     "report": command_report,
     "compare": command_compare,

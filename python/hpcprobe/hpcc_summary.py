@@ -7,9 +7,8 @@ arithmetic), DGEMM, PTRANS, RandomAccess, STREAM, FFT, b_eff, and HPCC's build s
 (hpcc_keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine). A measured key is
 written only when a record measured it; Success is 0 when any record given failed.
 
-b_eff's keys come from `beff` records through SECTIONS["beff"]: the b_eff family's own
-module supplies that function (one line: `SECTIONS["beff"] = beff_entries`); until then
-the section is empty.
+b_eff's keys come from `beff` records through SECTIONS["beff"], the b_eff family's own
+function (beff_summary.py: HPCC's ten keys, their definitions and units).
 
 STREAM (HPCC's src/stream.c): `SingleSTREAM_<Kernel>` is the best rate of one process
 running alone, `StarSTREAM_<Kernel>` the mean over the processes of each one's best rate
@@ -29,6 +28,7 @@ import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hpcprobe import hpcc_keys
+from hpcprobe.beff_summary import beff_summary_entries
 from hpcprobe.memory import STREAM_KERNELS, number, stream_single_best, stream_star_best
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
@@ -223,10 +223,6 @@ def _randomaccess_entries(records: Sequence[Record]) -> List[Entry]:
     return entries
 
 
-def _no_entries(records: Sequence[Record]) -> List[Entry]:
-    return []
-
-
 EntriesFn = Callable[[Sequence[Record]], List[Entry]]
 # HPCC's order. Each function gets every record and picks its own benchmark's.
 SECTIONS: Dict[str, EntriesFn] = {
@@ -237,7 +233,7 @@ SECTIONS: Dict[str, EntriesFn] = {
     "randomaccess": _randomaccess_entries,
     "stream": lambda records: _stream_entries(_of_benchmark(records, "stream")),
     "fft": hpcc_keys.fft_entries,
-    "beff": _no_entries,  # the b_eff family's module plugs its beff_entries in here
+    "beff": beff_summary_entries,
     "build": hpcc_keys.trailer_entries,
 }
 

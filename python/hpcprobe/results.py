@@ -40,9 +40,9 @@ _SKIP_CHUNK_BYTES = 1 << 20
 
 Record = Dict[str, Any]
 
-# Versions with only optional additions over the schema file's newest (1.2: the pairs
-# matrix of the communication family), read with their new fields left unchecked.
-READER_VERSIONS = ("1.2",)
+# Versions with only optional additions over the schema file's newest, read with their
+# new fields left unchecked (1.2 was read this way until the schema file listed it).
+READER_VERSIONS: Tuple[str, ...] = ()
 
 
 @dataclass
@@ -126,6 +126,15 @@ def _shorten(text: str) -> str:
     return text[: MAX_REASON_CHARS - 1] + "…"
 
 
+def _matrix_problem(record: Dict[str, Any]) -> Optional[str]:
+    """A matrix (schema 1.2) whose rows differ in length: JSON Schema cannot say it."""
+    for index, matrix in enumerate(record.get("matrices") or []):
+        lengths = {len(row) for row in matrix["values"]}
+        if len(lengths) > 1:
+            return f"matrices.{index}.values: rows of different lengths {sorted(lengths)}"
+    return None
+
+
 def _version_problem(record: Any) -> Optional[str]:
     version = record.get("schema_version") if isinstance(record, dict) else None
     if version in readable_versions() or not isinstance(version, str):
@@ -143,10 +152,10 @@ def schema_problem(record: Any) -> Optional[str]:
     newer = isinstance(version, str) and version not in schema_versions()
     slow, fast = _validators(version if newer else None)
     if fast is not None and fast.is_valid(record):
-        return None
+        return _matrix_problem(record)
     error = jsonschema.exceptions.best_match(slow.iter_errors(record))
     if error is None:
-        return None
+        return _matrix_problem(record)
     where = ".".join(str(part) for part in error.absolute_path) or "record"
     return _shorten(f"{where}: {error.message}")
 

@@ -10,7 +10,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Deque, List, Optional, Sequence
+from typing import IO, Deque, Dict, List, Optional, Sequence
 
 from hpcprobe.errors import (
     EXIT_BAD_INPUT,
@@ -49,6 +49,7 @@ class Launch:
     out_dir: Path
     time_budget_s: float
     user_argv: Sequence[str]
+    env: Dict[str, str] = field(default_factory=dict)  # added to the launch's environment
 
     @property
     def name(self) -> str:
@@ -157,6 +158,7 @@ def _wait_within_budget(process: subprocess.Popen, budget_s: float,
 
 def _start(launch: Launch, argv: List[str], log: IO[bytes]) -> subprocess.Popen:
     env = dict(os.environ)
+    env.update(launch.env)
     env[USER_COMMAND_VARIABLE] = json.dumps(list(launch.user_argv))
     # A threaded OpenBLAS (the BLAS of dgemm and hpl) would start one spinning thread per
     # core beside every rank of every benchmark; dgemm and hpl ask for their --threads.

@@ -34,7 +34,9 @@ def extra_records() -> List[Dict]:
     comm["value"] = {"metric": "latency", "statistic": "median", "value": 1.5e-6, "unit": "s"}
     comm["metrics"] = [{"name": "latency", "unit": "s", "samples": [1.5e-6, 1.6e-6, 1.4e-6]}]
     future = synthetic("quantum", "entangle", schema_version="1.2",
-                       matrix={"rows": [[0, 1], [1, 0]]})
+                       matrices=[{"name": "coupling", "row_name": "qubit",
+                                  "column_name": "qubit", "unit": "1",
+                                  "values": [[0, 1], [1, None]]}])
     hostile = golden("single")
     hostile["metadata"] = copy.deepcopy(hostile["metadata"])
     hostile["metadata"]["hosts"] = [HOSTILE_HOST]

@@ -19,12 +19,12 @@ def run_main(capsys, *argv):
     (["raa", "single"],
      "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate); "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
     (["run", "--suite", "quik"],
-     "unknown suite 'quik' (allowed: quick, memory, hpcc); did you mean 'quick'?"),
+     "unknown suite 'quik' (allowed: quick, memory, hpcc, comm); did you mean 'quick'?"),
     (["run", "--scale", "tine"],
      "unknown scale 'tine' (allowed: default, tiny); did you mean 'tiny'?"),
 ])
@@ -59,7 +59,7 @@ def test_unknown_option_with_equals_sign(capsys):
              "shared-table-study, modes)"),
     ([], "missing command (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, compare, "
-         "sysinfo, list, contention, topology, simulate)"),
+         "sysinfo, list, contention, topology, simulate, comm, beff, pairs)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
     (["ra", "single", "--np"], "expected one argument"),
@@ -143,7 +143,7 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate); "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
      "did you mean 'model'?"),
 ])
 def test_algorithm_mistakes_are_one_line(capsys, argv, expected):

@@ -110,11 +110,11 @@ def test_schema_refuses_an_unknown_version_and_statistic():
     (["mem", "latency", "--time-budget", "-1"],
      "--time-budget must be a number of seconds > 0, not '-1'"),
     (["run", "--suite", "memroy"],
-     "unknown suite 'memroy' (allowed: quick, memory, hpcc); did you mean 'memory'?"),
+     "unknown suite 'memroy' (allowed: quick, memory, hpcc, comm); did you mean 'memory'?"),
     (["stram", "star"],
      "unknown command 'stram' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate); "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
      "did you mean 'stream'?"),
 ])
 def test_mistakes_are_one_line_and_exit_2(capsys, argv, expected):

@@ -9,6 +9,7 @@
 #define HPCP_RECORD_MAX_METRICS 16
 #define HPCP_RECORD_MAX_NOTES 8
 #define HPCP_RECORD_MAX_SERIES 64
+#define HPCP_RECORD_MAX_MATRICES 4
 
 enum hpcp_verdict { HPCP_PASSED, HPCP_FAILED, HPCP_SKIPPED };
 
@@ -44,9 +45,19 @@ struct hpcp_series {
     int n, per_point;
 };
 
+/* A rows x cols table over two indices (rank pairs): values row-major, NaN
+ * where a cell was not measured (written as null). Schema 1.2. */
+struct hpcp_matrix {
+    char name[64], row_name[48], column_name[48];
+    const char *unit, *statistic;
+    double *values; /* owned copy */
+    int rows, cols;
+};
+
 struct hpcp_validation {
     enum hpcp_verdict verdict;
     char method[256];
+    char detail[256];     /* optional: what failed, where ("" when nothing to add) */
     double error;         /* worst repetition */
     const char *error_unit;
     double tolerance;     /* largest error that passes */
@@ -68,6 +79,8 @@ struct hpcp_record {
     int nmetrics;
     struct hpcp_series series[HPCP_RECORD_MAX_SERIES];
     int nseries;
+    struct hpcp_matrix matrices[HPCP_RECORD_MAX_MATRICES];
+    int nmatrices;
     struct hpcp_validation validation;
     int compliant;
     char notes[HPCP_RECORD_MAX_NOTES][256];
@@ -100,11 +113,21 @@ struct hpcp_series *hpcp_record_series(struct hpcp_record *r, const char *name, 
 /* Keep the repetitions behind each point: n * per_point values, point-major. */
 void hpcp_record_series_samples(struct hpcp_series *s, const double *samples, int per_point);
 
+/* Add a rows x cols matrix (copies the row-major values; NaN = null). NULL
+ * when the record is full. */
+struct hpcp_matrix *hpcp_record_matrix(struct hpcp_record *r, const char *name,
+                                       const char *row_name, const char *column_name,
+                                       const char *unit, const char *statistic,
+                                       const double *values, int rows, int cols);
+
 /* Validation: per-repetition errors (copied); the verdict is PASSED when every
  * repetition's error <= tolerance. */
 void hpcp_record_validation(struct hpcp_record *r, const char *method, const char *error_unit,
                             const double *errors, int nrep, double tolerance);
 void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method);
+/* What failed and where, in words (validation.detail). */
+void hpcp_record_validation_detail(struct hpcp_record *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -112,6 +135,11 @@ void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
 /* Serialise to one JSON line (with trailing newline); caller frees. NULL on
  * out-of-memory. */
 char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si);
+
+/* Rank 0 at the end of a benchmark: append to `out` (NULL: nowhere; a failure
+ * is one line). The exit status: HPCP_EXIT_RUNTIME when the write failed,
+ * HPCP_EXIT_VALIDATION when validation failed, else 0. */
+int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
 
 /* Append the record to `path` with O_APPEND and a single write, so a crash
  * never leaves half a line. Returns 0 or -1 (errno set). */

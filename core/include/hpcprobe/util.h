@@ -29,6 +29,9 @@ void hpcp_iso_time(char *buf, size_t len);
 
 /* Median of n doubles (copied, input untouched); NaN when n == 0. */
 double hpcp_median(const double *v, int n);
+/* The q-quantile (0 <= q <= 1) of n doubles, interpolating linearly between
+ * the sorted values (numpy's default); NaN when n == 0. */
+double hpcp_percentile(const double *v, int n, double q);
 
 /* Test-only fault injection from HPCPROBE_INJECT_FAULT ("exit:R", "hang:R"):
  * rank R exits with status 17 or sleeps forever when it reaches this call. */
@@ -48,6 +51,10 @@ uint64_t hpcp_meminfo_bytes(const char *key);
  * else -1 with one line in err, so a run never measures what it cannot keep. */
 int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, char *err,
                         size_t errlen);
+
+/* "64M" etc.: a positive byte count with an optional binary suffix K M G T
+ * (optionally followed by "iB" or "B"). 0, or -1 when malformed. */
+int hpcp_parse_bytes(const char *text, uint64_t *bytes);
 
 /* Human-readable power-of-two size ("512.0 MiB") into buf. */
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len);

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mem/mem.h" /* mem_append_record: append, and the exit status it means */
 #include "contention.h"
 #include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
@@ -299,7 +298,7 @@ int cont_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
     if (b->rank == 0) {
         struct hpcp_record r;
         build(&r, k, b, R);
-        rc = mem_append_record(&r, b->si, s->p.out);
+        rc = hpcp_record_commit(&r, b->si, s->p.out);
         if (!s->p.quiet)
             cont_print(k, s, R);
         hpcp_record_free(&r);

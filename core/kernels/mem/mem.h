@@ -66,9 +66,6 @@ int mem_params_prepare(struct mem_params *p, const char *variant, int argc, char
 /* Collective: each rank's first pinned CPU, gathered on rank 0 (NULL on the
  * others; the caller frees). */
 long long *mem_gather_cpus(MPI_Comm comm, int cpu);
-/* Rank 0: append the record to `out` (NULL: nowhere). The exit status: a
- * write failure (one line said), a failed validation, or 0. */
-int mem_append_record(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
 
 /* "64M" etc.: bytes, binary suffixes K M G T (optionally followed by "iB"). */
 int mem_parse_size(const char *text, uint64_t *bytes);

@@ -252,7 +252,7 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
         if (s->p.sweep == MEM_SWEEP_LATENCY)
             find_plateaus(s, R);
         build_record(&r, k, b, R, cpus, (long long)s->thp_bytes);
-        rc = mem_append_record(&r, b->si, s->p.out);
+        rc = hpcp_record_commit(&r, b->si, s->p.out);
         if (!s->p.quiet)
             print_curve(k, s, R);
         hpcp_record_free(&r);

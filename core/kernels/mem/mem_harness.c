@@ -1,6 +1,5 @@
 /* One copy, then many copies at once: phases, overlapped timing,
  * calibration and pinning shared by every memory kernel. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,13 +76,4 @@ long long *mem_gather_cpus(MPI_Comm comm, int cpu)
     long long mine = cpu, *all = rank == 0 ? malloc((size_t)ranks * sizeof *all) : NULL;
     MPI_Gather(&mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, 0, comm);
     return all;
-}
-
-int mem_append_record(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out)
-{
-    if (out && hpcp_record_append(r, si, out) != 0) {
-        hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
-        return HPCP_EXIT_RUNTIME;
-    }
-    return r->validation.verdict == HPCP_FAILED ? HPCP_EXIT_VALIDATION : 0;
 }

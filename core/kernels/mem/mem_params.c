@@ -1,6 +1,5 @@
 /* Memory family options: parsing, defaults from the caches, and the checks
  * that refuse bad input with one line before anything large is allocated. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,30 +47,7 @@ static const int common_opts[] = {MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, MEM_OPT
 
 int mem_parse_size(const char *text, uint64_t *bytes)
 {
-    char *end;
-    if (!text || !isdigit((unsigned char)text[0]))
-        return -1;
-    unsigned long long v = strtoull(text, &end, 10);
-    int shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    case 0: break;
-    default: return -1;
-    }
-    if (shift) {
-        end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (toupper((unsigned char)*end) == 'B')
-            end++;
-    }
-    if (*end || v == 0 || v > (~0ULL >> shift))
-        return -1;
-    *bytes = (uint64_t)v << shift;
-    return 0;
+    return hpcp_parse_bytes(text, bytes);
 }
 
 static int listed(const int *list, int opt)

@@ -166,7 +166,7 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
     if (b->rank == 0) {
         struct hpcp_record r;
         build_record(&r, k, b, one, many, error, cpus);
-        rc = mem_append_record(&r, b->si, s->p.out);
+        rc = hpcp_record_commit(&r, b->si, s->p.out);
         if (!s->p.quiet)
             print_summary(k, s, one, many, error);
         hpcp_record_free(&r);

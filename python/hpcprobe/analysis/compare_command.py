@@ -13,6 +13,7 @@ from rich.console import Console
 from hpcprobe.analysis.balance import read_hpcc_file
 from hpcprobe.analysis.compare import Column, Regression, Row, balances, comparison_rows, \
     regressions
+from hpcprobe.analysis.placement_view import placement_columns
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
 from hpcprobe.report.balance import balance_blocks, kiviat_figure
@@ -138,11 +139,29 @@ def _emit(args: argparse.Namespace, blocks: List, sink: FigureSink) -> None:
         sys.stdout.write(text)
 
 
+def placement_view(path_text: str) -> List[Column]:
+    """`--by placement`: one input's records, a column per placement (two at least)."""
+    columns, unplaced = placement_columns(load_column("all", path_text).records)
+    if unplaced:
+        stderr_line(f"hpcprobe: {unplaced} record(s) of {plain(path_text, 200)} record no "
+                    "placement and are left out")
+    if len(columns) < 2:
+        found = ", ".join(column.name for column in columns) or "none"
+        raise HpcprobeError(f"cannot compare by placement: {plain(path_text, 200)} holds "
+                            f"records of {len(columns)} placement(s) ({found}); run the other "
+                            "placement into the same --out DIR, or compare two runs",
+                            EXIT_BAD_INPUT)
+    return columns
+
+
 def command_compare(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """Exit status: 0; 1 with --baseline when a metric regressed beyond the tolerance
     (each named on stderr); 2 for an input that cannot be read or holds no record."""
-    names = args.names or column_names(args.systems)
-    columns = [load_column(name, text) for name, text in zip(names, args.systems)]
+    if args.by == "placement":
+        columns = placement_view(args.systems[0])
+    else:
+        names = args.names or column_names(args.systems)
+        columns = [load_column(name, text) for name, text in zip(names, args.systems)]
     sink = FigureSink(data_dir_for(Path(args.output or "compare.html")).name)
     found = balances(columns)
     blocks: List = [comparison_table(columns, comparison_rows(columns)), *balance_blocks(found)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
-from hpcprobe.report.families import contention, memory, ra
+from hpcprobe.report.families import communication, contention, memory, ra
 from hpcprobe.report.plots import FigureSink
 
 Record = Dict
@@ -35,7 +35,7 @@ FAMILIES = (
     Family("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), memory.section,
            memory.compare_label),
     Family("communication", "Communication: IMB functions, b_eff rings, rank pairs",
-           ("comm", "beff", "pairs")),
+           ("comm", "beff", "pairs"), None, communication.compare_label),
     Family("contention", "Network contention", ("contention",), contention.section,
            contention.compare_label),
     Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft")),

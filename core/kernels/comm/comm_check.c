@@ -1,0 +1,174 @@
+/* Check patterns for received data, the sizes syntax, and small helpers
+ * shared by comm, beff and pairs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "hpcprobe/util.h"
+
+/* A different 64-bit start for every (src, dst, iteration): a message sent
+ * to the wrong rank, from the wrong rank or in the wrong call mismatches. */
+static uint64_t pattern_seed(int src, int dst, long iteration)
+{
+    uint64_t z = (uint64_t)(uint32_t)src * 0x9E3779B97F4A7C15ULL ^
+                 (uint64_t)(uint32_t)(dst + 1) * 0xC2B2AE3D27D4EB4FULL ^
+                 (uint64_t)iteration * 0x165667B19E3779F9ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    return z ^ (z >> 27);
+}
+
+/* Word k of the pattern: distinct along the message, so shifted or
+ * truncated data mismatches too. */
+static uint64_t pattern_word(uint64_t seed, size_t k)
+{
+    return seed + (uint64_t)k * 0x9E3779B97F4A7C15ULL;
+}
+
+void comm_fill(void *buf, size_t n, int src, int dst, long iteration)
+{
+    uint64_t seed = pattern_seed(src, dst, iteration);
+    unsigned char *b = buf;
+    size_t words = n / 8;
+    for (size_t k = 0; k < words; k++) {
+        uint64_t w = pattern_word(seed, k);
+        memcpy(b + 8 * k, &w, 8);
+    }
+    uint64_t last = pattern_word(seed, words);
+    memcpy(b + 8 * words, &last, n % 8);
+}
+
+long comm_check(const void *buf, size_t n, int src, int dst, long iteration)
+{
+    uint64_t seed = pattern_seed(src, dst, iteration);
+    const unsigned char *b = buf;
+    for (size_t k = 0; 8 * k < n; k++) {
+        uint64_t w = pattern_word(seed, k);
+        size_t len = n - 8 * k < 8 ? n - 8 * k : 8;
+        if (memcmp(b + 8 * k, &w, len) == 0)
+            continue;
+        const unsigned char *want = (const unsigned char *)&w;
+        for (size_t i = 0; i < len; i++)
+            if (b[8 * k + i] != want[i])
+                return (long)(8 * k + i);
+    }
+    return -1;
+}
+
+/* Summing (r mod 5) + ((j + it) mod 3) over ranks r stays below 6 * ranks:
+ * exact in a float for any realistic number of ranks. */
+float comm_reduce_value(int rank, size_t j, long iteration)
+{
+    return (float)(rank % 5 + (int)((j + (size_t)iteration) % 3));
+}
+
+float comm_reduce_sum(int ranks, size_t j, long iteration)
+{
+    long full = ranks / 5, part = ranks % 5;
+    long ranks_sum = full * 10 + part * (part - 1) / 2; /* sum of r mod 5, r < ranks */
+    return (float)(ranks_sum + (long)ranks * (long)((j + (size_t)iteration) % 3));
+}
+
+int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc,
+               char **argv, const struct hpcp_sysinfo *si, int min_ranks, const char *why,
+               MPI_Comm *work, char *note, size_t notelen)
+{
+    int rc = comm_params_prepare(p, bench, variant, argc, argv, MPI_COMM_WORLD);
+    if (!rc && si->ranks < min_ranks) {
+        hpcp_error(MPI_COMM_WORLD, "%s needs at least %d ranks, %d launched (%s; launch %d or "
+                   "more)", bench, min_ranks, si->ranks, why, min_ranks);
+        rc = HPCP_EXIT_USAGE;
+    }
+    return rc ? rc : comm_place_apply(&p->place, MPI_COMM_WORLD, work, note, notelen);
+}
+
+int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p,
+                const struct hpcp_sysinfo *si, comm_print_fn print, const void *ctx)
+{
+    int rank, rc = 0;
+    MPI_Comm_rank(comm, &rank);
+    comm_place_record(&p->place, comm, r);
+    if (rank == 0) {
+        rc = hpcp_record_commit(r, si, p->out);
+        if (!p->quiet)
+            print(r, ctx);
+        if (r->validation.verdict == HPCP_FAILED)
+            hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
+        hpcp_record_free(r);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+    return rc;
+}
+
+int comm_parse_size(const char *text, size_t *bytes)
+{
+    if (strcmp(text, "0") == 0) {
+        *bytes = 0;
+        return 0;
+    }
+    uint64_t b;
+    if (hpcp_parse_bytes(text, &b) != 0 || b > COMM_MAX_MESSAGE)
+        return -1;
+    *bytes = (size_t)b;
+    return 0;
+}
+
+/* One item of a sizes list: SIZE, or A..B for A, 2A, 4A, ... up to B. */
+static int add_item(const char *item, size_t *sizes, int *n, int max, char *err, size_t len)
+{
+    char lo_text[64], *dots = strstr(item, "..");
+    size_t lo, hi;
+    if (!dots) {
+        if (comm_parse_size(item, &lo) != 0)
+            goto bad;
+        hi = lo;
+    } else {
+        snprintf(lo_text, sizeof lo_text, "%.*s", (int)(dots - item), item);
+        if (comm_parse_size(lo_text, &lo) || comm_parse_size(dots + 2, &hi) || hi < lo)
+            goto bad;
+    }
+    if (lo == 0 && hi > 0) { /* 0..B: 0, then 1, 2, 4, ... */
+        if (*n >= max)
+            goto full;
+        sizes[(*n)++] = 0;
+        lo = 1;
+    }
+    for (size_t s = lo; s <= hi; s = s ? 2 * s : hi + 1) {
+        if (*n >= max)
+            goto full;
+        if (*n > 0 && s <= sizes[*n - 1]) {
+            snprintf(err, len, "--sizes must increase: %zu after %zu", s, sizes[*n - 1]);
+            return -1;
+        }
+        sizes[(*n)++] = s;
+    }
+    return 0;
+bad:
+    snprintf(err, len, "--sizes: '%s' is not a size or a range A..B (sizes in bytes with an "
+             "optional K, M or G, 0 to 1G: e.g. 0,8,1K or 0..4M)", item);
+    return -1;
+full:
+    snprintf(err, len, "--sizes: more than %d sizes", max);
+    return -1;
+}
+
+int comm_parse_sizes(const char *text, size_t *sizes, int *n, int max, char *err, size_t len)
+{
+    char buf[1024];
+    *n = 0;
+    if (strlen(text) >= sizeof buf) {
+        snprintf(err, len, "--sizes: the list is too long");
+        return -1;
+    }
+    snprintf(buf, sizeof buf, "%s", text);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save))
+        if (add_item(item, sizes, n, max, err, len) != 0)
+            return -1;
+    if (*n == 0 || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) {
+        snprintf(err, len, "--sizes: '%s' has an empty item (give sizes such as 0,8,1K or "
+                 "0..4M)", text);
+        return -1;
+    }
+    return 0;
+}

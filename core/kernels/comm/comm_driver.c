@@ -1,0 +1,165 @@
+/* `hpcprobe-bench comm FUNCTION|all`: which functions and sizes, the
+ * groups of ranks (--np-sweep), and one record per function and group. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm_measure.h"
+#include "comm_run.h"
+#include "hpcprobe/util.h"
+
+static int unknown_function(const char *name)
+{
+    char allowed[512] = "";
+    const char *names[COMM_MAX_FUNCTIONS];
+    for (int i = 0; i < comm_nfunctions; i++) {
+        names[i] = comm_functions[i]->name;
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                 i ? ", " : "", names[i]);
+    }
+    const char *s = hpcp_suggest(name, names, comm_nfunctions);
+    hpcp_error(MPI_COMM_WORLD, "--functions: unknown function '%s' (allowed: %s)%s%s%s", name,
+               allowed, s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+    return HPCP_EXIT_USAGE;
+}
+
+static int too_few_ranks(const struct comm_function *fn, int ranks)
+{
+    hpcp_error(MPI_COMM_WORLD, "comm %s needs at least %d ranks, %d launched (launch %d or "
+               "more)", fn->name, fn->min_ranks, ranks, fn->min_ranks);
+    return HPCP_EXIT_USAGE;
+}
+
+/* The functions to run: the variant, or with `all` --functions (default
+ * every one; those needing more ranks than launched are skipped, said once). */
+static int select_functions(const char *variant, const char *names, int ranks,
+                            const struct comm_function **list, int *n)
+{
+    *n = 0;
+    if (strcmp(variant, "all") != 0) {
+        if (names) {
+            hpcp_error(MPI_COMM_WORLD, "--functions applies to 'comm all' only, not to 'comm %s'",
+                       variant);
+            return HPCP_EXIT_USAGE;
+        }
+        list[(*n)++] = comm_function_named(variant);
+        return list[0]->min_ranks > ranks ? too_few_ranks(list[0], ranks) : 0;
+    }
+    char buf[512], skipped[256] = "";
+    snprintf(buf, sizeof buf, "%s", names ? names : "");
+    for (int i = 0; !names && i < comm_nfunctions; i++) {
+        if (comm_functions[i]->min_ranks <= ranks)
+            list[(*n)++] = comm_functions[i];
+        else
+            snprintf(skipped + strlen(skipped), sizeof skipped - strlen(skipped), "%s%s",
+                     skipped[0] ? ", " : "", comm_functions[i]->name);
+    }
+    for (char *save = NULL, *w = names ? strtok_r(buf, ",", &save) : NULL; w;
+         w = strtok_r(NULL, ",", &save)) {
+        const struct comm_function *fn = comm_function_named(w);
+        if (!fn)
+            return unknown_function(w);
+        if (fn->min_ranks > ranks)
+            return too_few_ranks(fn, ranks);
+        if (*n < COMM_MAX_FUNCTIONS)
+            list[(*n)++] = fn;
+    }
+    if (names && *n == 0)
+        return unknown_function(names);
+    if (skipped[0])
+        hpcp_error(MPI_COMM_WORLD, "comm all: skipping %s (2 ranks needed, %d launched)",
+                   skipped, ranks);
+    return 0;
+}
+
+/* The sizes `fn` runs: whole floats for the reductions (duplicates
+ * dropped), one point for Barrier. */
+static int function_sizes(const struct comm_function *fn, const struct comm_params *p,
+                          size_t *sizes)
+{
+    int n = 0;
+    if (fn->sizeless) {
+        sizes[0] = 0;
+        return 1;
+    }
+    for (int i = 0; i < p->nsizes; i++) {
+        size_t s = p->sizes[i] - p->sizes[i] % (size_t)fn->elem_bytes;
+        if (n == 0 || s != sizes[n - 1])
+            sizes[n++] = s;
+    }
+    return n;
+}
+
+/* Ranks of the groups: --np-sweep 2, 4, 8, ... and all; the pair functions
+ * run on ranks 0 and 1 only. */
+static int groups_of(const struct comm_function *fn, const struct comm_params *p, int ranks,
+                     int *groups)
+{
+    int n = 0;
+    if (fn->pair) {
+        groups[0] = 2;
+        return 1;
+    }
+    for (int g = 2; p->np_sweep && g < ranks && n < 30; g *= 2)
+        groups[n++] = g;
+    groups[n++] = ranks;
+    return n;
+}
+
+/* Sizes that fit: 90% of the node's available memory shared by the ranks
+ * of the node that take part. Explicit sizes that do not fit are refused;
+ * the default list is cut short (and the record says so). */
+static int fit_memory(const struct comm_function *fn, const struct comm_params *p,
+                      const struct hpcp_sysinfo *si, size_t *sizes, int *n, int *trimmed)
+{
+    int on_node = fn->pair ? (si->ranks_on_my_node < 2 ? si->ranks_on_my_node : 2)
+                           : si->ranks_on_my_node;
+    double avail = 0.9 * (double)hpcp_meminfo_bytes("MemAvailable:");
+    int keep = *n;
+    while (keep > 0 && avail > 0 &&
+           (double)comm_buffer_bytes(fn, sizes[keep - 1], si->ranks, p->off_cache,
+                                     p->llc_bytes) * on_node > avail)
+        keep--;
+    MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    *trimmed = keep < *n;
+    if (keep == *n || (p->sizes_default && keep > 0)) {
+        *n = keep;
+        return 0;
+    }
+    char a[32], b[32];
+    size_t need = comm_buffer_bytes(fn, sizes[keep], si->ranks, p->off_cache, p->llc_bytes);
+    hpcp_error(MPI_COMM_WORLD, "--sizes: comm %s at %zu B on %d ranks needs %s of buffers per "
+               "rank, more than the node's available memory allows (%s shared by %d ranks); "
+               "allowed: sizes up to %zu B%s", fn->name, sizes[keep], si->ranks,
+               hpcp_format_bytes((double)need, a, sizeof a), hpcp_format_bytes(avail, b, sizeof b),
+               on_node, keep ? sizes[keep - 1] : 0, p->off_cache ? ", or no --off-cache" : "");
+    return HPCP_EXIT_USAGE;
+}
+
+int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                     char **argv)
+{
+    struct comm_params p;
+    const struct comm_function *list[COMM_MAX_FUNCTIONS];
+    static struct comm_plan plans[COMM_MAX_FUNCTIONS];
+    int n = 0, rc = comm_params_prepare(&p, "comm", k->variant, argc, argv, MPI_COMM_WORLD);
+    if (!rc)
+        rc = select_functions(k->variant, p.functions, si->ranks, list, &n);
+    for (int i = 0; !rc && i < n; i++) {
+        plans[i].fn = list[i];
+        plans[i].nsizes = function_sizes(list[i], &p, plans[i].sizes);
+        plans[i].ngroups = groups_of(list[i], &p, si->ranks, plans[i].groups);
+        rc = fit_memory(list[i], &p, si, plans[i].sizes, &plans[i].nsizes, &plans[i].trimmed);
+    }
+    MPI_Comm work;
+    char note[256];
+    if (rc || (rc = comm_place_apply(&p.place, MPI_COMM_WORLD, &work, note, sizeof note)))
+        return rc;
+    hpcp_fault_point(si->rank);
+    for (int i = 0; i < n && rc != HPCP_EXIT_RUNTIME; i++) {
+        int one = comm_run_plan(&plans[i], &p, work, si, note);
+        rc = one > rc ? one : rc;
+    }
+    MPI_Comm_free(&work);
+    return rc;
+}

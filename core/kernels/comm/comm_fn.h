@@ -1,0 +1,57 @@
+/* The IMB-style functions of `comm`: one descriptor each (comm_p2p.c,
+ * comm_coll.c, comm_gather.c), listed in comm_functions[]. */
+#ifndef HPCPROBE_COMM_FN_H
+#define HPCPROBE_COMM_FN_H
+#include "comm.h"
+
+/* One call of a function by one rank of its group. */
+struct comm_call {
+    MPI_Comm comm;
+    int rank, ranks;
+    size_t bytes;        /* the message size as IMB counts it for the function */
+    long iteration;      /* which call: rotates roots, seeds the check patterns */
+    char *sbuf, *rbuf;   /* this call's buffers (rotated with --off-cache) */
+    int *counts, *displs; /* `ranks` entries: v-functions (bytes), reduce_scatter (floats) */
+};
+
+struct comm_function {
+    const char *name;      /* "pingpong": the record's variant */
+    const char *imb_name;  /* "PingPong" */
+    int min_ranks;
+    int pair;              /* ranks 0 and 1 only (IMB's single transfer); the others wait */
+    int elem_bytes;        /* 4: float sums, sizes in whole floats; else 1 */
+    int sizeless;          /* Barrier: no data, one point */
+    double time_divisor;   /* PingPong: 2, a call is a round trip and t is half of it */
+    double bw_factor;      /* IMB's bytes per message byte for the bandwidth; 0: none */
+    /* Before the calls of each size: fill counts/displs (NULL: not used). */
+    void (*layout)(const struct comm_call *c);
+    /* Bytes of the send and receive buffers one call at `bytes` needs. */
+    void (*extent)(size_t bytes, int ranks, size_t *send, size_t *recv);
+    void (*call)(const struct comm_call *c);
+    /* Stamp what this rank sends; NULL: nothing to check (Barrier). */
+    void (*fill)(const struct comm_call *c);
+    /* Index of the first wrong byte this rank received, or -1. */
+    long (*check)(const struct comm_call *c);
+};
+
+extern const struct comm_function *const comm_functions[];
+extern const int comm_nfunctions;
+const struct comm_function *comm_function_named(const char *name);
+
+/* The root of a rooted call: IMB rotates it over the ranks. */
+static inline int comm_root(const struct comm_call *c)
+{
+    return (int)(c->iteration % c->ranks);
+}
+
+/* Extents shared by several functions. */
+void comm_extent_one(size_t bytes, int ranks, size_t *send, size_t *recv);
+void comm_extent_gather(size_t bytes, int ranks, size_t *send, size_t *recv);
+/* counts[i] = bytes, displs[i] = i * bytes (the v-functions). */
+void comm_equal_counts(const struct comm_call *c);
+
+#define COMM_KERNEL(sym, fname, summary)                                                   \
+    const struct hpcp_kernel sym = {"comm", fname, "imb", summary, hpcp_comm_driver, NULL, \
+                                    NULL, NULL, NULL}
+
+#endif

@@ -1,0 +1,141 @@
+/* Options of comm, beff and pairs: one table, which benchmark takes which,
+ * defaults, and the checks that refuse bad input with one line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../mem/mem.h"
+#include "comm.h"
+#include "hpcprobe/util.h"
+
+#define COMM_DEFAULT_TIME_PER_SIZE 0.1
+/* HPCC's b_eff: seconds for the ping-pong pairs (latency, bandwidth). */
+#define BEFF_LAT_PAIRS_TIME 10.0
+#define BEFF_BW_PAIRS_TIME 30.0
+
+static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
+    [COMM_OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_TIME_PER_SIZE] = {"--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL},
+    [COMM_OPT_OFF_CACHE] = {"--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
+    [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
+    [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
+    [COMM_OPT_SIZE] = {"--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
+    [COMM_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
+    [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_PLACEMENT_BY] = {"--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
+                               "launcher|hpcprobe"},
+    [COMM_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+};
+
+/* Which options each benchmark reads; the others are refused by name. */
+static const int comm_opts[] = {COMM_OPT_SIZES, COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE,
+                                COMM_OPT_CHECK, COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS, -1};
+static const int beff_opts[] = {COMM_OPT_SEED, COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
+static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_REPEAT, -1};
+static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, COMM_OPT_OUT,
+                                  COMM_OPT_QUIET, -1};
+
+static int listed(const int *list, int opt)
+{
+    for (; *list >= 0; list++)
+        if (*list == opt)
+            return 1;
+    return 0;
+}
+
+static int check_applies(const struct hpcp_optval *v, const char *bench, const char *context,
+                         char *err, size_t len)
+{
+    const int *own = strcmp(bench, "comm") == 0   ? comm_opts
+                     : strcmp(bench, "beff") == 0 ? beff_opts
+                                                  : pairs_opts;
+    for (int o = 0; o < COMM_OPT_COUNT; o++)
+        if (v[o].set && !listed(own, o) && !listed(common_opts, o)) {
+            snprintf(err, len, "%s does not apply to %s", spec[o].name, context);
+            return -1;
+        }
+    return 0;
+}
+
+static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *err,
+                      size_t len)
+{
+    p->sizes_default = !v[COMM_OPT_SIZES].set;
+    const char *text = p->sizes_default ? "0..4M" : v[COMM_OPT_SIZES].s;
+    if (comm_parse_sizes(text, p->sizes, &p->nsizes, COMM_MAX_SIZES, err, len) != 0)
+        return -1;
+    p->time_per_size = v[COMM_OPT_TIME_PER_SIZE].set ? v[COMM_OPT_TIME_PER_SIZE].d
+                                                     : COMM_DEFAULT_TIME_PER_SIZE;
+    p->off_cache = v[COMM_OPT_OFF_CACHE].set;
+    p->check = v[COMM_OPT_CHECK].set;
+    p->np_sweep = v[COMM_OPT_NP_SWEEP].set;
+    p->functions = v[COMM_OPT_FUNCTIONS].set ? v[COMM_OPT_FUNCTIONS].s : NULL;
+    return 0;
+}
+
+static int pairs_size(struct comm_params *p, const struct hpcp_optval *v, char *err,
+                      size_t len)
+{
+    p->size = (size_t)4 << 20; /* paper 002 used large buffers */
+    if (v[COMM_OPT_SIZE].set &&
+        (comm_parse_size(v[COMM_OPT_SIZE].s, &p->size) != 0 || p->size == 0)) {
+        snprintf(err, len, "--size must be a message size from 1 byte to 1G (e.g. 64K, 4M), "
+                 "not '%s'", v[COMM_OPT_SIZE].s);
+        return -1;
+    }
+    p->messages = v[COMM_OPT_MESSAGES].set ? (int)v[COMM_OPT_MESSAGES].i : 4;
+    p->repeat = v[COMM_OPT_REPEAT].set ? (int)v[COMM_OPT_REPEAT].i : 3;
+    return 0;
+}
+
+static int parse(struct comm_params *p, const char *bench, const char *context, int argc,
+                 char **argv, char *err, size_t len)
+{
+    struct hpcp_optval v[COMM_OPT_COUNT];
+    memset(p, 0, sizeof *p);
+    if (hpcp_parse_options(argc, argv, spec, COMM_OPT_COUNT, v, context, err, len) ||
+        check_applies(v, bench, context, err, len))
+        return -1;
+    p->out = v[COMM_OPT_OUT].set ? v[COMM_OPT_OUT].s : NULL;
+    p->quiet = v[COMM_OPT_QUIET].set;
+    p->place.spec = v[COMM_OPT_PLACEMENT].set ? v[COMM_OPT_PLACEMENT].s : NULL;
+    p->place.by_launcher = v[COMM_OPT_PLACEMENT_BY].set &&
+                           strcmp(v[COMM_OPT_PLACEMENT_BY].s, "launcher") == 0;
+    if (v[COMM_OPT_PLACEMENT_BY].set && !p->place.spec) {
+        snprintf(err, len, "--placement-by needs --placement block|round-robin|FILE");
+        return -1;
+    }
+    if (p->place.spec && !p->place.spec[0]) {
+        snprintf(err, len, "--placement is empty (allowed: block, round-robin, or a file)");
+        return -1;
+    }
+    struct mem_caches caches;
+    mem_caches_read(&caches);
+    p->llc_bytes = caches.llc_per_node;
+    p->seed = v[COMM_OPT_SEED].set ? (uint64_t)v[COMM_OPT_SEED].i : 1;
+    p->lat_pairs_time = v[COMM_OPT_LAT_TIME].set ? v[COMM_OPT_LAT_TIME].d : BEFF_LAT_PAIRS_TIME;
+    p->bw_pairs_time = v[COMM_OPT_BW_TIME].set ? v[COMM_OPT_BW_TIME].d : BEFF_BW_PAIRS_TIME;
+    if (strcmp(bench, "comm") == 0)
+        return comm_sizes(p, v, err, len);
+    if (strcmp(bench, "pairs") == 0)
+        return pairs_size(p, v, err, len);
+    return 0;
+}
+
+int comm_params_prepare(struct comm_params *p, const char *bench, const char *variant,
+                        int argc, char **argv, MPI_Comm world)
+{
+    char err[512], context[64];
+    snprintf(context, sizeof context, "%s %s", bench, variant);
+    int bad = parse(p, bench, context, argc, argv, err, sizeof err) ||
+              hpcp_check_writable(world, p->out, "--out", err, sizeof err);
+    if (bad)
+        hpcp_error(world, "%s", err);
+    return bad ? HPCP_EXIT_USAGE : 0;
+}

@@ -1,0 +1,303 @@
+/* `hpcprobe-bench pairs`: the bandwidth of every ordered (source,
+ * destination) rank pair (paper 002 section 4.4), scheduled as a
+ * round-robin tournament so that each rank is in at most one pair at a
+ * time; and which pairs share a node. One P x P matrix each in the record. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "hpcprobe/util.h"
+
+enum { TAG_DATA = 300, TAG_ACK };
+
+int pairs_partner(int ranks, int round, int rank)
+{
+    int n = ranks + ranks % 2; /* odd: a bye, as a rank that does not exist */
+    int partner;
+    if (rank == n - 1)
+        partner = round;
+    else if (rank == round)
+        partner = n - 1;
+    else
+        partner = ((2 * round - rank) % (n - 1) + (n - 1)) % (n - 1);
+    return partner >= ranks ? -1 : partner;
+}
+
+int pairs_rounds(int ranks)
+{
+    return ranks < 2 ? 0 : ranks + ranks % 2 - 1;
+}
+
+struct transfer {
+    MPI_Comm comm;
+    char *buf;
+    size_t size;
+    int messages;
+    long wrong;
+    int bad_from;  /* the source of the first wrong transfer this rank received, -1 */
+    int corrupt;   /* HPCPROBE_INJECT_FAULT=corrupt:N: damage the next transfer received */
+};
+
+/* `messages` messages from src to dst after one untimed one; dst answers
+ * the last with an empty message. The sender's bandwidth (B/s), 0 elsewhere. */
+static double transfer(struct transfer *t, int me, int src, int dst, long seq)
+{
+    int n = (int)t->size;
+    if (me == src) {
+        comm_fill(t->buf, t->size, src, dst, seq);
+        MPI_Send(t->buf, n, MPI_BYTE, dst, TAG_DATA, t->comm);
+        double t0 = MPI_Wtime();
+        for (int m = 0; m < t->messages; m++)
+            MPI_Send(t->buf, n, MPI_BYTE, dst, TAG_DATA, t->comm);
+        MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_ACK, t->comm, MPI_STATUS_IGNORE);
+        double s = MPI_Wtime() - t0;
+        return s > 0 ? (double)t->size * t->messages / s : NAN;
+    }
+    for (int m = 0; m <= t->messages; m++)
+        MPI_Recv(t->buf, n, MPI_BYTE, src, TAG_DATA, t->comm, MPI_STATUS_IGNORE);
+    MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
+    if (t->corrupt) {
+        t->buf[0] ^= 0x5a; /* the test hook: validation must see it */
+        t->corrupt = 0;
+    }
+    if (comm_check(t->buf, t->size, src, me, seq) >= 0) {
+        t->wrong++;
+        t->bad_from = t->bad_from < 0 ? src : t->bad_from;
+    }
+    return 0;
+}
+
+/* Every round, both directions of each pair in turn, all pairs of a round
+ * at once (a barrier starts each direction). row[d]: this rank's bandwidth
+ * to d in each repetition, rep-major. */
+static void schedule(struct transfer *t, int repeat, double *rows)
+{
+    int me, ranks;
+    MPI_Comm_rank(t->comm, &me);
+    MPI_Comm_size(t->comm, &ranks);
+    long seq = 0;
+    for (int rep = 0; rep < repeat; rep++)
+        for (int round = 0; round < pairs_rounds(ranks); round++) {
+            int other = pairs_partner(ranks, round, me);
+            for (int dir = 0; dir < 2; dir++, seq++) {
+                MPI_Barrier(t->comm);
+                if (other < 0)
+                    continue;
+                int low = me < other ? me : other, high = me < other ? other : me;
+                int src = dir ? high : low, dst = dir ? low : high;
+                double bw = transfer(t, me, src, dst, seq);
+                if (me == src)
+                    rows[(size_t)rep * ranks + dst] = bw;
+            }
+        }
+}
+
+struct pairs_result {
+    double *bw, *same;       /* rank 0: P x P, row = source */
+    long wrong;
+    int bad_rank, bad_from;  /* the lowest rank that received wrong data, and from whom */
+};
+
+static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_result *R)
+{
+    int me, ranks;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &ranks);
+    struct transfer t = {comm, malloc(p->size), p->size, p->messages, 0, -1,
+                         me == 0 && hpcp_fault_corrupt_words() > 0};
+    double *rows = malloc((size_t)p->repeat * ranks * sizeof *rows);
+    double *mine = malloc((size_t)ranks * sizeof *mine);
+    if (me == 0) {
+        R->bw = malloc((size_t)ranks * ranks * sizeof *R->bw);
+        R->same = malloc((size_t)ranks * ranks * sizeof *R->same);
+    }
+    if (hpcp_any(comm, !t.buf || !rows || !mine || (me == 0 && (!R->bw || !R->same)))) {
+        free(t.buf), free(rows), free(mine);
+        return HPCP_EXIT_RUNTIME;
+    }
+    memset(t.buf, 0, p->size);
+    schedule(&t, p->repeat, rows);
+    double col[1000];
+    for (int d = 0; d < ranks; d++) {
+        for (int rep = 0; rep < p->repeat; rep++)
+            col[rep] = rows[(size_t)rep * ranks + d];
+        mine[d] = d == me ? NAN : hpcp_median(col, p->repeat);
+    }
+    MPI_Gather(mine, ranks, MPI_DOUBLE, R->bw, ranks, MPI_DOUBLE, 0, comm);
+    MPI_Allreduce(&t.wrong, &R->wrong, 1, MPI_LONG, MPI_SUM, comm);
+    struct { int rank, from; } bad = {t.bad_from >= 0 ? me : ranks, t.bad_from}, first;
+    MPI_Allreduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, comm);
+    R->bad_rank = first.rank, R->bad_from = first.from;
+    free(t.buf), free(rows), free(mine);
+    return 0;
+}
+
+/* Rank 0: same[i][j] = 1 when ranks i and j share a node (symmetric). */
+static void node_matrix(MPI_Comm comm, double *same)
+{
+    int ranks;
+    MPI_Comm_size(comm, &ranks);
+    int *all = comm_node_ids(comm);
+    for (int i = 0; all && i < ranks; i++)
+        for (int j = 0; j < ranks; j++)
+            same[(size_t)i * ranks + j] = all[i] == all[j];
+    free(all);
+}
+
+/* The off-diagonal bandwidths: all of them, those within a node, those across. */
+static void add_metrics(struct hpcp_record *r, const struct pairs_result *R, int ranks)
+{
+    size_t cells = (size_t)ranks * ranks;
+    double *all = malloc(cells * sizeof *all), *in = malloc(cells * sizeof *in);
+    double *out = malloc(cells * sizeof *out);
+    int n = 0, nin = 0, nout = 0;
+    for (size_t c = 0; all && in && out && c < cells; c++) {
+        if (c / (size_t)ranks == c % (size_t)ranks)
+            continue;
+        all[n++] = R->bw[c];
+        if (R->same[c])
+            in[nin++] = R->bw[c];
+        else
+            out[nout++] = R->bw[c];
+    }
+    hpcp_record_metric(r, "pair_bandwidth", "B/s", all, n, 1);
+    if (nin)
+        hpcp_record_metric(r, "intra_node_bandwidth", "B/s", in, nin, 1);
+    if (nout)
+        hpcp_record_metric(r, "inter_node_bandwidth", "B/s", out, nout, 1);
+    r->headline_metric = "pair_bandwidth";
+    r->headline_statistic = "min";
+    free(all), free(in), free(out);
+}
+
+static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
+                         const struct comm_params *p, const struct hpcp_sysinfo *si,
+                         const struct pairs_result *R, int ranks, const char *note)
+{
+    hpcp_record_init(r, "pairs", k->variant, k->algorithm, si);
+    hpcp_record_param_int(r, "message_bytes", (long long)p->size);
+    hpcp_record_param_int(r, "messages_per_transfer", p->messages);
+    hpcp_record_param_int(r, "repetitions", p->repeat);
+    hpcp_record_param_int(r, "rounds", pairs_rounds(ranks));
+    hpcp_record_param_string(r, "statistic", "median over repetitions");
+    hpcp_record_matrix(r, "bandwidth", "src_rank", "dst_rank", "B/s", "median", R->bw, ranks,
+                       ranks);
+    hpcp_record_matrix(r, "same_node", "rank", "rank", "1", "last", R->same, ranks, ranks);
+    add_metrics(r, R, ranks);
+    double wrong = (double)R->wrong;
+    hpcp_record_validation(r, "the last message of every transfer carries a pattern of "
+                           "(source, destination, transfer) in every byte, compared on "
+                           "receipt; error = transfers with wrong data", "1", &wrong, 1, 0);
+    if (R->wrong)
+        hpcp_record_validation_detail(r, "pairs: rank %d received wrong data from rank %d at "
+                                      "%zu B (%ld transfer(s) wrong in all)", R->bad_rank,
+                                      R->bad_from, p->size, R->wrong);
+    if (note[0])
+        hpcp_record_note(r, "%s", note);
+}
+
+static void summary_line(const char *what, const struct hpcp_record *r, const char *metric)
+{
+    for (int m = 0; m < r->nmetrics; m++) {
+        const struct hpcp_metric *x = &r->metrics[m];
+        if (strcmp(x->name, metric) != 0 || x->nsamples == 0)
+            continue;
+        double lo = INFINITY, hi = 0, sum = 0;
+        for (int i = 0; i < x->nsamples; i++)
+            lo = fmin(lo, x->samples[i]), hi = fmax(hi, x->samples[i]), sum += x->samples[i];
+        printf("  %-11s %5d pairs  min %9.3f  mean %9.3f  max %9.3f GB/s\n", what,
+               x->nsamples, lo / 1e9, sum / x->nsamples / 1e9, hi / 1e9);
+    }
+}
+
+static void print_results(const struct hpcp_record *r, const void *ctx)
+{
+    const struct pairs_result *R = ctx;
+    int ranks = r->ranks;
+    printf("pairs: %d ranks, %d node(s), %lld B messages: validation %s\n", ranks, r->nodes,
+           (long long)r->params[0].i, r->validation.verdict == HPCP_PASSED ? "passed" : "FAILED");
+    summary_line("intra-node", r, "intra_node_bandwidth");
+    summary_line("inter-node", r, "inter_node_bandwidth");
+    if (ranks > 16)
+        return;
+    printf("  GB/s, row = source rank, column = destination rank (* = same node)\n      ");
+    for (int j = 0; j < ranks; j++)
+        printf(" %8d", j);
+    printf("\n");
+    for (int i = 0; i < ranks; i++) {
+        printf("  %4d", i);
+        for (int j = 0; j < ranks; j++) {
+            double v = R->bw[(size_t)i * ranks + j];
+            if (i == j)
+                printf(" %8s", "-");
+            else
+                printf(" %7.2f%c", v / 1e9, R->same[(size_t)i * ranks + j] ? '*' : ' ');
+        }
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+/* Bytes a rank's buffer takes; refused (one line) when the ranks of a
+ * node would need more than 90% of its available memory. */
+static int fits(const struct comm_params *p, const struct hpcp_sysinfo *si)
+{
+    double avail = 0.9 * (double)hpcp_meminfo_bytes("MemAvailable:");
+    double need = (double)p->size * si->ranks_on_my_node;
+    if (!hpcp_any(MPI_COMM_WORLD, avail > 0 && need > avail))
+        return 0;
+    char a[32], b[32];
+    hpcp_error(MPI_COMM_WORLD, "--size %zu: %d ranks on a node need %s, more than 90%% of the "
+               "memory available (%s); allowed: smaller messages", p->size,
+               si->ranks_on_my_node, hpcp_format_bytes(need, a, sizeof a),
+               hpcp_format_bytes(avail / 0.9, b, sizeof b));
+    return HPCP_EXIT_USAGE;
+}
+
+static int write_record(const struct hpcp_kernel *k, const struct comm_params *p,
+                        const struct hpcp_sysinfo *si, MPI_Comm work, struct pairs_result *R,
+                        const char *note)
+{
+    int me, ranks, nodes, rpn;
+    MPI_Comm_rank(work, &me);
+    MPI_Comm_size(work, &ranks);
+    node_matrix(work, R->same);
+    comm_layout(work, &nodes, &rpn);
+    struct hpcp_record r;
+    if (me == 0) {
+        build_record(&r, k, p, si, R, ranks, note);
+        r.nodes = nodes, r.ranks_per_node_max = rpn;
+    }
+    return comm_commit(&r, work, p, si, print_results, R);
+}
+
+int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
+                      char **argv)
+{
+    struct comm_params p;
+    MPI_Comm work;
+    char note[256];
+    int rc = comm_begin(&p, "pairs", k->variant, argc, argv, si, 2, "it measures between ranks",
+                        &work, note, sizeof note);
+    if (rc)
+        return rc;
+    struct pairs_result R;
+    memset(&R, 0, sizeof R);
+    if ((rc = fits(&p, si)) == 0) {
+        hpcp_fault_point(si->rank);
+        if ((rc = measure(work, &p, &R)) != 0)
+            hpcp_error(work, "pairs: cannot allocate %zu B messages", p.size);
+        else
+            rc = write_record(k, &p, si, work, &R, note);
+    }
+    free(R.bw), free(R.same);
+    MPI_Comm_free(&work);
+    return rc;
+}
+
+const struct hpcp_kernel hpcp_pairs_bandwidth = {
+    "pairs", "bandwidth", "tournament",
+    "bandwidth of every ordered rank pair, one pair per rank at a time (paper 002 4.4)",
+    hpcp_pairs_driver, NULL, NULL, NULL, NULL};
