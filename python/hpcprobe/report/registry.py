@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
-from hpcprobe.report.families import communication, contention, memory, ra
+from hpcprobe.report.families import communication, contention, hpcc, memory, ra
 from hpcprobe.report.plots import FigureSink
 
 Record = Dict
@@ -38,7 +38,8 @@ FAMILIES = (
            ("comm", "beff", "pairs"), None, communication.compare_label),
     Family("contention", "Network contention", ("contention",), contention.section,
            contention.compare_label),
-    Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft")),
+    Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft"),
+           hpcc.section, hpcc.compare_label, reads=("ra", "stream", "beff")),
 )
 
 
