@@ -133,10 +133,16 @@ def keys_from_records(records: Sequence[Record]) -> Dict[str, float]:
     return hpcc_keys_of(balance_records(records))
 
 
+def summary_keys_of(records: Sequence[Record]) -> Dict[str, float]:
+    """HPCC's summary keys of the records, as `--hpcc-summary` writes them (numbers)."""
+    return _numbers(hpcc_summary_entries(records))
+
+
 def hpcc_keys_of(records: Sequence[Record]) -> Dict[str, float]:
     """HPCC's summary keys of the records; StarSTREAM_Copy made accumulated-exact (the
-    per-copy mean times CommWorldProcs gives the sum over the stream star copies)."""
-    keys = _numbers(hpcc_summary_entries(records))
+    per-copy mean times CommWorldProcs gives the sum over the stream star copies), for
+    the balance of one P's records."""
+    keys = summary_keys_of(records)
     stars = [r for r in records if r.get("benchmark") == "stream" and r.get("variant") == "star"]
     copies = stream_star_best(stars[-1], "copy") if stars else []
     if copies and keys.get("CommWorldProcs"):

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.analysis.balance import Balance, balance_of, hpcc_keys_of, keys_from_records
+from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records, summary_keys_of
 from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of
@@ -49,8 +49,9 @@ class Column:
 
     def keys(self) -> Dict[str, float]:
         """HPCC summary keys for the rows: from the file, else computed from all the merged
-        records (each key from the last record that gives it)."""
-        return self.hpcc_keys or hpcc_keys_of(self.merged)
+        records (each key from the last record that gives it), as `--hpcc-summary` writes
+        them."""
+        return self.hpcc_keys or summary_keys_of(self.merged)
 
     def balance_keys(self) -> Dict[str, float]:
         """HPCC summary keys for the balance: from the file, else from the merged records
