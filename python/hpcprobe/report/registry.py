@@ -35,7 +35,7 @@ FAMILIES = (
     Family("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), memory.section,
            memory.compare_label),
     Family("communication", "Communication: IMB functions, b_eff rings, rank pairs",
-           ("comm", "beff", "pairs"), None, communication.compare_label),
+           ("comm", "beff", "pairs"), communication.section, communication.compare_label),
     Family("contention", "Network contention", ("contention",), contention.section,
            contention.compare_label),
     Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft"),

@@ -24,6 +24,7 @@ from hpcprobe.units import format_number
 MAX_P_COLUMNS = 6    # HPCC tables side by side, the most ranks
 MAX_ROWS = 12        # records per kernel table, the newest
 MAX_BREAKDOWNS = 4   # records per time-breakdown figure, the newest
+MIN_DRAWN = 5        # balance ratios a P needs to be drawn in the Kiviat chart
 MEASURED_SECTIONS = ("hpl", "dgemm", "ptrans", "randomaccess", "stream", "fft", "beff")
 # Keys of HPCC's block that describe the build or the arithmetic, not a measurement.
 _FIXED_KEY = re.compile(r"^(HPL_[ds]MACH_|[ds]weps$|HPL_eps$|HPLM(ax|in)Procs$|"
@@ -88,10 +89,19 @@ def _balance_blocks(groups: Sequence[Tuple[int, List[Record]]], sink: FigureSink
                           "(`hpcprobe hpl` or `hpcprobe run --suite hpcc`)", "absent")]
     blocks = balance_table_blocks(found, "each P's figures over the same P's HPL, from HPCC's "
                                          "summary keys as `hpcprobe compare` computes them")
-    figure = kiviat_figure(found, sink, "paper 003, Figure 5: each ratio over G-HPL, then over "
+    # A P where only HPL ran would leave the chart no common axis: it stays in the table.
+    drawn = {name: balance for name, balance in found.items()
+             if sum(value is not None for value in balance.values.values()) >= MIN_DRAWN} or found
+    figure = kiviat_figure(drawn, sink, "paper 003, Figure 5: each ratio over G-HPL, then over "
                                         "the best configuration here (with one, every axis is "
                                         "1: `hpcprobe compare` sets machines side by side)")
-    return blocks + ([figure] if figure is not None else kiviat_table_blocks(found))
+    return blocks + ([figure] if figure is not None else kiviat_table_blocks(drawn))
+
+
+def _text(record: Record, name: str) -> Optional[str]:
+    """A text parameter as one line of text; None (a dash) when it is not text."""
+    value = parameter(record, name)
+    return plain(value, 60) if isinstance(value, str) else None
 
 
 def _gflops(record: Record) -> str:
@@ -104,9 +114,9 @@ def _hpl(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         return [Paragraph("absent: HPL: no hpl records (`hpcprobe hpl`)", "absent")]
     rows = [[ranks(r), int_parameter(r, "n"), int_parameter(r, "nb"),
              f"{int_parameter(r, 'p')}x{int_parameter(r, 'q')}",
-             plain(parameter(r, "process_mapping"), 20), int_parameter(r, "lookahead_depth"),
-             plain(parameter(r, "panel_factorization"), 40), _gflops(r),
-             format_number(metric_median(r, "time")), plain(parameter(r, "blas"), 30),
+             _text(r, "process_mapping"), int_parameter(r, "lookahead_depth"),
+             _text(r, "panel_factorization"), _gflops(r),
+             format_number(metric_median(r, "time")), _text(r, "blas"),
              verdict_cell(r)]
             for r in found[:MAX_ROWS]]
     blocks: List[Block] = [Table.of("HPL", (
@@ -149,7 +159,7 @@ def _dgemm(records: Sequence[Record]) -> List[Block]:
                           "absent")]
     rows = [[plain(r.get("variant")), ranks(r), int_parameter(r, "n"),
              int_parameter(r, "copies"), _gflops(r), int_parameter(r, "blas_threads"),
-             plain(parameter(r, "blas_library") or parameter(r, "blas"), 60), verdict_cell(r)]
+             _text(r, "blas_library") or _text(r, "blas"), verdict_cell(r)]
             for r in found[:MAX_ROWS]]
     return [Table.of("DGEMM", ("variant", "ranks", "n", "copies", "Gflop/s per copy",
                                "BLAS threads", "BLAS", "validation: residual"), rows,
@@ -178,8 +188,8 @@ def _fft(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         return [Paragraph("absent: FFT: no fft records (`hpcprobe fft single|star|mpi`)",
                           "absent")]
     rows = [[plain(r.get("variant")), plain(r.get("algorithm")), ranks(r),
-             f"2^{int_parameter(r, 'log2_m')}", plain(parameter(r, "fft_engine"), 20),
-             plain(parameter(r, "fftw_planner") or "—", 20), _gflops(r), verdict_cell(r)]
+             f"2^{int_parameter(r, 'log2_m')}", _text(r, "fft_engine"),
+             _text(r, "fftw_planner"), _gflops(r), verdict_cell(r)]
             for r in found[:MAX_ROWS]]
     blocks: List[Block] = [Table.of("FFT", (
         "variant", "algorithm", "ranks", "points m", "engine", "planner", "Gflop/s",
