@@ -102,11 +102,11 @@ def _record_cells(column: Column) -> Dict[RowKey, Tuple[str, str, bool, Cell]]:
     cells: Dict[RowKey, Tuple[str, str, bool, Cell]] = {}
     for record in newest_first(column.merged):
         for key, label, unit, higher, samples in _metric_rows(record):
-            stats = describe(samples)
-            if stats.median is None:
-                continue
             held = cells.get(key)
-            if held is None or ranks(record) > (held[3].ranks or 0):
+            if held is not None and ranks(record) <= (held[3].ranks or 0):
+                continue  # the row shows the record on the most ranks
+            stats = describe(samples)
+            if stats.median is not None:
                 cells[key] = (label, unit, higher, Cell(stats.median, stats, ranks(record)))
     return cells
 
