@@ -28,6 +28,9 @@ MAX_BEFF_COLUMNS = 4
 MAX_HEATMAPS = 2
 MAX_HEATMAP_RANKS = 256
 POINT_TO_POINT = ("pingpong", "pingping", "sendrecv", "exchange")
+# Functions with a figure of all five curves (paper 003 reports these); every function's
+# five at its headline size are in the table.
+DETAIL_FUNCTIONS = ("pingpong", "allreduce", "alltoall", "bcast")
 PERCENTILE_CURVES = (("t_min", "time_min"), ("t_avg", "time_avg"), ("t_max", "time_max"),
                      ("median", "time_median"), ("p99", "time_p99"))
 
@@ -169,7 +172,8 @@ def _comm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
             "the headline size: 1 MiB (paper 003's) unless the sizes stop below it; every "
             "size is in the figures' CSV files"))
         if number_ == 0:
-            blocks += [_detail_figure(sink, record) for record in group]
+            blocks += [_detail_figure(sink, record) for record in group
+                       if record.get("variant") in DETAIL_FUNCTIONS]
     if len(configurations) > MAX_CONFIGS:
         blocks.append(Paragraph(f"comm records of {len(configurations)} configurations; the "
                                 f"newest {MAX_CONFIGS} are drawn"))
