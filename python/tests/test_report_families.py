@@ -92,13 +92,20 @@ def test_one_node_has_no_boundary_and_hostile_strings_are_escaped(tmp_path):
     beff["parameters"]["placement"] = hostile
     hpl = hpcc_record("hpl", "mpi", "flop_rate", "flop/s", 1e9, 2,
                       panel_factorization=hostile, n=100, nb=16, p=1, q=2)
-    write_jsonl(tmp_path / "results.jsonl", [pairs, comm, beff, hpl])
+    contention = golden("mpi")
+    contention.update(benchmark="contention", variant="wicon", algorithm="exchange")
+    contention["parameters"] = {"pairs": hostile, "topology_kind": "torus",
+                                "topology_dims": hostile}
+    contention["series"] = [{"name": "message_time_mean", "x_name": "message_bytes",
+                             "x_unit": "B", "unit": "s", "statistic": "mean", "x": [8, 1024],
+                             "y": [1e-6, 2e-6]}]
+    write_jsonl(tmp_path / "results.jsonl", [pairs, comm, beff, hpl, contention])
     out = tmp_path / "r.html"
     completed = run_hpcprobe("report", str(tmp_path), "-o", str(out))
     assert completed.returncode == 0, completed.stderr
     html = out.read_text()
     assert "<script" not in html.lower()
-    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 3
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 5
     for svg in svgs(html):
         assert "<script" not in svg
         ids = {element.get("id") for element in ElementTree.fromstring(svg).iter()}
