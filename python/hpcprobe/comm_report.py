@@ -37,8 +37,11 @@ def _parameters(record: Record) -> Dict[str, Any]:
 
 
 def _counter(record: Record, name: str) -> List[float]:
+    """A counter's numbers: a per-rank list, or one number for the run."""
     counters = record.get("counters")
-    return numbers(counters.get(name)) if isinstance(counters, dict) else []
+    value = counters.get(name) if isinstance(counters, dict) else None
+    single = number(value)
+    return [single] if single is not None else numbers(value)
 
 
 def _ranks_text(record: Record) -> str:
