@@ -43,17 +43,33 @@ def run(*args: str) -> Tuple[float, float]:
     return elapsed, _children_cpu_s() - cpu
 
 
+SOURCE_RUNS = (
+    ("run", "--suite", "quick", "--scale", "tiny", "--np", "2"),
+    ("run", "--suite", "memory", "--scale", "tiny", "--np", "2"),
+    ("run", "--suite", "hpcc", "--scale", "tiny", "--np", "2"),
+    ("run", "--suite", "comm", "--scale", "tiny", "--np", "2"),
+    ("run", "--suite", "comm", "--scale", "tiny", "--np", "2", "--placement", "round-robin"),
+    *(("contention", variant, "--np", "4", "--torus", "4", "--ranks-per-node", "1", "--sizes",
+       "8,1024", *extra) for variant, extra in (
+        ("wocon", ()), ("wicon", ("--pairs", "nn")), ("wicon", ("--pairs", "rnd")),
+        ("stress-link", ()), ("equidistant", ()))),
+)
+
+
 def templates() -> Dict[str, Dict]:
-    """One real record of each kind, from the tiny suites."""
+    """One real record of each kind, from the tiny suites of every family."""
     source = WORK / "source"
     if not (source / "results.jsonl").exists():
-        for suite in ("quick", "memory"):
-            run("run", "--suite", suite, "--scale", "tiny", "--np", "2", "--out", str(source),
-                "--quiet")
+        for argv in SOURCE_RUNS:
+            run(*argv, "--out", str(source), "--quiet")
     found = {}
     for line in (source / "results.jsonl").read_text().splitlines():
         record = json.loads(line)
-        key = f"{record['benchmark']} {record['variant']} {record['algorithm']}"
+        parameters = record.get("parameters") or {}
+        key = " ".join(str(part) for part in (
+            record["benchmark"], record["variant"], record["algorithm"],
+            parameters.get("pairs", ""), parameters.get("placement", ""),
+            parameters.get("rng", "")))
         found.setdefault(key, record)
     return found
 
@@ -82,15 +98,25 @@ def ra_config(base: Dict, algorithm: str, ranks: int, lookahead: int) -> Dict:
     return record
 
 
+def placed(base: Dict, ranks: int) -> Dict:
+    """A communication record as if run on `ranks` ranks, two per node."""
+    record = copy.deepcopy(base)
+    record["layout"] = dict(record["layout"], ranks=ranks, ranks_per_node_max=2,
+                            nodes=max(1, ranks // 2))
+    return record
+
+
 def configurations(kinds: Dict[str, Dict]) -> List[Dict]:
-    mpi = kinds["ra mpi reference"]
+    mpi = next(kind for kind in kinds.values() if (kind["benchmark"], kind["variant"],
+                                                   kind["algorithm"]) == ("ra", "mpi", "reference")
+               and (kind.get("parameters") or {}).get("rng") != "lcg")
     configs = [ra_config(mpi, algorithm, ranks, 1024)
                for algorithm in ALGORITHMS for ranks in RA_RANKS]
     configs += [ra_config(mpi, "hypercube", ranks, q) for ranks in (64, 256) for q in LOOKAHEADS]
-    configs += [kind for name, kind in kinds.items() if name != "ra mpi reference"]
-    comm = copy.deepcopy(kinds["ra single serial"])
-    comm.update(benchmark="comm", variant="pingpong", algorithm="imb")
-    configs.append(comm)
+    configs += [kind for kind in kinds.values() if kind is not mpi]
+    # comm on more ranks: the section draws the newest configurations, tables the rest
+    configs += [placed(kind, ranks) for kind in kinds.values()
+                if kind["benchmark"] == "comm" for ranks in (4, 8)]
     return configs
 
 

@@ -31,6 +31,7 @@ from hpcprobe.show import plain, verdict_text
 from hpcprobe.units import format_number
 
 Record = Dict[str, Any]
+Points = Dict[float, Optional[float]]
 
 CONTENTION_BUDGET_S = 3600.0
 TOPOLOGY_BUDGET_S = 120.0
@@ -186,7 +187,9 @@ def _us(value: Optional[float]) -> str:
     return format_number(value, MICROSECOND)
 
 
-def _subject(record: Record) -> str:
+def subject(record: Record) -> str:
+    """The topology a record assumed, e.g. "torus 4x4 (row-major), up to 1 rank(s) per node
+    (emulated)"."""
     kind, dims = _param(record, "topology_kind"), _param(record, "topology_dims")
     words = [plain(kind) if isinstance(kind, str) else "?"]
     if isinstance(dims, str) and dims:
@@ -209,11 +212,15 @@ def _title(record: Record, what: str) -> str:
 
 
 def _caption(record: Record, text: str) -> str:
-    return f"on {_subject(record)}; validation {verdict_text(record)}; {text}"
+    return f"on {subject(record)}; validation {verdict_text(record)}; {text}"
 
 
-def summary_table(record: Record) -> RenderableType:
-    """Per size: mean, min and max over the pairs of the time per message."""
+SUMMARY_HEADINGS = ["bytes", "mean µs", "min µs", "max µs", "(max − min) / min %"]
+
+
+def summary_rows(record: Record) -> List[List[str]]:
+    """Per size: mean, min and max over the pairs of the time per message (µs), and the
+    paper's % difference (max − min) / min."""
     mean = series_points(record, "message_time_mean")
     low = series_points(record, "message_time_min")
     high = series_points(record, "message_time_max")
@@ -222,15 +229,21 @@ def summary_table(record: Record) -> RenderableType:
         lo, hi = low.get(size), high.get(size)
         spread = 100 * (hi - lo) / lo if lo and hi is not None else None
         rows.append([str(int(size)), _us(value), _us(lo), _us(hi), format_number(spread)])
+    return rows
+
+
+def summary_table(record: Record) -> RenderableType:
+    """Per size: mean, min and max over the pairs of the time per message."""
+    rows = summary_rows(record)
     what = ("µs per message over the pairs" if record.get("variant") != "wocon" else
             "one-way µs from rank 0 to each node")
     return titled_table(_title(record, what), _caption(
                             record, "µs: the median over the repetitions; (max − min) / min is "
                             "the paper's % difference (Figures 3-6)"),
-                  ["bytes", "mean µs", "min µs", "max µs", "(max − min) / min %"], rows)
+                  SUMMARY_HEADINGS, rows)
 
 
-def _pair_curves(record: Record) -> List[Tuple[float, Dict[float, List[float]]]]:
+def pair_curves(record: Record) -> List[Tuple[float, Dict[float, List[float]]]]:
     """(bytes, {hops: [times]}) of each size's pair series (pair_time_b<bytes>, or
     time_by_hops_b<bytes> for runs with many pairs)."""
     curves = []
@@ -254,7 +267,7 @@ def _maybe_numbers(values: Any) -> List[Optional[float]]:
 
 def hops_table(record: Record) -> Optional[RenderableType]:
     """Per size, the mean time of the pairs at each hop count (Figures 3-6)."""
-    curves = _pair_curves(record)
+    curves = pair_curves(record)
     hops = sorted({h for _, by in curves for h in by})
     if not curves or len(hops) > MAX_HOP_COLUMNS:
         return None
@@ -267,17 +280,24 @@ def hops_table(record: Record) -> Optional[RenderableType]:
                   ["bytes"] + [f"{int(h)} hop(s)" for h in hops], rows)
 
 
-def _curves_table(record: Record, prefix: str, heading: str, what: str,
-                  caption: str) -> Optional[RenderableType]:
-    """Rows: sizes; columns: the series named prefix + N, in order of N."""
+def numbered_series(record: Record, prefix: str) -> List[Tuple[int, Points]]:
+    """(N, x -> y) of the series named prefix + N (middle_pair_time_pairs_N,
+    message_time_distance_N), in order of N."""
     found = []
     for entry in record.get("series") or []:
         name = entry.get("name") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name.startswith(prefix) and name[len(prefix):].isdigit():
+        if isinstance(name, str) and name.startswith(prefix) and name[len(prefix):].isascii() \
+                and name[len(prefix):].isdigit():
             found.append((int(name[len(prefix):]), series_points(record, name)))
+    return sorted(found, key=lambda item: item[0])
+
+
+def _curves_table(record: Record, prefix: str, heading: str, what: str,
+                  caption: str) -> Optional[RenderableType]:
+    """Rows: sizes; columns: the series named prefix + N, in order of N."""
+    found = numbered_series(record, prefix)
     if not found:
         return None
-    found.sort()
     sizes = sorted({x for _, points in found for x in points})
     rows = [[str(int(size))] + [_us(points.get(size)) for _, points in found] for size in sizes]
     if prefix.startswith("middle_pair") and len(found) > 1:

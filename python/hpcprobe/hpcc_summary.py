@@ -242,15 +242,18 @@ SECTIONS: Dict[str, EntriesFn] = {
 HPCC_BENCHMARKS = ("hpl", "dgemm", "ptrans", "ra", "stream", "fft", "beff")
 
 
-def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
-    """(key, value) pairs in HPCC's order for the HPCC records given; none without any."""
+def hpcc_summary_sections(records: Iterable[Record]) -> List[Tuple[str, List[Entry]]]:
+    """(section name, its (key, value) pairs) in HPCC's order for the HPCC records given;
+    none without any (the report shows the block by test)."""
     records = _of_benchmark(list(records), *HPCC_BENCHMARKS)
     if not records:
         return []
-    entries: List[Entry] = []
-    for entries_of in SECTIONS.values():
-        entries += entries_of(records)
-    return entries
+    return [(name, entries_of(records)) for name, entries_of in SECTIONS.items()]
+
+
+def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
+    """(key, value) pairs in HPCC's order for the HPCC records given; none without any."""
+    return [entry for _, entries in hpcc_summary_sections(records) for entry in entries]
 
 
 def _algorithm_label(record: Record) -> str:

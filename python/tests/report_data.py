@@ -1,8 +1,9 @@
-"""A results directory for report tests: real records from the bench (the quick and
-memory suites at --scale tiny, a short look-ahead sweep, the mapping modes, the model's
-two runs), records of
-families without a section and of an unknown benchmark, a schema 1.2 record with an
-added field, one corrupt line, and a host name that tries to inject a script."""
+"""A results directory for report tests: real records from the bench of every family
+(the quick, memory, hpcc and comm suites at --scale tiny, the comm suite again with
+another placement, rank pairs on 4 ranks, every contention variant on 4 ranks, a short
+look-ahead sweep, the mapping modes, the model's two runs), a synthetic comm record, a
+record of an unknown benchmark with a schema 1.2 field, one corrupt line, and a host
+name that tries to inject a script."""
 
 import copy
 import json
@@ -20,6 +21,14 @@ RUNS = (
      "--time-limit", "1"),
     ("ra", "modes", "--threads", "2", "--table-log2", "12", "--repeat", "2"),
     ("model", "ra", "--measure", "--np", "2"),
+    ("run", "--suite", "hpcc", "--scale", "tiny", "--np", "2"),
+    ("run", "--suite", "comm", "--scale", "tiny", "--np", "2"),
+    ("run", "--suite", "comm", "--scale", "tiny", "--np", "2", "--placement", "round-robin"),
+    ("pairs", "--np", "4", "--size", "4K", "--repeat", "1"),
+    *(("contention", variant, "--np", "4", "--torus", "4", "--ranks-per-node", "1", "--sizes",
+       "8,1024", "--repeat", "2", *extra) for variant, extra in (
+        ("wocon", ()), ("wicon", ("--pairs", "nn")), ("wicon", ("--pairs", "rnd")),
+        ("stress-link", ()), ("equidistant", ()))),
 )
 
 

@@ -5,7 +5,9 @@ Inputs come from HPCC's summary keys, so that one definition serves hpcprobe rec
 (through hpcc_summary.py, which writes those keys for every family that measures them)
 and HPCC's own output files (hpccoutf.txt). STREAM Copy from records is the sum of each
 copy's best rate in a `stream star` record (the accumulated EP-STREAM of the paper);
-from an HPCC file it is StarSTREAM_Copy × CommWorldProcs.
+from an HPCC file it is StarSTREAM_Copy × CommWorldProcs. From records, the keys of one
+system come from the records of one number of ranks P (the most ranks with an HPL record),
+so every ratio divides one run's figure by the same run's HPL.
 
 A column whose inputs a system lacks is None for it, and `missing` says which inputs.
 """
@@ -16,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.errors import HpcprobeError
-from hpcprobe.hpcc_summary import BEGIN_LINE, END_LINE, hpcc_summary_entries
-from hpcprobe.memory import stream_star_best
+from hpcprobe.hpcc_summary import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS, hpcc_summary_entries
+from hpcprobe.memory import number, stream_star_best
 
 Record = Dict
 MAX_HPCC_FILE_BYTES = 64 << 20
@@ -98,10 +100,49 @@ def _numbers(entries: Sequence[Tuple[str, str]]) -> Dict[str, float]:
     return keys
 
 
+def record_ranks(record: Record) -> int:
+    layout = record.get("layout")
+    ranks = number(layout.get("ranks")) if isinstance(layout, dict) else None
+    return int(ranks) if ranks is not None and ranks >= 1 else 1
+
+
+def by_ranks(records: Sequence[Record]) -> Dict[int, List[Record]]:
+    """The records of HPCC's benchmarks by their number of ranks P, fewest first, each
+    group in the records' order: one P is one HPCC run's machine size."""
+    groups: Dict[int, List[Record]] = {}
+    for record in records:
+        if record.get("benchmark") in HPCC_BENCHMARKS:
+            groups.setdefault(record_ranks(record), []).append(record)
+    return dict(sorted(groups.items()))
+
+
+def balance_records(records: Sequence[Record]) -> List[Record]:
+    """The records whose summary keys make one system's balance: those on the most ranks
+    that have an HPL record (else on the most ranks). A results directory may hold runs
+    on several P; dividing one run's figures by another's HPL would mean nothing."""
+    groups = by_ranks(records)
+    with_hpl = [p for p, group in groups.items() if any(r.get("benchmark") == "hpl"
+                                                        for r in group)]
+    chosen = max(with_hpl or groups or [0])
+    return groups.get(chosen, [])
+
+
 def keys_from_records(records: Sequence[Record]) -> Dict[str, float]:
+    """HPCC's summary keys of the records (as `--hpcc-summary` computes them) on one P,
+    chosen by balance_records."""
+    return hpcc_keys_of(balance_records(records))
+
+
+def summary_keys_of(records: Sequence[Record]) -> Dict[str, float]:
+    """HPCC's summary keys of the records, as `--hpcc-summary` writes them (numbers)."""
+    return _numbers(hpcc_summary_entries(records))
+
+
+def hpcc_keys_of(records: Sequence[Record]) -> Dict[str, float]:
     """HPCC's summary keys of the records; StarSTREAM_Copy made accumulated-exact (the
-    per-copy mean times CommWorldProcs gives the sum over the stream star copies)."""
-    keys = _numbers(hpcc_summary_entries(records))
+    per-copy mean times CommWorldProcs gives the sum over the stream star copies), for
+    the balance of one P's records."""
+    keys = summary_keys_of(records)
     stars = [r for r in records if r.get("benchmark") == "stream" and r.get("variant") == "star"]
     copies = stream_star_best(stars[-1], "copy") if stars else []
     if copies and keys.get("CommWorldProcs"):

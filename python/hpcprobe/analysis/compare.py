@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records
+from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records, summary_keys_of
 from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of
@@ -48,7 +48,14 @@ class Column:
         return self._merged
 
     def keys(self) -> Dict[str, float]:
-        """HPCC summary keys: from the file, else computed from the merged records."""
+        """HPCC summary keys for the rows: from the file, else computed from all the merged
+        records (each key from the last record that gives it), as `--hpcc-summary` writes
+        them."""
+        return self.hpcc_keys or summary_keys_of(self.merged)
+
+    def balance_keys(self) -> Dict[str, float]:
+        """HPCC summary keys for the balance: from the file, else from the merged records
+        of one run's size (balance_records: the most ranks with HPL)."""
         return self.hpcc_keys or keys_from_records(self.merged)
 
 
@@ -95,11 +102,11 @@ def _record_cells(column: Column) -> Dict[RowKey, Tuple[str, str, bool, Cell]]:
     cells: Dict[RowKey, Tuple[str, str, bool, Cell]] = {}
     for record in newest_first(column.merged):
         for key, label, unit, higher, samples in _metric_rows(record):
-            stats = describe(samples)
-            if stats.median is None:
-                continue
             held = cells.get(key)
-            if held is None or ranks(record) > (held[3].ranks or 0):
+            if held is not None and ranks(record) <= (held[3].ranks or 0):
+                continue  # the row shows the record on the most ranks
+            stats = describe(samples)
+            if stats.median is not None:
                 cells[key] = (label, unit, higher, Cell(stats.median, stats, ranks(record)))
     return cells
 
@@ -129,7 +136,7 @@ def comparison_rows(columns: Sequence[Column]) -> List[Row]:
 
 
 def balances(columns: Sequence[Column]) -> Dict[str, Balance]:
-    return {column.name: balance_of(column.keys()) for column in columns}
+    return {column.name: balance_of(column.balance_keys()) for column in columns}
 
 
 @dataclass(frozen=True)

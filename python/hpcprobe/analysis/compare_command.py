@@ -6,17 +6,18 @@ import csv
 import io
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Sequence
 
 from rich.console import Console
 
-from hpcprobe.analysis.balance import COLUMNS, Balance, normalise, read_hpcc_file
+from hpcprobe.analysis.balance import read_hpcc_file
 from hpcprobe.analysis.compare import Column, Regression, Row, balances, comparison_rows, \
     regressions
 from hpcprobe.analysis.placement_view import placement_columns
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
-from hpcprobe.report.blocks import Figure, Paragraph, Table
+from hpcprobe.report.balance import balance_blocks, kiviat_figure
+from hpcprobe.report.blocks import Paragraph, Table
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
 from hpcprobe.show import csv_cell, display_scale, plain
@@ -83,39 +84,6 @@ def comparison_table(columns: Sequence[Column], rows: Sequence[Row]) -> Table:
     return Table.of("Side by side (median of the samples; ratio to the first)", headings, cells,
                     "higher is better for rates, lower for times; P: ranks of the record shown; "
                     "unstable: CV >= 10 % or several modes")
-
-
-def balance_blocks(found: Dict[str, Balance]) -> List:
-    names = list(found)
-    rows = [[column.name, column.unit] + [
-        None if found[name].values[column.name] is None
-        else f"{found[name].values[column.name]:.4g}" for name in names] for column in COLUMNS]
-    blocks: List = [Table.of("Balance (paper 003, Table 2): HPCC's global figures / G-HPL",
-                             ["ratio", "unit", *names], rows,
-                             "from HPCC's summary keys (hpcc_summary.py for records)")]
-    for name in names:
-        missing = sorted({key for keys in found[name].missing.values() for key in keys})
-        if missing:
-            blocks.append(Paragraph(f"{name}: missing inputs {', '.join(missing)}; the ratios "
-                                    "that need them are left out", "absent"))
-    axes, normalised = normalise(found)
-    if len(axes) >= 3:
-        blocks.append(Table.of("Kiviat: each ratio over the best system's (best = 1)",
-                               ["ratio", *names],
-                               [[axis] + [f"{normalised[name][i]:.3g}" for name in names]
-                                for i, axis in enumerate(axes)]))
-    else:
-        blocks.append(Paragraph("no Kiviat chart: it needs 3 or more balance ratios that every "
-                                f"system has (have {len(axes)})", "absent"))
-    return blocks
-
-
-def kiviat_figure(found: Dict[str, Balance], sink: FigureSink) -> Optional[Figure]:
-    axes, normalised = normalise(found)
-    if len(axes) < 3:
-        return None
-    return sink.kiviat("Balance normalised to the best system", axes, normalised,
-                       "paper 003, Figure 5: each ratio over G-HPL, then over the best system")
 
 
 def regression_lines(found: Sequence[Regression], tolerance: float) -> List[Paragraph]:

@@ -80,13 +80,18 @@ class SampleStats:
 
 def finite(samples: Iterable[object]) -> List[float]:
     """The samples that are finite numbers (None, text, bool, NaN left out)."""
-    found = []
-    for sample in samples:
-        if isinstance(sample, bool) or not isinstance(sample, (int, float)):
-            continue
-        if math.isfinite(sample):
-            found.append(float(sample))
-    return found
+    # Exact types: bool is an int subclass, and merged records carry 10^5 samples.
+    return [float(sample) for sample in samples
+            if type(sample) in _NUMBER_TYPES and math.isfinite(sample)]
+
+
+_NUMBER_TYPES = (int, float)
+
+
+def sample_stdev(values: Sequence[float], mean: float) -> float:
+    """The sample standard deviation in floating point (statistics.stdev computes it in
+    exact fractions, ~100x slower on the 10^5 samples of a merged record)."""
+    return math.sqrt(math.fsum((value - mean) ** 2 for value in values) / (len(values) - 1))
 
 
 def mad(values: Sequence[float]) -> float:
@@ -185,7 +190,9 @@ def _warnings(values: Sequence[float], cv: Optional[float],
 
 def describe(samples: Iterable[object]) -> SampleStats:
     """Statistics of the finite samples (others ignored)."""
-    return _describe(tuple(finite(samples)))
+    # Sorted once here: every sort after this one (medians, MAD, CI, modes) finds its
+    # input in order, which Python's sort passes in linear time.
+    return _describe(tuple(sorted(finite(samples))))
 
 
 @lru_cache(maxsize=4096)
@@ -194,7 +201,7 @@ def _describe(values: Tuple[float, ...]) -> SampleStats:
     if not values:
         return SampleStats(0, warnings=("no samples",))
     n, mean = len(values), statistics.fmean(values)
-    stdev = statistics.stdev(values) if n > 1 else None
+    stdev = sample_stdev(values, mean) if n > 1 else None
     cv = stdev / abs(mean) if stdev is not None and mean != 0 else None
     ci_low = ci_high = method = None
     by_median = median_ci(values)

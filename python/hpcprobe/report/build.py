@@ -140,19 +140,24 @@ def _machine(record: Record) -> Tuple[str, ...]:
 
 def _sections_per_machine(family: Family, records: Sequence[Record],
                           sink: FigureSink) -> List[Section]:
-    """The family's section, one per machine and build when the records come from
-    several (their curves must not mix)."""
+    """The family's section, one per machine and build when its records come from
+    several (their curves must not mix). The section gets its machine's records of the
+    family and of the benchmarks it also reads, in the order read."""
     machines: Dict[Tuple[str, ...], List[Record]] = {}
     for record in records:
-        machines.setdefault(_machine(record), []).append(record)
+        if record.get("benchmark") in family.benchmarks + family.reads:
+            machines.setdefault(_machine(record), []).append(record)
+    owned = {machine: sum(r.get("benchmark") in family.benchmarks for r in group)
+             for machine, group in machines.items()}
+    shown = [machine for machine, count in owned.items() if count]
     sections = []
-    for number, (machine, mine) in enumerate(machines.items(), 1):
+    for number, machine in enumerate(shown, 1):
         title, section_id = family.title, family.name
-        if len(machines) > 1:
+        if len(shown) > 1:
             title += f" — {machine[0]}, {machine[1]}, commit {machine[8]}"
             section_id += f"-{number}"
-        section = Section(section_id, title, record_count=len(mine))
-        section.add(*family.section(mine, sink))
+        section = Section(section_id, title, record_count=owned[machine])
+        section.add(*family.section(machines[machine], sink))
         sections.append(section)
     return sections
 
@@ -169,7 +174,7 @@ def _family_sections(records: Sequence[Record], sink: FigureSink) -> Tuple[
                 family.name, family.title, mine, "this hpcprobe has no report section for this "
                 "family yet; its records are listed as they are"))
         else:
-            sections += _sections_per_machine(family, mine, sink)
+            sections += _sections_per_machine(family, records, sink)
     unknown = [record for record in records if family_of(record.get("benchmark")) is None]
     if unknown:
         sections.append(_generic_section(

@@ -19,6 +19,8 @@ from hpcprobe.show import csv_cell, plain
 
 FIGURE_SIZE = (7.0, 3.8)
 KIVIAT_SIZE = (6.0, 6.0)
+HEATMAP_SIZE = (6.0, 5.2)
+MAX_TICK_LABELS = 32
 MAX_LABEL_CHARS = 60
 Point = Optional[float]
 
@@ -243,6 +245,39 @@ class FigureSink:
         rows = [(name, axis, value) for name, values in systems.items()
                 for axis, value in zip(axes_names, values)]
         return self._finish(figure, title, caption, ("system", "axis", "normalised"), rows)
+
+    def heatmap(self, title: str, matrix: Sequence[Sequence[Point]], labels: Sequence[str],
+                boundaries: Sequence[float], value_label: str, caption: str = "") -> Figure:
+        """A square matrix as colours (row: source, column: destination; None: blank),
+        `labels` naming rows and columns in the order drawn, and a line between row and
+        column k-1 and k for each k in `boundaries` (node boundaries; ids
+        node-boundary-N-row and -column in the SVG)."""
+        import numpy
+
+        size = len(matrix)
+        figure = _new_figure(HEATMAP_SIZE)
+        figure.subplots_adjust(left=0.12, right=0.95, bottom=0.1, top=0.9)
+        axes = figure.add_subplot()
+        values = numpy.array([[numpy.nan if not _finite(v) else v for v in row]
+                              for row in matrix], dtype=float).reshape(size, size)
+        image = axes.imshow(values, cmap="viridis", interpolation="nearest", origin="upper")
+        figure.colorbar(image, ax=axes, label=label(value_label), shrink=0.85)
+        ticks = range(size) if size <= MAX_TICK_LABELS else range(0, size, -(-size // 16))
+        axes.set_xticks(list(ticks))
+        axes.set_xticklabels([label(labels[i]) for i in ticks], fontsize=6, rotation=90)
+        axes.set_yticks(list(ticks))
+        axes.set_yticklabels([label(labels[i]) for i in ticks], fontsize=6)
+        for number, edge in enumerate(boundaries, 1):
+            axes.axhline(edge - 0.5, color="red", linewidth=1.2).set_gid(
+                f"node-boundary-{number}-row")
+            axes.axvline(edge - 0.5, color="red", linewidth=1.2).set_gid(
+                f"node-boundary-{number}-column")
+        axes.set_xlabel("destination rank")
+        axes.set_ylabel("source rank")
+        axes.set_title(label(title))
+        rows = [(labels[i], labels[j], matrix[i][j]) for i in range(size) for j in range(size)]
+        return self._finish(figure, title, caption, ("source", "destination", value_label),
+                            rows)
 
 
 def _bounds(curve: Curve, index: int) -> Tuple[Point, Point]:

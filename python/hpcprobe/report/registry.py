@@ -1,17 +1,19 @@
 """The families a report knows, each with its section (one line per family).
 
 A family's section is a function `section(records, sink) -> [blocks]` over the family's
-(merged) records, in a module of report/families/; `compare_label(record) -> str` says
-what tells two of its records apart in `hpcprobe compare` besides benchmark, variant,
-algorithm and metric. A family whose section is None yet still gets its records listed
-in the report's generic table, as do records of benchmarks no family names.
+(merged) records of one machine, in a module of report/families/, plus those of the
+benchmarks in its `reads` (the HPCC table reads RandomAccess, STREAM and b_eff records);
+`compare_label(record) -> str` says what tells two of its records apart in `hpcprobe
+compare` besides benchmark, variant, algorithm and metric. A family whose section is None
+yet still gets its records listed in the report's generic table, as do records of
+benchmarks no family names.
 """
 
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
-from hpcprobe.report.families import communication, memory, ra
+from hpcprobe.report.families import communication, contention, hpcc, memory, ra
 from hpcprobe.report.plots import FigureSink
 
 Record = Dict
@@ -25,6 +27,7 @@ class Family:
     benchmarks: Tuple[str, ...]
     section: Optional[SectionBuilder] = None
     compare_label: Optional[Callable[[Record], str]] = None
+    reads: Tuple[str, ...] = ()
 
 
 FAMILIES = (
@@ -32,9 +35,11 @@ FAMILIES = (
     Family("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), memory.section,
            memory.compare_label),
     Family("communication", "Communication: IMB functions, b_eff rings, rank pairs",
-           ("comm", "beff", "pairs"), None, communication.compare_label),
-    Family("contention", "Network contention", ("contention",)),
-    Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft")),
+           ("comm", "beff", "pairs"), communication.section, communication.compare_label),
+    Family("contention", "Network contention", ("contention",), contention.section,
+           contention.compare_label),
+    Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft"),
+           hpcc.section, hpcc.compare_label, reads=("ra", "stream", "beff")),
 )
 
 
