@@ -101,7 +101,7 @@ def hpcc_steps(s: HpccSizing) -> List[SuiteStep]:
     def step(benchmark: str, variant: str, options: Tuple[str, ...], label: str = "") -> SuiteStep:
         return SuiteStep(benchmark, variant, options, HPCC_BUDGET_S, label=label or None)
 
-    return [
+    steps = [
         step("ra", "mpi", o["ra_mpi"]),
         step("ra", "star", o["ra_local"]),
         step("ra", "single", o["ra_local"]),
@@ -116,9 +116,11 @@ def hpcc_steps(s: HpccSizing) -> List[SuiteStep]:
         step("fft", "mpi", o["fft_mpi"]),
         step("fft", "star", o["fft_local"]),
         step("fft", "single", o["fft_local"]),
-        # b_eff (HPCC's LatencyBandwidth) runs here: step("beff", ...)
-        step("hpl", "mpi", o["hpl"]),
     ]
+    # HPCC's LatencyBandwidth (b_eff) needs a pair of ranks; HPCC skips it on one.
+    if s.ranks >= 2:
+        steps.append(step("beff", "hpcc", ()))
+    return steps + [step("hpl", "mpi", o["hpl"])]
 
 
 def describe(s: HpccSizing) -> str:
