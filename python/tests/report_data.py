@@ -22,6 +22,7 @@ RUNS = (
     ("ra", "modes", "--threads", "2", "--table-log2", "12", "--repeat", "2"),
     ("model", "ra", "--measure", "--np", "2"),
     ("run", "--suite", "hpcc", "--scale", "tiny", "--np", "2"),
+    ("fft", "single", "--fft", "internal", "--log2", "10", "--np", "1"),
     ("run", "--suite", "comm", "--scale", "tiny", "--np", "2"),
     ("run", "--suite", "comm", "--scale", "tiny", "--np", "2", "--placement", "round-robin"),
     ("pairs", "--np", "4", "--size", "4K", "--repeat", "1"),

@@ -62,6 +62,8 @@ def test_every_family_has_its_section_or_an_absent_line(report):
                   "Rank pairs: within and across nodes",
                   "Placements side by side (`hpcprobe compare --by placement`)"):
         assert f'<div class="title">{table}' in html, table
+    # the internal FFT's row names the instruction set it ran with
+    assert re.search(r"<td>internal \((avx512|avx2|portable)\)</td>", html)
     assert "model: T_P = T_1 + T_C·log2 P with T_1 = " in html  # fitted from `model --measure`
     # records without a section are listed, never dropped: the 1.2 record; the synthetic
     # comm record is in its family's section

@@ -182,13 +182,19 @@ def _ptrans(records: Sequence[Record]) -> List[Block]:
                      "repetitions")] + _more(found, "ptrans")
 
 
+def _fft_engine(record: Record) -> Optional[str]:
+    """"fftw", or "internal (avx512)": the instruction set the internal FFT ran with."""
+    engine, isa = _text(record, "fft_engine"), _text(record, "internal_isa")
+    return f"{engine} ({isa})" if engine and isa else engine
+
+
 def _fft(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     found = newest_first(of_benchmark(records, "fft"))
     if not found:
         return [Paragraph("absent: FFT: no fft records (`hpcprobe fft single|star|mpi`)",
                           "absent")]
     rows = [[plain(r.get("variant")), plain(r.get("algorithm")), ranks(r),
-             f"2^{int_parameter(r, 'log2_m')}", _text(r, "fft_engine"),
+             f"2^{int_parameter(r, 'log2_m')}", _fft_engine(r),
              _text(r, "fftw_planner"), _gflops(r), verdict_cell(r)]
             for r in found[:MAX_ROWS]]
     blocks: List[Block] = [Table.of("FFT", (
