@@ -79,4 +79,6 @@ def met_text(met):
 
 
 def write_json(path, data):
+    """Write the bench's numbers; OUT may name a folder that does not exist yet."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(data, indent=2) + "\n")
