@@ -19,3 +19,13 @@ set(CMAKE_INSTALL_RPATH_USE_LINK_PATH TRUE)
 function(hpcp_add_kernel)
   target_sources(hpcprobe_core PRIVATE ${ARGN})
 endfunction()
+
+# `make sanitize`: AddressSanitizer and UndefinedBehaviorSanitizer on every target, with
+# the project's own warnings still errors; any UB report aborts the program (a test fails).
+option(HPCP_SANITIZE "Build with -fsanitize=address,undefined" OFF)
+if(HPCP_SANITIZE)
+  set(_hpcp_sanitize -fsanitize=address,undefined -fno-sanitize-recover=undefined
+                     -fno-omit-frame-pointer)
+  add_compile_options(${_hpcp_sanitize})
+  add_link_options(${_hpcp_sanitize})
+endif()

@@ -152,10 +152,25 @@ void hpcp_record_validation(struct hpcp_record *r, const char *method, const cha
     v->per_repetition = copy_doubles(errors, nrep);
     v->nrep = v->per_repetition ? nrep : 0;
     v->error = 0;
-    for (int i = 0; i < nrep; i++)
-        if (errors[i] > v->error)
-            v->error = errors[i];
-    v->verdict = v->error <= tolerance ? HPCP_PASSED : HPCP_FAILED;
+    int passed = nrep > 0 && isfinite(tolerance);
+    for (int i = 0; i < nrep; i++) {
+        /* `!(e <= tol)` rather than `e > tol`: NaN compares false both ways. */
+        passed &= isfinite(errors[i]) && errors[i] <= tolerance;
+        if (isnan(errors[i]) || (!isnan(v->error) && errors[i] > v->error))
+            v->error = errors[i]; /* the worst, NaN once any is NaN */
+    }
+    v->verdict = nrep <= 0 ? HPCP_NOT_VALIDATED : passed ? HPCP_PASSED : HPCP_FAILED;
+}
+
+const char *hpcp_verdict_word(enum hpcp_verdict v)
+{
+    static const char *const words[] = {"NOT VALIDATED", "passed", "FAILED", "skipped"};
+    return (unsigned)v < sizeof words / sizeof words[0] ? words[v] : "NOT VALIDATED";
+}
+
+int hpcp_verdict_fails(enum hpcp_verdict v)
+{
+    return v != HPCP_PASSED && v != HPCP_SKIPPED;
 }
 
 void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method)
@@ -362,11 +377,13 @@ static void write_value(struct hpcp_json *j, const struct hpcp_record *r)
 
 static void write_validation(struct hpcp_json *j, const struct hpcp_validation *v)
 {
-    static const char *const names[] = {"passed", "failed", "skipped"};
+    /* "not_validated" is outside the schema's verdicts on purpose: the reader
+     * refuses such a record rather than take it for a measurement. */
+    static const char *const names[] = {"not_validated", "passed", "failed", "skipped"};
     hpcp_json_begin_object(j, "validation");
     hpcp_json_string(j, "verdict", names[v->verdict]);
-    hpcp_json_string(j, "method", v->method);
-    if (v->verdict != HPCP_SKIPPED) {
+    hpcp_json_string(j, "method", v->method[0] ? v->method : "none");
+    if (v->verdict == HPCP_PASSED || v->verdict == HPCP_FAILED) {
         hpcp_json_double(j, "error", v->error);
         hpcp_json_string(j, "error_unit", v->error_unit ? v->error_unit : "1");
         hpcp_json_double(j, "tolerance", v->tolerance);
@@ -398,7 +415,7 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
     hpcp_json_string(&j, "benchmark", r->benchmark);
     hpcp_json_string(&j, "variant", r->variant);
     hpcp_json_string(&j, "algorithm", r->algorithm);
-    hpcp_json_string(&j, "status", r->validation.verdict == HPCP_FAILED ? "failed" : "ok");
+    hpcp_json_string(&j, "status", hpcp_verdict_fails(r->validation.verdict) ? "failed" : "ok");
     hpcp_json_string(&j, "started_at", r->started_at);
     hpcp_json_string(&j, "finished_at", r->finished_at);
     write_kvs(&j, "parameters", r->params, r->nparams);
@@ -464,5 +481,8 @@ int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, con
         hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
         return HPCP_EXIT_RUNTIME;
     }
-    return r->validation.verdict == HPCP_FAILED ? HPCP_EXIT_VALIDATION : 0;
+    if (r->validation.verdict == HPCP_NOT_VALIDATED)
+        hpcp_error(MPI_COMM_SELF, "%s %s: the record was never validated (a driver bug); "
+                   "it counts as failed", r->benchmark, r->variant);
+    return hpcp_verdict_fails(r->validation.verdict) ? HPCP_EXIT_VALIDATION : 0;
 }

@@ -1,7 +1,9 @@
 /* Environment metadata (sysinfo.h), gathered collectively at start-up. */
 #include "hpcprobe/sysinfo.h"
 
+#include <float.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,10 @@
 #include <unistd.h>
 
 #include "hpcprobe/util.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Copy with truncation (the values are informational). */
 static void copy_str(char *dst, size_t len, const char *src)
@@ -199,6 +205,60 @@ static void write_strings(struct hpcp_json *j, const char *key, int n, char **v)
     hpcp_json_end_array(j);
 }
 
+/* HPCC's M_OPENMP and omp_* keys, from this binary: null without OpenMP. The
+ * thread count is taken inside a parallel region, as HPCC does, so it is what
+ * the OpenMP loops of the benchmark just run (STREAM sets it) would get. */
+static void write_openmp(struct hpcp_json *j)
+{
+#ifdef _OPENMP
+    int threads = 1;
+#pragma omp parallel
+    {
+#pragma omp single
+        threads = omp_get_num_threads();
+    }
+    hpcp_json_begin_object(j, "openmp");
+    hpcp_json_int(j, "version", _OPENMP);
+    hpcp_json_int(j, "num_threads", threads);
+    hpcp_json_int(j, "max_threads", omp_get_max_threads());
+    hpcp_json_int(j, "num_procs", omp_get_num_procs());
+    hpcp_json_end_object(j);
+#else
+    hpcp_json_null(j, "openmp");
+#endif
+}
+
+/* HPCC's sizeof_* keys and the arithmetic behind HPL's dMACH/sMACH keys, as the
+ * compiler of this binary has them (not as the reader's Python has them). */
+static void write_c_types(struct hpcp_json *j)
+{
+    struct double_double { double a, b; };
+    static const struct { const char *name; size_t bytes; } sizes[] = {
+        {"char", sizeof(char)},     {"short", sizeof(short)},   {"int", sizeof(int)},
+        {"long", sizeof(long)},     {"void_ptr", sizeof(void *)}, {"size_t", sizeof(size_t)},
+        {"float", sizeof(float)},   {"double", sizeof(double)}, {"s64Int", sizeof(int64_t)},
+        {"u64Int", sizeof(uint64_t)}, {"struct_double_double", sizeof(struct double_double)},
+    };
+    hpcp_json_begin_object(j, "c_type_sizes_bytes");
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        hpcp_json_int(j, sizes[i].name, (long long)sizes[i].bytes);
+    hpcp_json_end_object(j);
+    hpcp_json_begin_object(j, "floating_point");
+    hpcp_json_begin_object(j, "double");
+    hpcp_json_int(j, "radix", FLT_RADIX);
+    hpcp_json_int(j, "mantissa_digits", DBL_MANT_DIG);
+    hpcp_json_int(j, "min_exponent", DBL_MIN_EXP);
+    hpcp_json_int(j, "max_exponent", DBL_MAX_EXP);
+    hpcp_json_end_object(j);
+    hpcp_json_begin_object(j, "float");
+    hpcp_json_int(j, "radix", FLT_RADIX);
+    hpcp_json_int(j, "mantissa_digits", FLT_MANT_DIG);
+    hpcp_json_int(j, "min_exponent", FLT_MIN_EXP);
+    hpcp_json_int(j, "max_exponent", FLT_MAX_EXP);
+    hpcp_json_end_object(j);
+    hpcp_json_end_object(j);
+}
+
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
 {
     hpcp_json_raw(j, "hosts", si->hosts_json ? si->hosts_json : "[\"unknown\"]");
@@ -223,6 +283,8 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
         hpcp_json_raw(j, "user_command_line", user);
     hpcp_json_string(j, "affinity", si->affinity);
     hpcp_json_string(j, "os", si->os);
+    write_openmp(j);
+    write_c_types(j);
 }
 
 const char *hpcp_version_string(void)

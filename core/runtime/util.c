@@ -118,6 +118,12 @@ uint64_t hpcp_fault_corrupt_words(void)
     return v > 0 ? (uint64_t)v : 0;
 }
 
+uint64_t hpcp_fault_nan_words(void)
+{
+    long long v = fault_arg("nan");
+    return v > 0 ? (uint64_t)v : 0;
+}
+
 uint64_t hpcp_fault_lost_updates(void)
 {
     long long v = fault_arg("lose");

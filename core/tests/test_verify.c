@@ -1,10 +1,13 @@
 /* The shared verifier, run on 1-4 ranks through the real kernels: a clean
  * run has no wrong words; flipped, doubled or missing updates are counted. */
+#include <math.h>
 #include <mpi.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "hpcprobe/record.h"
+#include "hpcprobe/util.h"
 #include "ra.h"
 
 extern const struct hpcp_kernel hpcp_ra_single, hpcp_ra_mpi_reference;
@@ -65,6 +68,43 @@ static void verdicts(void)
     hpcp_record_free(&r);
 }
 
+/* Fail safe: NaN and infinities fail whatever the tolerance, and a record that
+ * no verifier touched is NOT_VALIDATED, which fails the run and is written as
+ * such (status "failed", a verdict the reader refuses). */
+static void fail_safe(void)
+{
+    struct hpcp_sysinfo si;
+    memset(&si, 0, sizeof si);
+    si.ranks = 1;
+    struct hpcp_record r;
+    double nan_last[] = {0, NAN}, nan_first[] = {NAN, 0}, inf[] = {INFINITY}, ok[] = {1};
+    const double *bad[] = {nan_last, nan_first, inf};
+    const int n[] = {2, 2, 1};
+    for (int i = 0; i < 3; i++) {
+        hpcp_record_init(&r, "ra", "single", "serial", &si);
+        hpcp_record_validation(&r, "m", "words", bad[i], n[i], 1e300);
+        CHECK(r.validation.verdict == HPCP_FAILED && hpcp_verdict_fails(r.validation.verdict));
+        CHECK(i == 2 ? isinf(r.validation.error) : isnan(r.validation.error));
+        hpcp_record_free(&r);
+    }
+    hpcp_record_init(&r, "ra", "single", "serial", &si);
+    hpcp_record_validation(&r, "m", "words", ok, 1, NAN); /* a NaN tolerance passes nothing */
+    CHECK(r.validation.verdict == HPCP_FAILED);
+    hpcp_record_free(&r);
+    hpcp_record_init(&r, "ra", "single", "serial", &si);
+    CHECK(r.validation.verdict == HPCP_NOT_VALIDATED && hpcp_verdict_fails(HPCP_NOT_VALIDATED));
+    hpcp_record_validation(&r, "m", "words", ok, 0, 1); /* no repetition verified */
+    CHECK(r.validation.verdict == HPCP_NOT_VALIDATED);
+    CHECK(hpcp_record_commit(&r, &si, NULL) == HPCP_EXIT_VALIDATION);
+    char *line = hpcp_record_to_json(&r, &si);
+    CHECK(line && strstr(line, "\"verdict\":\"not_validated\"") &&
+          strstr(line, "\"status\":\"failed\""));
+    free(line);
+    hpcp_record_free(&r);
+    CHECK(!hpcp_verdict_fails(HPCP_PASSED) && !hpcp_verdict_fails(HPCP_SKIPPED));
+    CHECK(strcmp(hpcp_verdict_word(HPCP_NOT_VALIDATED), "NOT VALIDATED") == 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -81,6 +121,7 @@ int main(int argc, char **argv)
     }
     CHECK(run_one(&hpcp_ra_mpi_reference, &si, RA_RNG_POLY, DOUBLE_UPDATE) == 1);
     verdicts();
+    fail_safe();
     hpcp_sysinfo_free(&si);
     int failed = check_summary("test_verify");
     MPI_Finalize();

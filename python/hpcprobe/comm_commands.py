@@ -37,7 +37,7 @@ def check_run_placement(spec: Optional[str], ranks: Iterable[int]) -> None:
 
 def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """`hpcprobe comm [FUNCTION...]`, `hpcprobe beff`, `hpcprobe pairs`."""
-    from hpcprobe.commands import bind_ranks, write_hpcc_summary  # they import us
+    from hpcprobe.commands import bind_ranks, write_launch_summary  # they import us
 
     ranks = default_ranks(os.cpu_count() or 1)
     check_run_placement(args.placement, [args.np or ranks])  # before any directory exists
@@ -48,6 +48,6 @@ def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> i
     outcome = context.run(launch, 1, 1)
     print_records(outcome.found)
     print_comm_tables(outcome.found)
-    if getattr(args, "hpcc_summary", False) and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
+    if getattr(args, "hpcc_summary", False):
+        write_launch_summary(outcome, launch, context.out_dir)
     return outcome.exit_status

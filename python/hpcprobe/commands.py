@@ -14,7 +14,7 @@ from hpcprobe.contention import command_contention, command_topology, contention
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_options import HPCC_VARIANTS, default_np, hpcc_bench_options
 from hpcprobe.hpcc_run import command_config, hpcc_suite_steps
-from hpcprobe.hpcc_summary import hpcc_summary_text
+from hpcprobe.hpcc_summary import hpcc_summary_text, unsuccessful_lines
 from hpcprobe.launching import (
     LaunchContext,
     print_records,
@@ -53,11 +53,29 @@ HPCC_SUMMARY_FILE = "hpcc-summary.txt"
 __all__ = ["ra_bench_options", "run_command"]
 
 
-def write_hpcc_summary(records: RecordSet, out_dir: Path) -> None:
-    text = hpcc_summary_text(records.records)
+def write_hpcc_summary(records: RecordSet, out_dir: Path,
+                       step_problems: Sequence[str] = ()) -> None:
+    text = hpcc_summary_text(records.records, step_problems)
+    text += "".join(line + "\n" for line in unsuccessful_lines(records.records, step_problems))
     sys.stdout.write(text)
     sys.stdout.flush()
     (out_dir / HPCC_SUMMARY_FILE).write_text(text, encoding="utf-8")
+
+
+def step_problem(name: str, exit_status: int, records: Sequence) -> List[str]:
+    """Why a step asked for did not deliver (for HPCC's Success), or nothing."""
+    if exit_status != EXIT_OK:
+        return [f"step '{name}' failed (exit status {exit_status})"]
+    return [] if records else [f"step '{name}' wrote no record"]
+
+
+def write_launch_summary(outcome, launch: Launch, out_dir: Path) -> None:
+    """--hpcc-summary of one launch: with Success=0 naming it when it failed, unless it
+    measured nothing because its input was refused (that one line is the answer)."""
+    if outcome.found.records or outcome.exit_status not in (EXIT_OK, EXIT_BAD_INPUT):
+        name = f"{launch.benchmark} {launch.variant}"
+        write_hpcc_summary(outcome.found, out_dir,
+                           step_problem(name, outcome.exit_status, outcome.found.records))
 
 
 # The words after `hpcprobe ra` that launch several benchmarks, and their commands.
@@ -72,8 +90,8 @@ def command_ra(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     launch = context.launch("ra", args.variant, ra_bench_options(args), RA_DEFAULT_BUDGET_S)
     outcome = context.run(launch, 1, 1)
     print_records(outcome.found)
-    if args.hpcc_summary and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
+    if args.hpcc_summary:
+        write_launch_summary(outcome, launch, context.out_dir)
     return outcome.exit_status
 
 
@@ -104,8 +122,8 @@ def command_memory(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
                             MEMORY_DEFAULT_BUDGET_S)
     outcome = context.run(bind_ranks(launch, threads, args.oversubscribe), 1, 1)
     print_memory_tables(outcome.found)
-    if args.hpcc_summary and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
+    if args.hpcc_summary:
+        write_launch_summary(outcome, launch, context.out_dir)
     return outcome.exit_status
 
 
@@ -117,8 +135,8 @@ def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> i
                             HPCC_DEFAULT_BUDGET_S)
     outcome = context.run(bind_ranks(launch), 1, 1)
     print_records(outcome.found)
-    if args.hpcc_summary and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
+    if args.hpcc_summary:
+        write_launch_summary(outcome, launch, context.out_dir)
     return outcome.exit_status
 
 
@@ -160,13 +178,22 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     else:
         print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
     print_memory_tables(shown)
-    if (args.hpcc_summary or args.suite == "hpcc") and found.records:
-        write_hpcc_summary(found, context.out_dir)
+    if (args.hpcc_summary or args.suite == "hpcc") and (found.records or failures):
+        write_hpcc_summary(found, context.out_dir, _suite_problems(by_step, failures))
     if failures:
         listed = ", ".join(f"'{name}' (exit status {status})" for name, status in failures.items())
         stderr_line(f"hpcprobe: {len(failures)} of {len(launches)} benchmarks failed: {listed}")
         return max(failures.values())
     return EXIT_OK
+
+
+def _suite_problems(by_step: Dict[str, List], failures: Dict[str, int]) -> List[str]:
+    """Each failed launch, then each step that ran without failing and wrote nothing."""
+    problems = [problem for label, status in failures.items()
+                for problem in step_problem(label, status, [])]
+    failed = {label.split(" (round ")[0] for label in failures}
+    return problems + [problem for name, records in by_step.items() if name not in failed
+                       for problem in step_problem(name, EXIT_OK, records)]
 
 
 def _merge_rounds(context: LaunchContext, by_step: Dict[str, List],

@@ -7,9 +7,7 @@ whose value no record measured is left out rather than invented. Keys that descr
 HPCC itself was built and that have no counterpart here are printed with HPCC's own
 "not applicable" value, -1 (HPCC does the same, e.g. MemProc=-1)."""
 
-import ctypes
 import math
-import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.memory import number
@@ -67,18 +65,29 @@ def last(records: Sequence[Record], benchmark: str, variant: Optional[str] = Non
 
 
 # --- the machine: C type sizes and IEEE arithmetic (LAPACK's dlamch/slamch) -------------
+# Both come from the metadata of the binary that measured (hpcprobe-bench writes them),
+# never from the Python that reads the records: a key no record describes is left out.
 
-class _DoubleDouble(ctypes.Structure):
-    _fields_ = [("a", ctypes.c_double), ("b", ctypes.c_double)]
+# HPCC's sizeof_* keys, in its order.
+C_TYPES = ("char", "short", "int", "long", "void_ptr", "size_t", "float", "double", "s64Int",
+           "u64Int", "struct_double_double")
 
 
-def sizeof_entries() -> List[Entry]:
-    types = (("char", ctypes.c_char), ("short", ctypes.c_short), ("int", ctypes.c_int),
-             ("long", ctypes.c_long), ("void_ptr", ctypes.c_void_p),
-             ("size_t", ctypes.c_size_t), ("float", ctypes.c_float),
-             ("double", ctypes.c_double), ("s64Int", ctypes.c_int64),
-             ("u64Int", ctypes.c_uint64), ("struct_double_double", _DoubleDouble))
-    return [(f"sizeof_{name}", str(ctypes.sizeof(kind))) for name, kind in types]
+def _binary_metadata(records: Sequence[Record], key: str) -> Tuple[bool, Any]:
+    """(found, value) of metadata `key` in the first record that has it."""
+    for record in records:
+        metadata = section(record, "metadata")
+        if key in metadata:
+            return True, metadata[key]
+    return False, None
+
+
+def sizeof_entries(records: Sequence[Record]) -> List[Entry]:
+    _, sizes = _binary_metadata(records, "c_type_sizes_bytes")
+    if not isinstance(sizes, dict):
+        return []
+    found = [(name, number(sizes.get(name))) for name in C_TYPES]
+    return [(f"sizeof_{name}", integer(size)) for name, size in found if size is not None]
 
 
 def _machine(digits: int, min_exp: int, max_exp: int) -> Dict[str, float]:
@@ -91,14 +100,40 @@ def _machine(digits: int, min_exp: int, max_exp: int) -> Dict[str, float]:
             "RMAX": huge}
 
 
-DOUBLE = _machine(sys.float_info.mant_dig, sys.float_info.min_exp, sys.float_info.max_exp)
-SINGLE = _machine(24, -125, 128)  # IEEE binary32
+# The bounds of a float.h model that _machine can evaluate (binary IEEE-like formats).
+_MODEL_LIMITS = {"mantissa_digits": (2, 113), "min_exponent": (-16381, -1),
+                 "max_exponent": (2, 16384)}
 
 
-def machine_entries(hpl: Optional[Record]) -> List[Entry]:
-    entries = [(f"HPL_dMACH_{name}", e(value)) for name, value in DOUBLE.items()]
-    entries += [(f"HPL_sMACH_{name}", e(value)) for name, value in SINGLE.items()]
-    entries += [("dweps", e(DOUBLE["EPS"])), ("sweps", e(SINGLE["EPS"]))]
+def binary_arithmetic(records: Sequence[Record], kind: str) -> Optional[Dict[str, float]]:
+    """dlamch's values for `kind` ("double", "float") as the measuring binary's float.h
+    has it; None when no record says, or says something that is not a binary model."""
+    _, model = _binary_metadata(records, "floating_point")
+    fields = model.get(kind) if isinstance(model, dict) else None
+    if not isinstance(fields, dict) or fields.get("radix") != 2:
+        return None
+    values = {}
+    for name, (low, high) in _MODEL_LIMITS.items():
+        value = fields.get(name)
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            return None
+        values[name] = value
+    return _machine(values["mantissa_digits"], values["min_exponent"], values["max_exponent"])
+
+
+# The unit of the error the C verifiers record (0x1p-53 in core/kernels: binary64's eps).
+DOUBLE_EPS = 2.0 ** -53
+
+
+def machine_entries(hpl: Optional[Record], records: Sequence[Record]) -> List[Entry]:
+    double, single = binary_arithmetic(records, "double"), binary_arithmetic(records, "float")
+    entries: List[Entry] = []
+    if double is not None:
+        entries += [(f"HPL_dMACH_{name}", e(value)) for name, value in double.items()]
+    if single is not None:
+        entries += [(f"HPL_sMACH_{name}", e(value)) for name, value in single.items()]
+    entries += entry("dweps", double and double["EPS"], e)
+    entries += entry("sweps", single and single["EPS"], e)
     procs = None if hpl is None else number(section(hpl, "layout").get("ranks"))
     return entries + entry("HPLMaxProcs", procs, integer) + entry("HPLMinProcs", procs, integer)
 
@@ -108,13 +143,13 @@ def machine_entries(hpl: Optional[Record]) -> List[Entry]:
 def hpl_entries(records: Sequence[Record]) -> List[Entry]:
     hpl = last(records, "hpl")
     if hpl is None:
-        return machine_entries(None)
+        return machine_entries(None, records)
     norms = [("HPL_RnormI", "rnorm_inf"), ("HPL_Anorm1", "anorm_1"),
              ("HPL_AnormI", "anorm_inf"), ("HPL_Xnorm1", "xnorm_1"),
              ("HPL_XnormI", "xnorm_inf"), ("HPL_BnormI", "bnorm_inf")]
     entries = [*entry("HPL_Tflops", scaled(headline(hpl), TERA), g),
                *entry("HPL_time", metric_median(hpl, "time"), g),
-               ("HPL_eps", g(DOUBLE["EPS"]))]
+               *entry("HPL_eps", (binary_arithmetic([hpl], "double") or {}).get("EPS"), g)]
     for key, name in norms:
         entries += entry(key, parameter(hpl, name), g)
     for key, name in (("HPL_N", "n"), ("HPL_NB", "nb"), ("HPL_nprow", "p"),
@@ -125,7 +160,7 @@ def hpl_entries(records: Sequence[Record]) -> List[Entry]:
     # topology number; processes are mapped row-major (R).
     entries += [("HPL_nbdiv", "2"), ("HPL_nbmin", "16"), ("HPL_cpfact", "R"),
                 ("HPL_crfact", "R"), ("HPL_ctop", NOT_APPLICABLE), ("HPL_order", "R")]
-    return entries + machine_entries(hpl)
+    return entries + machine_entries(hpl, records)
 
 
 # --- DGEMM, PTRANS ----------------------------------------------------------------------
@@ -163,7 +198,7 @@ def _fft_error(record: Optional[Record]) -> Optional[float]:
     scaled_error, m = number(section(record, "validation").get("error")), parameter(record, "m")
     if scaled_error is None or not m or m < 2:
         return None
-    return scaled_error * DOUBLE["EPS"] * math.log(m)
+    return scaled_error * DOUBLE_EPS * math.log(m)
 
 
 def fft_entries(records: Sequence[Record]) -> List[Entry]:
@@ -180,16 +215,32 @@ def fft_entries(records: Sequence[Record]) -> List[Entry]:
 
 # --- the build switches HPCC prints last ------------------------------------------------
 
+def openmp_entries(records: Sequence[Record]) -> List[Entry]:
+    """HPCC's M_OPENMP and omp_* keys from the measuring binary's OpenMP (-1 each, as
+    HPCC prints them, when it was built without); none when no record says. STREAM's
+    records come first: theirs is the OpenMP that a benchmark of the run used."""
+    streams = [record for record in records if record.get("benchmark") == "stream"]
+    found, openmp = _binary_metadata(streams + list(records), "openmp")
+    keys = (("M_OPENMP", "version"), ("omp_get_num_threads", "num_threads"),
+            ("omp_get_max_threads", "max_threads"), ("omp_get_num_procs", "num_procs"))
+    if not found:
+        return []
+    if not isinstance(openmp, dict):
+        return [(key, NOT_APPLICABLE) for key, _ in keys]
+    return [found for key, name in keys for found in
+            entry(key, number(openmp.get(name)), integer)]
+
+
 def trailer_entries(records: Sequence[Record]) -> List[Entry]:
-    """FFTE's tuning (no FFTE here), OpenMP and memory-allocation switches (-1: not
-    applicable), then HPCC's CPS_ compile switches as this run's counterparts."""
+    """FFTE's tuning (no FFTE here) and memory-allocation switches (-1: not applicable),
+    the binary's OpenMP, then HPCC's CPS_ compile switches as this run's counterparts."""
     ffts = [record for record in records if record.get("benchmark") == "fft"]
     fftw = any(section(r, "parameters").get("fft_engine") == "fftw" for r in ffts)
     hypercube = any(r.get("benchmark") == "ra" and r.get("algorithm") == "hypercube"
                     for r in records)
-    entries = [(key, NOT_APPLICABLE) for key in (
-        "FFTEnblk", "FFTEnp", "FFTEl2size", "M_OPENMP", "omp_get_num_threads",
-        "omp_get_max_threads", "omp_get_num_procs", "MemProc", "MemSpec", "MemVal")]
+    entries = [(key, NOT_APPLICABLE) for key in ("FFTEnblk", "FFTEnp", "FFTEl2size")]
+    entries += openmp_entries(records)
+    entries += [(key, NOT_APPLICABLE) for key in ("MemProc", "MemSpec", "MemVal")]
     return entries + [("CPS_HPCC_FFT_235", "0"), ("CPS_HPCC_FFTW_ESTIMATE", "0"),
                       ("CPS_HPCC_MEMALLCTR", "0"), ("CPS_HPL_USE_GETPROCESSTIMES", "0"),
                       ("CPS_RA_SANDIA_NOPT", "1" if hypercube else "0"),

@@ -5,7 +5,9 @@ for rates and times, integers for counts, `%e` for MPI_Wtick and the machine con
 The block is made of SECTIONS, in HPCC's order: the general keys, HPL (with the machine's
 arithmetic), DGEMM, PTRANS, RandomAccess, STREAM, FFT, b_eff, and HPCC's build switches
 (hpcc_keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine). A measured key is
-written only when a record measured it; Success is 0 when any record given failed.
+written only when a record measured it. Success is 1 only when every step asked for ran
+and every HPCC record passed validation: a missing, failed or unverified one gives 0,
+and a line after the summary names it.
 
 b_eff's keys come from `beff` records through SECTIONS["beff"], the b_eff family's own
 function (beff_summary.py: HPCC's ten keys, their definitions and units).
@@ -157,21 +159,37 @@ def _per_process_entries(records: Sequence[Record], lcg: bool) -> List[Entry]:
     return entries
 
 
+def _record_name(record: Record) -> str:
+    words = (record.get("benchmark"), record.get("variant"), record.get("algorithm"))
+    return " ".join(plain(word) for word in words if isinstance(word, str) and word)
+
+
+def record_problems(records: Iterable[Record]) -> List[str]:
+    """Why these records do not make a successful HPCC run: each one that failed, was
+    not verified (--no-verify) or carries no verdict. Fail safe: only "passed" with
+    status "ok" counts."""
+    problems = []
+    for record in records:
+        verdict = _section(record, "validation").get("verdict")
+        if record.get("status") == "failed" or verdict == "failed":
+            problems.append(f"'{_record_name(record)}' failed validation")
+        elif verdict == "skipped":
+            problems.append(f"'{_record_name(record)}' was not verified (--no-verify)")
+        elif verdict != "passed" or record.get("status") != "ok":
+            problems.append(f"'{_record_name(record)}' has no validation verdict")
+    return problems
+
+
 def _general_entries(records: Sequence[Record]) -> List[Entry]:
-    failed = any(
-        record.get("status") == "failed"
-        or _section(record, "validation").get("verdict") == "failed"
-        for record in records
-    )
     ranks = [_section(record, "layout").get("ranks") or 1 for record in records]
     wticks = [_section(record, "metadata").get("mpi_wtick_s") for record in records]
     wtick = next((tick for tick in wticks if tick is not None), None)
     return [
         *hpcc_keys.FORMAT_VERSION,
         ("LANG", "C"),
-        ("Success", "0" if failed else "1"),
-        *hpcc_keys.sizeof_entries(),
-        ("CommWorldProcs", str(max(ranks))),
+        ("Success", "0" if record_problems(records) or not records else "1"),
+        *hpcc_keys.sizeof_entries(records),
+        *_entry("CommWorldProcs", max(ranks, default=None), str),
         *_entry("MPI_Wtick", wtick, lambda tick: "%e" % tick),
     ]
 
@@ -301,15 +319,33 @@ def balance_lines(records: Sequence[Record]) -> List[str]:
     return lines
 
 
-def hpcc_summary_text(records: Iterable[Record]) -> str:
+def _not_successful(entries: List[Entry]) -> List[Entry]:
+    return [(key, "0" if key == "Success" else value) for key, value in entries]
+
+
+def hpcc_summary_text(records: Iterable[Record], step_problems: Sequence[str] = ()) -> str:
     """The block from "Begin of Summary section." to "End of Summary section.", after
     the lines of algorithm_lines (if any), and paper 003's balance ratios after it when
-    HPL ran."""
+    HPL ran.
+
+    `step_problems` names the steps that were asked for and did not deliver (failed,
+    killed, no record): any makes Success 0, as a failed or unverified record does.
+    unsuccessful_lines says why, for after the text (parsers read only the block)."""
     records = list(records)
     entries = hpcc_summary_entries(records)
+    if step_problems:
+        hpcc_records = _of_benchmark(records, *HPCC_BENCHMARKS)
+        entries = _not_successful(entries or _general_entries(hpcc_records))
     lines = algorithm_lines(records)
     lines.append(BEGIN_LINE)
     lines += [f"{key}={value}" for key, value in entries]
     lines.append(END_LINE)
     lines += balance_lines(records)
     return "\n".join(lines) + "\n"
+
+
+def unsuccessful_lines(records: Iterable[Record], step_problems: Sequence[str] = ()) -> List[str]:
+    """One "Not successful: ..." line per reason that Success is 0; none when it is 1."""
+    problems = list(step_problems) + record_problems(_of_benchmark(list(records),
+                                                                   *HPCC_BENCHMARKS))
+    return [f"Not successful: {problem}" for problem in problems]

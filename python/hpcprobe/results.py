@@ -9,7 +9,7 @@ only add optional fields) is checked against the same schema with its objects le
 to fields the schema does not name, so the fields it adds are kept, unread; any other
 version is refused with a message naming the versions this hpcprobe reads.
 
-Speed: valid records are recognised by jsonschema-rs (about 100 times faster than the
+Speed: valid records are recognised by jsonschema-rs (compiled, so much faster than the
 pure-Python jsonschema, which matters for results directories of thousands of records);
 the reason a record is invalid always comes from jsonschema, so messages do not depend
 on which is installed.
@@ -177,10 +177,20 @@ def parse_record_line(raw: bytes) -> Tuple[Optional[Record], Optional[str]]:
         return None, _shorten(f"not JSON ({error})")
     if not isinstance(record, dict):
         return None, "not a JSON object"
-    problem = schema_problem(record)
+    problem = _unvalidated_problem(record) or schema_problem(record)
     if problem is not None:
         return None, problem
     return record, None
+
+
+def _unvalidated_problem(record: Dict[str, Any]) -> Optional[str]:
+    """A record that no verifier judged: refused, never taken for a measurement (the
+    schema has no such verdict either; this says why in words)."""
+    validation = record.get("validation")
+    if isinstance(validation, dict) and validation.get("verdict") == "not_validated":
+        return ("unvalidated: no verifier ran for this record (validation.verdict "
+                "not_validated), so its figures are not results")
+    return None
 
 
 def _skip_rest_of_line(stream: BinaryIO) -> None:

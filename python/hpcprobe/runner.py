@@ -123,20 +123,30 @@ def _signal_group(process: subprocess.Popen, signal_number: int) -> None:
         pass
 
 
-def stop_process_group(process: subprocess.Popen) -> None:
+def _note(log: Optional[IO[bytes]], line: str) -> None:
+    """The watchdog's own report in the launch's log: what it did and when, so that
+    tests and people read events rather than time them."""
+    if log is not None:
+        log.write(f"hpcprobe watchdog: {line}\n".encode("utf-8"))
+        log.flush()
+
+
+def stop_process_group(process: subprocess.Popen, log: Optional[IO[bytes]] = None) -> None:
     """SIGTERM the launch's process group (launchers pass it on to their ranks), then
-    SIGKILL what is left after TERMINATE_GRACE_S."""
+    SIGKILL what is left after TERMINATE_GRACE_S; each step is noted in `log`."""
+    _note(log, "SIGTERM to the launch's process group")
     _signal_group(process, signal.SIGTERM)
     try:
         process.wait(TERMINATE_GRACE_S)
+        _note(log, "the launch stopped on SIGTERM")
     except subprocess.TimeoutExpired:
-        pass
+        _note(log, f"still running {TERMINATE_GRACE_S:g} s after SIGTERM: SIGKILL")
     _signal_group(process, signal.SIGKILL)
     process.wait()
 
 
 def _wait_within_budget(process: subprocess.Popen, budget_s: float,
-                        progress: ProgressReporter) -> bool:
+                        progress: ProgressReporter, log: IO[bytes]) -> bool:
     """Wait for the launch; True when it ran past its budget and was stopped."""
     started = time.monotonic()
     try:
@@ -149,10 +159,12 @@ def _wait_within_budget(process: subprocess.Popen, budget_s: float,
             elapsed = time.monotonic() - started
             progress.update(elapsed)
             if elapsed > budget_s:
-                stop_process_group(process)
+                _note(log, f"time budget of {budget_s:g} s exceeded")
+                stop_process_group(process, log)
                 return True
     except KeyboardInterrupt:
-        stop_process_group(process)
+        _note(log, "interrupted")
+        stop_process_group(process, log)
         raise
 
 
@@ -192,7 +204,7 @@ def run_launch(launch: Launch, progress: ProgressReporter) -> LaunchOutcome:
     with _open_log(launch) as log:
         process = _start(launch, argv, log)
         pump = _OutputPump(process, log, progress)
-        timed_out = _wait_within_budget(process, launch.time_budget_s, progress)
+        timed_out = _wait_within_budget(process, launch.time_budget_s, progress, log)
         pump.join()
     elapsed = time.monotonic() - started
     found = _appended_records(launch.results_path, start_offset)

@@ -62,6 +62,10 @@ def main():
         record["validation"].update(verdict="failed", error=7, tolerance=1.5)
         append_line(out, json.dumps(record))
         sys.exit(1)
+    elif mode == "skipped":  # as with --no-verify
+        record = record_for(benchmark, variant)
+        record["validation"] = {"verdict": "skipped", "method": "none (--no-verify)"}
+        append_line(out, json.dumps(record))
     elif mode == "bad":
         print("hpcprobe-bench: --table-log2 60 is out of range (allowed: 4..50)",
               file=sys.stderr)

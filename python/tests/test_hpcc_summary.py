@@ -3,7 +3,7 @@ src/io.c; %g for rates and times, integers for counts, %e for MPI_Wtick)."""
 
 from helpers import golden, measured_summary
 
-from hpcprobe.hpcc_summary import hpcc_summary_text
+from hpcprobe.hpcc_summary import hpcc_summary_text, unsuccessful_lines
 
 def summary(records):
     """hpcc_summary_text without the constant keys (test_hpcc_suite.py checks those)."""
@@ -201,3 +201,74 @@ def test_only_the_reference_algorithm_adds_no_line():
     text = summary([mpi_record("reference", 0.01), mpi_record("reference", 0.02)])
     assert text.startswith("Begin of Summary section.\n")
     assert "MPIRandomAccess_GUPs=0.02\n" in text
+
+
+def _success_and_reasons(records, step_problems=()):
+    text = hpcc_summary_text(records, step_problems)
+    success = [line for line in text.splitlines() if line.startswith("Success=")]
+    return success, unsuccessful_lines(records, step_problems)
+
+
+def test_success_needs_every_record_to_have_passed():
+    assert _success_and_reasons([golden("single"), golden("mpi")]) == (["Success=1"], [])
+    skipped = golden("mpi")
+    skipped["validation"] = {"verdict": "skipped", "method": "xor-replay (skipped)"}
+    assert _success_and_reasons([golden("single"), skipped]) == (
+        ["Success=0"], ["Not successful: 'ra mpi reference' was not verified (--no-verify)"])
+    failed = golden("single")
+    failed["status"] = "failed"
+    failed["validation"]["verdict"] = "failed"
+    assert _success_and_reasons([failed])[1] == [
+        "Not successful: 'ra single serial' failed validation"]
+    odd = golden("star")
+    del odd["status"]
+    assert _success_and_reasons([odd]) == (
+        ["Success=0"], ["Not successful: 'ra star serial' has no validation verdict"])
+
+
+def test_a_step_that_did_not_deliver_clears_success_and_is_named():
+    problems = ["step 'hpl mpi' failed (exit status 17)"]
+    assert _success_and_reasons([golden("single")], problems) == (
+        ["Success=0"], ["Not successful: step 'hpl mpi' failed (exit status 17)"])
+    # Nothing measured at all: the general keys still say Success=0.
+    text = hpcc_summary_text([], problems)
+    assert "Success=0" in text.splitlines() and "CommWorldProcs" not in text
+
+
+def _with_binary(record, **metadata):
+    record["metadata"].update(metadata)
+    return record
+
+
+def test_type_sizes_arithmetic_and_openmp_come_from_the_measuring_binary():
+    sizes = {name: 4 for name in ("char", "short", "int", "long", "void_ptr", "size_t",
+                                  "float", "double", "s64Int", "u64Int",
+                                  "struct_double_double")}
+    model = {"double": {"radix": 2, "mantissa_digits": 53, "min_exponent": -1021,
+                        "max_exponent": 1024},
+             "float": {"radix": 2, "mantissa_digits": 24, "min_exponent": -125,
+                       "max_exponent": 128}}
+    openmp = {"version": 201511, "num_threads": 3, "max_threads": 3, "num_procs": 2}
+    record = _with_binary(golden("single"), c_type_sizes_bytes=sizes, floating_point=model,
+                          openmp=openmp)
+    lines = hpcc_summary_text([record]).splitlines()
+    assert "sizeof_long=4" in lines and "sizeof_struct_double_double=4" in lines
+    assert "HPL_dMACH_EPS=1.110223e-16" in lines and "HPL_sMACH_EMAX=1.280000e+02" in lines
+    assert "dweps=1.110223e-16" in lines and "sweps=5.960464e-08" in lines
+    assert ["M_OPENMP=201511", "omp_get_num_threads=3", "omp_get_max_threads=3",
+            "omp_get_num_procs=2"] == [line for line in lines
+                                       if line.startswith(("M_OPENMP", "omp_"))]
+
+
+def test_a_binary_without_openmp_prints_minus_one_and_an_unknown_one_nothing():
+    without = hpcc_summary_text([_with_binary(golden("single"), openmp=None)]).splitlines()
+    assert [line for line in without if line.startswith(("M_OPENMP", "omp_"))] == [
+        "M_OPENMP=-1", "omp_get_num_threads=-1", "omp_get_max_threads=-1",
+        "omp_get_num_procs=-1"]
+    # Records of an older binary do not say: the keys are left out, not invented.
+    unknown = hpcc_summary_text([golden("single")])
+    assert "M_OPENMP" not in unknown and "sizeof_" not in unknown and "dMACH" not in unknown
+    odd_model = {"double": {"radix": 10, "mantissa_digits": 16, "min_exponent": -383,
+                            "max_exponent": 384}}
+    assert "dMACH" not in hpcc_summary_text([_with_binary(golden("single"),
+                                                          floating_point=odd_model)])

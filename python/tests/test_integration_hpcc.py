@@ -140,3 +140,27 @@ def test_list_names_the_families():
                   ["fft", "single"], ["fft", "star"], ["fft", "mpi"]):
         assert words in listing
     assert os.path.exists(bench_path())
+
+
+# A NaN in the result must fail every floating-point verifier: NaN compares false with
+# any tolerance, and fmax-style reductions drop it (DGEMM's did, so a C with a NaN row
+# passed). HPCPROBE_INJECT_FAULT=nan:1 puts one NaN where corrupt:1 puts a wrong value.
+NAN_CASES = [
+    ("dgemm", "single", ("--n", "64"), 1),
+    ("dgemm", "star", ("--n", "64"), 2),
+    ("hpl", "mpi", ("--n", "120", "--nb", "16"), 2),
+    ("ptrans", "mpi", ("--n", "150", "--nb", "16"), 3),
+    ("fft", "single", ("--log2", "10"), 1),
+    ("fft", "mpi", ("--log2", "12"), 2),
+    ("stream", "single", ("--array-bytes", "1M"), 1),
+]
+
+
+@pytest.mark.parametrize("benchmark,variant,options,ranks", NAN_CASES,
+                         ids=[f"{b}-{v}" for b, v, _, _ in NAN_CASES])
+def test_a_nan_in_the_result_fails_validation(tmp_path, benchmark, variant, options, ranks):
+    (record,) = records(tmp_path, benchmark, variant, *options, np=ranks, rc=1,
+                        extra_env={"HPCPROBE_INJECT_FAULT": "nan:1"})
+    assert record["validation"]["verdict"] == "failed" and record["status"] == "failed"
+    error = record["validation"]["error"]
+    assert error is None or error > record["validation"]["tolerance"]

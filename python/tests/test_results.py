@@ -174,3 +174,25 @@ def test_strings_from_records_are_not_markup_or_formulas(tmp_path):
     rows = list(csv.reader(io.StringIO(run_hpcprobe("show", str(path), "--format",
                                                     "csv").stdout)))
     assert rows[1][6] == "'=HYPERLINK(\"x\")"
+
+
+def test_a_record_no_verifier_judged_is_refused_as_unvalidated(tmp_path):
+    # hpcprobe-bench writes verdict "not_validated" when a driver never verified; such a
+    # record is never taken for a measurement, whatever else it holds.
+    record = golden("single")
+    record["validation"] = {"verdict": "not_validated", "method": "none"}
+    record["status"] = "failed"
+    path = tmp_path / "results.jsonl"
+    write_jsonl(path, [golden("star"), record])
+    found = read_records(path)
+    assert [r["variant"] for r in found.records] == ["star"]
+    assert found.problems == [f"{path}:2: invalid record: unvalidated: no verifier ran for "
+                              "this record (validation.verdict not_validated), so its figures "
+                              "are not results"]
+
+
+def test_a_nan_error_is_written_as_null_and_read_as_a_failure(tmp_path):
+    record = golden("single")
+    record["status"] = "failed"
+    record["validation"].update(verdict="failed", error=None, per_repetition=[0, None])
+    assert schema_problem(record) is None

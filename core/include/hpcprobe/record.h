@@ -11,7 +11,9 @@
 #define HPCP_RECORD_MAX_SERIES 64
 #define HPCP_RECORD_MAX_MATRICES 4
 
-enum hpcp_verdict { HPCP_PASSED, HPCP_FAILED, HPCP_SKIPPED };
+/* A record starts NOT_VALIDATED (zeroed memory) and stays so until a verifier
+ * says otherwise: a driver that forgets to verify cannot pass. */
+enum hpcp_verdict { HPCP_NOT_VALIDATED, HPCP_PASSED, HPCP_FAILED, HPCP_SKIPPED };
 
 enum hpcp_kv_type { HPCP_KV_INT, HPCP_KV_DOUBLE, HPCP_KV_STRING, HPCP_KV_BOOL, HPCP_KV_NULL,
                     HPCP_KV_INT_ARRAY };
@@ -121,7 +123,8 @@ struct hpcp_matrix *hpcp_record_matrix(struct hpcp_record *r, const char *name,
                                        const double *values, int rows, int cols);
 
 /* Validation: per-repetition errors (copied); the verdict is PASSED when every
- * repetition's error <= tolerance. */
+ * repetition's error <= tolerance. A NaN or infinite error (or tolerance) fails,
+ * and no repetition at all leaves the record NOT_VALIDATED. */
 void hpcp_record_validation(struct hpcp_record *r, const char *method, const char *error_unit,
                             const double *errors, int nrep, double tolerance);
 void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method);
@@ -131,6 +134,11 @@ void hpcp_record_validation_detail(struct hpcp_record *r, const char *fmt, ...)
 
 void hpcp_record_note(struct hpcp_record *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* "passed", "FAILED", "skipped" or "NOT VALIDATED", for what a driver prints. */
+const char *hpcp_verdict_word(enum hpcp_verdict v);
+/* 1 when the verdict makes the run fail: FAILED, or never validated. */
+int hpcp_verdict_fails(enum hpcp_verdict v);
 
 /* Serialise to one JSON line (with trailing newline); caller frees. NULL on
  * out-of-memory. */

@@ -39,6 +39,9 @@ void hpcp_fault_point(int rank);
 /* Words to corrupt from "corrupt:N" (0 when not set): rank 0 flips them after
  * the last repetition, before verification. */
 uint64_t hpcp_fault_corrupt_words(void);
+/* "nan:N" (N >= 1): rank 0 puts a NaN into its floating-point result after the
+ * last repetition, before verification, which must fail (0 when not set). */
+uint64_t hpcp_fault_nan_words(void);
 /* "lose:N": a threaded RandomAccess run drops N updates on rank 0, which
  * stay counted as executed (tests of the error-rate study). */
 uint64_t hpcp_fault_lost_updates(void);

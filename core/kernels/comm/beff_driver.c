@@ -174,7 +174,7 @@ static void print_results(const struct hpcp_record *r, const void *ctx)
     for (int i = 0; i < m[3].nsamples; i++)
         nat_bw = fmax(nat_bw, m[3].samples[i]);
     printf("beff (HPCC b_eff) on %d rank(s): validation %s\n", r->ranks,
-           r->validation.verdict == HPCP_PASSED ? "passed" : "FAILED");
+           hpcp_verdict_word(r->validation.verdict));
     printf("  ping-pong latency   min/max  %10.3f / %10.3f us  (%lld pairs)\n", lmin * 1e6,
            lmax * 1e6, R->lat.pairs);
     printf("  ping-pong bandwidth min/max  %10.3f / %10.3f GB/s (%lld pairs)\n", bmin / 1e9,

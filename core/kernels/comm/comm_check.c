@@ -92,7 +92,7 @@ int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *
         rc = hpcp_record_commit(r, si, p->out);
         if (!p->quiet)
             print(r, ctx);
-        if (r->validation.verdict == HPCP_FAILED)
+        if (hpcp_verdict_fails(r->validation.verdict))
             hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
         hpcp_record_free(r);
     }

@@ -176,12 +176,11 @@ void comm_build_record(struct hpcp_record *r, const struct comm_plan *pl,
 
 void comm_print(const struct hpcp_record *r, const void *ctx)
 {
-    static const char *const verdicts[] = {"passed", "FAILED", "skipped"};
     const struct comm_group_info *g = ctx;
     const struct comm_plan *pl = g->plan;
     const struct comm_point *pts = g->points;
     printf("comm %s (IMB %s) on %d rank(s), %d node(s): validation %s\n", pl->fn->name,
-           pl->fn->imb_name, g->ranks, g->nodes, verdicts[r->validation.verdict]);
+           pl->fn->imb_name, g->ranks, g->nodes, hpcp_verdict_word(r->validation.verdict));
     printf("%12s %9s %11s %11s %11s %11s %11s %11s\n", "bytes", "reps", "t_min[us]",
            "t_avg[us]", "t_max[us]", "median[us]", "p99[us]", "MB/s");
     for (int i = 0; i < pl->nsizes; i++) {

@@ -217,7 +217,7 @@ static void print_results(const struct hpcp_record *r, const void *ctx)
     const struct pairs_result *R = ctx;
     int ranks = r->ranks;
     printf("pairs: %d ranks, %d node(s), %lld B messages: validation %s\n", ranks, r->nodes,
-           (long long)r->params[0].i, r->validation.verdict == HPCP_PASSED ? "passed" : "FAILED");
+           (long long)r->params[0].i, hpcp_verdict_word(r->validation.verdict));
     summary_line("intra-node", r, "intra_node_bandwidth");
     summary_line("inter-node", r, "inter_node_bandwidth");
     if (ranks > 16)

@@ -153,6 +153,8 @@ static int measure(struct fft_run *f, const struct hpcp_sysinfo *si, double *err
         exec_free(&fwd);
     if (f->active && si->rank == 0 && hpcp_fault_corrupt_words())
         f->y[f->count / 3] += 1e-6; /* test hook: one wrong point */
+    if (f->active && si->rank == 0 && hpcp_fault_nan_words())
+        f->y[f->count / 3] = NAN; /* test hook: a NaN point */
     *error = 0;
     if (f->active && f->p.verify) {
         bad = exec_init(&inv, f, +1, 0);
@@ -227,8 +229,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
             best = fmax(best, mean[i]);
         printf("fft %s: m = 2^%d, %s: %.3f Gflop/s (best of %d), validation %s (%.3g)\n",
                k->variant, f->p.log2, engine(f), best * 1e-9, reps,
-               r->validation.verdict == HPCP_PASSED ? "passed"
-               : r->validation.verdict == HPCP_SKIPPED ? "skipped" : "FAILED", error);
+               hpcp_verdict_word(r->validation.verdict), error);
         fflush(stdout);
     }
     free(mean);

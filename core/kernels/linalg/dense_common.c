@@ -56,7 +56,7 @@ int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_
             hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out,
                        strerror(errno));
             rc = HPCP_EXIT_RUNTIME;
-        } else if (r->validation.verdict == HPCP_FAILED) {
+        } else if (hpcp_verdict_fails(r->validation.verdict)) {
             rc = HPCP_EXIT_VALIDATION;
         }
         hpcp_record_free(r);

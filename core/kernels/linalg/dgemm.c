@@ -69,6 +69,12 @@ static int dgemm_run(struct hpcp_bench *bench, double *seconds)
     return 0;
 }
 
+/* fmax drops a NaN operand; this keeps it, so a NaN anywhere fails the check. */
+static double worst_of(double a, double b)
+{
+    return isnan(a) || isnan(b) ? NAN : fmax(a, b);
+}
+
 static double norm_inf(const double *m, int rows, int cols, int ld)
 {
     double worst = 0;
@@ -79,7 +85,7 @@ static double norm_inf(const double *m, int rows, int cols, int ld)
         for (int i = 0; i < rows; i++)
             sums[i] += fabs(m[(size_t)j * ld + i]);
     for (int i = 0; i < rows; i++)
-        worst = fmax(worst, sums[i]);
+        worst = worst_of(worst, sums[i]);
     free(sums);
     return worst;
 }
@@ -101,7 +107,7 @@ static int dgemm_verify(struct hpcp_bench *bench, double *error)
     double *y = x + n, *z = y + n, *w = z + n, xmax = 0;
     for (int i = 0; i < n; i++) {
         x[i] = dense_element(s->p.seed + 99, (uint64_t)i, 0);
-        xmax = fmax(xmax, fabs(x[i]));
+        xmax = worst_of(xmax, fabs(x[i]));
     }
     blas_dgemv(n, n, 1.0, s->c, n, x, 0.0, y);        /* y = C x */
     blas_dgemv(n, n, 1.0, s->b, n, x, 0.0, z);        /* z = B x */
@@ -109,7 +115,7 @@ static int dgemm_verify(struct hpcp_bench *bench, double *error)
     blas_dgemv(n, n, s->beta, s->c_before, n, x, 1.0, w);
     double ymax = 0;
     for (int i = 0; i < n; i++)
-        ymax = fmax(ymax, fabs(y[i] - w[i]));
+        ymax = worst_of(ymax, fabs(y[i] - w[i]));
     *error = ymax / (norm_inf(s->c, n, n, n) * xmax * n * 0x1p-53);
     if (isnan(*error))
         *error = INFINITY;
@@ -172,8 +178,7 @@ static void print_summary(const struct hpcp_kernel *k, const struct hpcp_record 
         best = fmax(best, m->samples[i]);
     printf("dgemm %s: n = %d, %s: %.2f Gflop/s per rank (best of %d), validation %s\n",
            k->variant, n, blas_build_name(), best * 1e-9, r->nmetrics ? m->nsamples : 0,
-           r->validation.verdict == HPCP_PASSED ? "passed"
-           : r->validation.verdict == HPCP_SKIPPED ? "skipped" : "FAILED");
+           hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
 }
 
@@ -223,6 +228,8 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
             hpcp_idle_barrier(bench.comm); /* single: the others wait without spinning */
         if (bench.rank == 0 && hpcp_fault_corrupt_words())
             s.c[(size_t)s.n * (s.n / 2) + s.n / 3] += 1.0; /* test hook: one wrong element */
+        if (bench.rank == 0 && hpcp_fault_nan_words())
+            s.c[(size_t)s.n * (s.n / 2) + s.n / 3] = NAN; /* test hook: a NaN row */
         double error = 0, worst = 0;
         if (s.p.verify)
             k->verify(&bench, &error);

@@ -127,8 +127,7 @@ static void print_summary(const struct hpl *h, const struct hpcp_record *r, cons
            "rank 0: panels %.2f s, update %.2f s, waiting %.2f s; scaled residual %.3g, "
            "validation %s\n", h->N, h->nb, h->P, h->Q, h->lookahead, best * 1e-9, reps,
            h->seconds_panel, h->seconds_update, h->seconds_wait, r->validation.error,
-           r->validation.verdict == HPCP_PASSED ? "passed"
-           : r->validation.verdict == HPCP_SKIPPED ? "skipped" : "FAILED");
+           hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
 }
 
@@ -149,6 +148,8 @@ static int run_hpl(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, s
     measure(h, p, &run, x);
     if (hpcp_fault_corrupt_words())
         x[h->N / 2] += 1e-3 * (1.0 + fabs(x[h->N / 2])); /* test hook: a wrong solution */
+    if (hpcp_fault_nan_words())
+        x[h->N / 2] = NAN; /* test hook: a NaN in the solution */
     if (p->verify)
         hpl_residual(h, x, &run.check);
     struct hpcp_record r;

@@ -215,8 +215,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     if (!t->p.quiet)
         printf("ptrans: n = %lld, NB = %d, grid %dx%d: %.3f GB/s (median of %d), validation %s\n",
                t->n, t->p.nb, t->p.p, t->p.q, rates ? hpcp_median(rates, reps) * 1e-9 : 0.0, reps,
-               r->validation.verdict == HPCP_PASSED ? "passed"
-               : r->validation.verdict == HPCP_SKIPPED ? "skipped" : "FAILED");
+               hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
     free(rates);
 }
@@ -237,6 +236,8 @@ static int run_ptrans(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
         seconds[i] = transpose_add(t, fill);
     if (t->rank == 0 && hpcp_fault_corrupt_words() && t->mp * t->nq > 0)
         t->c[(t->mp * t->nq) / 2] *= 1.0 + 1e-9; /* test hook: one wrong element */
+    if (t->rank == 0 && hpcp_fault_nan_words() && t->mp * t->nq > 0)
+        t->c[(t->mp * t->nq) / 2] = NAN; /* test hook: a NaN element */
     double error = t->p.verify ? verify(t) : 0;
     struct hpcp_record r;
     memset(&r, 0, sizeof r);

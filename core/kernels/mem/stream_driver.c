@@ -1,5 +1,6 @@
 /* STREAM driver: the one-copy phase (HPCC SingleSTREAM), then all copies
  * at once (StarSTREAM), best rates, validation and the record. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,8 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
             run_phase(&b, many_copies, &many);
         if (b.rank == 0 && s.active && hpcp_fault_corrupt_words())
             s.a[s.n / 2] *= 1.0 + 1e-9; /* test hook: one wrong element must fail validation */
+        if (b.rank == 0 && s.active && hpcp_fault_nan_words())
+            s.a[s.n / 2] = NAN; /* test hook: a NaN must fail validation too */
         double error = 0, worst = 0;
         if (s.p.verify)
             k->verify(&b, &error);

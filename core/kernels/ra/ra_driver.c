@@ -187,11 +187,10 @@ static void print_result(const struct hpcp_kernel *k, const struct hpcp_record *
 {
     const struct hpcp_metric *m = &r->metrics[0];
     const struct hpcp_validation *v = &r->validation;
-    static const char *const verdicts[] = {"passed", "FAILED", "skipped"};
     printf("ra %s %s: %.5f GUPS%s, median of %d; verification %s", k->variant, k->algorithm,
            hpcp_median(m->samples, m->nsamples) * 1e-9, ra_is_star(k) ? " per rank" : "",
-           m->nsamples, verdicts[v->verdict]);
-    if (v->verdict != HPCP_SKIPPED)
+           m->nsamples, hpcp_verdict_word(v->verdict));
+    if (v->verdict == HPCP_PASSED || v->verdict == HPCP_FAILED)
         printf(" (%.0f wrong words, tolerance %.0f)", v->error, v->tolerance);
     printf("\n");
     fflush(stdout);
@@ -240,7 +239,7 @@ static int write_record(struct hpcp_bench *b, const struct hpcp_kernel *k, struc
             snprintf(what, sizeof what, "ra %s %s", k->variant, k->algorithm);
             ra_print_thread_balance(s, what);
         }
-        if (!rc && r.validation.verdict == HPCP_FAILED)
+        if (!rc && hpcp_verdict_fails(r.validation.verdict))
             rc = HPCP_EXIT_VALIDATION;
     }
     hpcp_record_free(&r);

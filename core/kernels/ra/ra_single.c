@@ -1,10 +1,8 @@
 /* RandomAccess `single`: one process updates its own table while the other
  * ranks wait asleep. The update loop is HPCC's definition, tightened: one
  * generator, the index from its bits, one XOR; the out-of-order core
- * overlaps the independent misses by itself. Measured on a 2^26-word table
- * in 2 MiB pages (AMD EPYC, medians of 3): this loop 0.092-0.099 GUPS;
- * 8 interleaved generators 0.080-0.088 in this binary; batches of 16-128
- * updates with software prefetch 0.070-0.098 in a microbenchmark. */
+ * overlaps the independent misses by itself, so interleaved generators or
+ * software-prefetched batches add work without adding parallelism. */
 #include "hpcprobe/util.h"
 #include "ra.h"
 
