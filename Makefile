@@ -8,6 +8,12 @@ NP ?= $(shell nproc)
 BIN := $(abspath $(VENV))/bin
 PIP := $(BIN)/pip -q --disable-pip-version-check
 CTEST_DIR := build/ctest-$(MPI)
+SANITIZE_DIR := build/asan-$(MPI)
+VALGRIND_DIR := build/valgrind-$(MPI)
+# Pinned: a newer formatter or linter may judge the same code differently.
+LINT_TOOLS := "ruff==0.17.6"
+# The MPI integration tests of one family (RandomAccess) run against the sanitized binary.
+SANITIZE_PYTESTS := python/tests/test_integration_ra.py python/tests/test_integration_ra_algorithms.py
 
 ifeq ($(MPI),mpich)
   BUILD_MPICC = $(BIN)/mpicc
@@ -17,7 +23,7 @@ else
   $(error MPI must be 'mpich' (the PyPI wheel) or 'system' (the MPI on PATH, or MPICC), not '$(MPI)')
 endif
 
-.PHONY: build run test ctest pytest clean fftw
+.PHONY: build run test ctest pytest lint sanitize valgrind valgrind-tool clean fftw
 
 # FFTW3 for `hpcprobe fft` (docs/building.md): PyPI has no sound package with FFTW's
 # library and headers, so Debian's libfftw3-dev is installed when missing and apt-get can
@@ -63,7 +69,45 @@ ctest: build
 pytest: build
 	$(BIN)/python -m pytest
 
-test: ctest pytest
+# ruff over the Python (pyproject.toml's rules).
+lint: build
+	$(PIP) install $(LINT_TOOLS)
+	$(BIN)/ruff check python bench
+
+# The C core and its unit tests with AddressSanitizer and UndefinedBehaviorSanitizer
+# (the project's warnings still errors), then RandomAccess's MPI integration tests
+# against that binary: any report fails the run.
+sanitize: build
+	cmake -S . -B $(SANITIZE_DIR) -DHPCP_TESTS=ON -DHPCP_SANITIZE=ON \
+	  -DMPI_C_COMPILER=$(BUILD_MPICC) -DPython_EXECUTABLE=$(BIN)/python >/dev/null
+	cmake --build $(SANITIZE_DIR) -j 2 >/dev/null
+	ctest --test-dir $(SANITIZE_DIR) --output-on-failure
+	HPCPROBE_BENCH=$(abspath $(SANITIZE_DIR))/core/hpcprobe-bench \
+	  $(BIN)/python -m pytest -q $(SANITIZE_PYTESTS)
+
+# Valgrind from Debian (PyPI has none) when missing and apt-get can (root); elsewhere
+# the target fails under CI and says why, and is skipped with a note by hand.
+valgrind-tool:
+	@if ! command -v valgrind >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing valgrind (make valgrind)"; \
+	    apt-get install -y -q valgrind >/dev/null || \
+	      { apt-get update -q >/dev/null && apt-get install -y -q valgrind >/dev/null; }; \
+	  fi; \
+	fi
+
+# The single-rank C unit tests under Memcheck (core/tests/CMakeLists.txt).
+valgrind: build valgrind-tool
+	@if ! command -v valgrind >/dev/null; then \
+	  if [ -n "$$CI" ]; then echo "make valgrind: no valgrind and it could not be installed (apt-get install valgrind, as root)" >&2; exit 2; fi; \
+	  echo "note: make valgrind skipped: no valgrind (apt-get install valgrind)"; exit 0; \
+	fi; \
+	cmake -S . -B $(VALGRIND_DIR) -DHPCP_TESTS=ON -DHPCP_NATIVE=OFF -DHPCP_VALGRIND=ON \
+	  -DMPI_C_COMPILER=$(BUILD_MPICC) -DPython_EXECUTABLE=$(BIN)/python >/dev/null && \
+	cmake --build $(VALGRIND_DIR) -j 2 >/dev/null && \
+	ctest --test-dir $(VALGRIND_DIR) -L memcheck --output-on-failure
+
+test: lint ctest sanitize valgrind pytest
 
 clean:
 	rm -rf build
