@@ -10,14 +10,19 @@ is launched.
 
 import argparse
 import difflib
-import math
 import sys
 from typing import Callable, Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
+from hpcprobe.cli_types import (CliParser, add_launch_options, choice, int_list, is_count,
+                                nonnegative_seconds, positive_int, positive_number,
+                                positive_seconds, suggestion, unknown)
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
 from hpcprobe.comm_options import COMM_COMMANDS, add_comm_parsers, check_comm
+from hpcprobe.contention_cli import add_contention_parsers, check_contention_commands
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
+from hpcprobe.hpcc_cli import (add_config_parser, add_hpcc_parser, add_hpcc_suite_options,
+                               check_config, check_run)
 from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
 from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
                                      MEMORY_VARIANTS, check_memory)
@@ -58,87 +63,6 @@ _VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg", "--t1", "--tc", "--link-bandwid
                                "--bytes-per-update", "--flit-bytes", "--hop-latency")
 
 
-def suggestion(word: str, allowed: Sequence[str]) -> str:
-    """"; did you mean 'X'?" when something in `allowed` is close to `word`."""
-    close = difflib.get_close_matches(word, list(allowed), n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
-
-
-def unknown(kind: str, word: str, allowed: Sequence[str]) -> UsageError:
-    return UsageError(
-        f"unknown {kind} '{word}' (allowed: {', '.join(allowed)}){suggestion(word, allowed)}"
-    )
-
-
-def choice(kind: str, allowed: Sequence[str]) -> Callable[[str], str]:
-    """argparse type: one of `allowed`, else a UsageError with a suggestion."""
-    def parse(text: str) -> str:
-        if text not in allowed:
-            raise unknown(kind, text, allowed)
-        return text
-    return parse
-
-
-def positive_int(option: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise UsageError(f"{option} must be a whole number >= 1, not '{text}'")
-        return value
-    return parse
-
-
-def _float_option(option: str, rule: str,
-                  accept: Callable[[float], bool]) -> Callable[[str], float]:
-    """argparse type: a finite number that `accept`s, else "OPTION must be RULE"."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and accept(value)):
-            raise UsageError(f"{option} must be {rule}, not '{text}'")
-        return value
-    return parse
-
-
-def positive_seconds(option: str) -> Callable[[str], float]:
-    return _float_option(option, "a number of seconds > 0", lambda value: value > 0)
-
-
-def nonnegative_seconds(option: str) -> Callable[[str], float]:
-    return _float_option(option, "a number of seconds >= 0", lambda value: value >= 0)
-
-
-def positive_number(option: str, unit: str) -> Callable[[str], float]:
-    return _float_option(option, f"a number of {unit} > 0", lambda value: value > 0)
-
-
-def int_list(option: str, low: int, high: int, example: str,
-             high_text: str = "") -> Callable[[str], List[int]]:
-    """argparse type: a comma list of whole numbers from `low` to `high` (shown as
-    `high_text` if given), in the order given."""
-    rule = f"a comma list of whole numbers from {low} to {high_text or high}, such as {example}"
-
-    def parse(text: str) -> List[int]:
-        if not text.strip():
-            raise UsageError(f"{option} is empty; give {rule}")
-        values = []
-        for word in text.split(","):
-            try:
-                value = int(word)
-            except ValueError:
-                value = low - 1
-            if not low <= value <= high:
-                raise UsageError(f"{option} takes {rule}; '{word}' is not one")
-            values.append(value)
-        return values
-    return parse
-
-
 def topology(text: str) -> Topology:
     try:
         return parse_topology(text)
@@ -146,17 +70,12 @@ def topology(text: str) -> Topology:
         raise UsageError(str(error)) from None
 
 
-def _is_count(text: str) -> bool:
-    # ASCII digits only: int() would also take "+3", " 3" and "٣", which the bench won't.
-    return text.isascii() and text.isdigit()
-
-
 def sync_spec(option: str) -> Callable[[str], str]:
     """argparse type: none, atomic or locks:K (K >= 1), kept as typed for the bench."""
     def parse(text: str) -> str:
         kind, colon, count = text.partition(":")
         if text in ("none", "atomic") or (
-                kind == "locks" and colon and _is_count(count) and int(count) >= 1):
+                kind == "locks" and colon and is_count(count) and int(count) >= 1):
             return text
         close = difflib.get_close_matches(kind, ["none", "atomic", "locks"], n=1)
         hint = f"; did you mean '{close[0]}{colon}{count}'?" if close and close[0] != kind else ""
@@ -167,7 +86,7 @@ def sync_spec(option: str) -> Callable[[str], str]:
 
 def roles_spec(text: str) -> str:
     """argparse type of --roles: auto, or how many threads only route (0 or more)."""
-    if text == "auto" or _is_count(text):
+    if text == "auto" or is_count(text):
         return text
     raise UsageError(f"--roles takes auto or a whole number of routing threads >= 0, "
                      f"not '{text}'")
@@ -183,45 +102,6 @@ def mode_list(text: str) -> List[int]:
         raise UsageError(f"--modes takes {', '.join(map(str, STUDY_MODES))}, not "
                          f"{min(set(modes) - set(STUDY_MODES))} (the paper rules out 2-4)")
     return modes
-
-
-class CliParser(argparse.ArgumentParser):
-    """ArgumentParser that raises UsageError instead of printing usage, and that
-    remembers its long options for "did you mean"."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        self.long_options: List[str] = []
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def add_argument(self, *args, **kwargs):
-        action = super().add_argument(*args, **kwargs)
-        self.long_options += [name for name in action.option_strings if name.startswith("--")]
-        return action
-
-    def error(self, message: str):  # type: ignore[override]
-        raise UsageError(message)
-
-
-def _add_launch_options(parser: CliParser, default_np: str,
-                        hpcc_summary: bool = True) -> None:
-    parser.add_argument("--np", type=positive_int("--np"), metavar="N",
-                        help=f"MPI ranks (default: {default_np})")
-    parser.add_argument("--out", metavar="DIR",
-                        help="directory for results.jsonl and logs "
-                             "(default: results/<YYYYmmdd-HHMMSS>/)")
-    parser.add_argument("--launcher", metavar="NAME|TEMPLATE",
-                        help="mpiexec, mpirun, srun, or a template such as "
-                             "\"aprun -n {np} {cmd}\" (default: srun in Slurm, else mpiexec)")
-    parser.add_argument("--launcher-arg", action="append", default=[], metavar="ARG",
-                        help="one more argument for the launcher (repeatable)")
-    parser.add_argument("--time-budget", type=positive_seconds("--time-budget"),
-                        metavar="S", help="stop a benchmark that runs longer (seconds)")
-    if hpcc_summary:
-        parser.add_argument("--hpcc-summary", action="store_true",
-                            help="print and write an HPCC-compatible summary block")
-    parser.add_argument("--quiet", action="store_true",
-                        help="no progress display and no benchmark output")
 
 
 def _add_ra_parser(subparsers) -> CliParser:
@@ -251,7 +131,7 @@ def _add_ra_parser(subparsers) -> CliParser:
                          "marked non-compliant)")
     ra.add_argument("--no-verify", action="store_true", help="skip verification")
     _add_threaded_options(ra)
-    _add_launch_options(ra, default_np="1; sweep: number of CPU cores")
+    add_launch_options(ra, default_np="1; sweep: number of CPU cores")
     return ra
 
 
@@ -304,7 +184,7 @@ def _add_model_parser(subparsers) -> CliParser:
                        type=positive_number("--bytes-per-update", "bytes"), metavar="B",
                        help="b of the bottleneck bound (default 8)")
     model.add_argument("--json", action="store_true", help="one JSON object per line")
-    _add_launch_options(model, default_np="2, with --measure", hpcc_summary=False)
+    add_launch_options(model, default_np="2, with --measure", hpcc_summary=False)
     return model
 
 
@@ -321,12 +201,11 @@ def _add_memory_parser(subparsers, family: str) -> CliParser:
     parser.add_argument("--oversubscribe", action="store_true",
                         help="allow more copies (x threads) than cores")
     parser.add_argument("--no-verify", action="store_true", help="skip verification")
-    _add_launch_options(parser, default_np=MEMORY_DEFAULT_NP[family])
+    add_launch_options(parser, default_np=MEMORY_DEFAULT_NP[family])
     return parser
 
 
 def _add_run_parser(subparsers) -> CliParser:
-    from hpcprobe.hpcc_cli import add_hpcc_suite_options  # it imports us
     run = subparsers.add_parser("run", help="run a suite of benchmarks")
     run.add_argument("--suite", default="quick", type=choice("suite", SUITE_NAMES))
     run.add_argument("--scale", default="default", type=choice("scale", tuple(SCALES)),
@@ -334,13 +213,12 @@ def _add_run_parser(subparsers) -> CliParser:
     add_hpcc_suite_options(run)
     run.add_argument("--repeat", type=positive_int("--repeat"), default=1, metavar="K",
                      help="launch each benchmark K times (in rounds) and merge its records")
-    _add_launch_options(run, default_np="number of CPU cores")
+    add_launch_options(run, default_np="number of CPU cores")
     return run
 
 
 def build_parser() -> Dict[str, CliParser]:
     """The top-level parser under key "", and each subcommand's parser by name."""
-    from hpcprobe.hpcc_cli import add_config_parser, add_hpcc_parser  # it imports us
     top = CliParser(prog="hpcprobe", description="What an HPC machine delivers.")
     top.add_argument("--version", action="version", version=f"hpcprobe {__version__}")
     subparsers = top.add_subparsers(dest="command", parser_class=CliParser)
@@ -349,18 +227,17 @@ def build_parser() -> Dict[str, CliParser]:
         parsers[family] = _add_memory_parser(subparsers, family)
     for family in HPCC_VARIANTS:
         parsers[family] = add_hpcc_parser(subparsers, family)
-    from hpcprobe.contention_cli import add_contention_parsers  # it builds on this module
     parsers.update(add_contention_parsers(subparsers))
     parsers["run"] = _add_run_parser(subparsers)
     parsers["config"] = add_config_parser(subparsers)
     parsers["model"] = _add_model_parser(subparsers)
-    add_comm_parsers(subparsers, parsers, _add_launch_options, choice)
+    add_comm_parsers(subparsers, parsers)
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
     show.add_argument("files", nargs="+", metavar="FILE")
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
     parsers["show"] = show
     parsers["report"] = add_report_parser(subparsers)
-    parsers["compare"] = add_compare_parser(subparsers, choice)
+    parsers["compare"] = add_compare_parser(subparsers)
     parsers["sysinfo"] = subparsers.add_parser("sysinfo", help="this machine's metadata")
     parsers["list"] = subparsers.add_parser("list", help="kernels and suites")
     for name, parser in parsers.items():
@@ -407,7 +284,6 @@ def _reject_extras(extras: Sequence[str], parser: CliParser) -> None:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    from hpcprobe.hpcc_cli import check_config, check_run  # it imports us
     _check_command_word(argv)
     parsers = build_parser()
     args, extras = parsers[""].parse_known_args(_join_option_values(argv))
@@ -428,7 +304,6 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     if args.command == "compare":
         check_compare(args)
     if args.command in CONTENTION_COMMANDS:
-        from hpcprobe.contention_cli import check_contention_commands
         check_contention_commands(args)
     if args.command in COMM_COMMANDS + ("run",):
         check_comm(args)
@@ -475,7 +350,7 @@ def _check_ra(args: argparse.Namespace) -> None:
                          "'hpcprobe run', not to 'ra sweep' (look-aheads over 1024 are not "
                          "HPCC runs)")
     _check_ra_option_words(args)
-    if args.variant == "mpi" and args.algo is None and _is_count(args.mapping_mode or ""):
+    if args.variant == "mpi" and args.algo is None and is_count(args.mapping_mode or ""):
         args.algo = MODE_ALGORITHMS.get(int(args.mapping_mode))
     elif args.variant in RA_STUDIES:
         _check_study(args)

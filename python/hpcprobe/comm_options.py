@@ -5,8 +5,9 @@ as typed; what only hpcprobe uses (function names, placement files) is checked h
 
 import argparse
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
+from hpcprobe.cli_types import add_launch_options, unknown
 from hpcprobe.errors import UsageError
 from hpcprobe.placement import ORDERS, read_placement
 
@@ -69,11 +70,8 @@ def add_placement_option(parser: Any) -> None:
                              "'RANK HOST [CPU]'; passed to the launcher where it can")
 
 
-def add_comm_parsers(subparsers: Any, parsers: Dict[str, Any],
-                     add_launch_options: Callable[..., None],
-                     choice: Callable[[str, Sequence[str]], Callable[[str], str]]) -> None:
-    """The parsers of comm, beff and pairs into `parsers`, and --placement on `run`
-    (cli.py passes its shared launch options and its choice type)."""
+def add_comm_parsers(subparsers: Any, parsers: Dict[str, Any]) -> None:
+    """The parsers of comm, beff and pairs into `parsers`, and --placement on `run`."""
     for command in ("comm", "beff", "pairs"):
         parser = subparsers.add_parser(command, help=COMM_HELP[command])
         if command == "comm":
@@ -113,8 +111,6 @@ def check_comm(args: argparse.Namespace) -> None:
 
 
 def _check_functions(functions: Sequence[str], np: Optional[int]) -> None:
-    from hpcprobe.cli import unknown  # cli imports this module
-
     for name in functions:
         if name not in COMM_FUNCTIONS:
             raise unknown("function", name, COMM_FUNCTIONS)

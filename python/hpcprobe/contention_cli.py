@@ -7,12 +7,15 @@ its own one line); the simulator's are checked here, since only hpcprobe uses th
 """
 
 import argparse
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.cli import (
+from hpcprobe.cli_types import (
     CliParser,
-    _add_launch_options,
+    add_launch_options,
+    byte_sizes,
     choice,
+    distance_list,
+    nonnegative_int,
     nonnegative_seconds,
     positive_int,
     positive_number,
@@ -54,7 +57,6 @@ TOPOLOGY_VALUE_OPTIONS = (
      "coordinates from a CSV of rank,x,y,... or Slurm's SLURM_TOPOLOGY_ADDR"),
 )
 DEFAULT_SIZES = (32, 1024, 16384)  # paper 004's Table 1
-MAX_SIM_SIZES = 64
 MAX_LOOKAHEAD = 32768
 
 
@@ -74,7 +76,7 @@ def _add_contention_parser(subparsers) -> CliParser:
         parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
     _add_topology_options(parser)
     parser.add_argument("--no-verify", action="store_true", help="skip the message checks")
-    _add_launch_options(parser, default_np="number of CPU cores", hpcc_summary=False)
+    add_launch_options(parser, default_np="number of CPU cores", hpcc_summary=False)
     return parser
 
 
@@ -86,56 +88,8 @@ def _add_topology_parser(subparsers) -> CliParser:
                         help="route: two nodes, as an index or coordinates x,y,z")
     _add_topology_options(parser)
     parser.add_argument("--json", action="store_true", help="JSON instead of tables")
-    _add_launch_options(parser, default_np="number of CPU cores", hpcc_summary=False)
+    add_launch_options(parser, default_np="number of CPU cores", hpcc_summary=False)
     return parser
-
-
-def byte_sizes(option: str) -> Callable[[str], List[int]]:
-    """argparse type: increasing sizes in bytes, each with an optional K, M or G (binary)."""
-    def parse(text: str) -> List[int]:
-        sizes: List[int] = []
-        for word in text.split(","):
-            size = _size(word)
-            if size is None or (sizes and size <= sizes[-1]) or len(sizes) == MAX_SIM_SIZES:
-                raise UsageError(f"{option} takes up to {MAX_SIM_SIZES} increasing sizes in "
-                                 f"bytes such as 32,1K,16K, not '{text}'")
-            sizes.append(size)
-        return sizes
-    return parse
-
-
-def _size(word: str) -> Optional[int]:
-    shifts = {"K": 10, "M": 20, "G": 30}
-    digits, shift = word, 0
-    if word[-1:].upper() in shifts:
-        digits, shift = word[:-1], shifts[word[-1].upper()]
-    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
-        return None
-    return int(digits) << shift
-
-
-def distance_list(text: str) -> List[int]:
-    """argparse type: N, A..B, or a comma list of them, increasing, each >= 1."""
-    found: List[int] = []
-    for word in text.split(","):
-        low, dots, high = word.partition("..")
-        try:
-            first, last = int(low), int(high if dots else low)
-        except ValueError:
-            first, last = 0, -1
-        if first < 1 or last < first or (found and first <= found[-1]):
-            raise UsageError(f"--distance takes increasing hop counts >= 1 (N, A..B or a "
-                             f"comma list such as 1,2,4), not '{text}'")
-        found.extend(range(first, last + 1))
-    return found
-
-
-def _nonnegative_int(option: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        if not (text.isascii() and text.isdigit()):
-            raise UsageError(f"{option} must be a whole number >= 0, not '{text}'")
-        return int(text)
-    return parse
 
 
 def _lookahead(text: str) -> int:
@@ -165,9 +119,9 @@ def _add_simulate_parser(subparsers) -> CliParser:
                         help="L_f of eq. 1 (default 32)")
     parser.add_argument("--hop-latency", type=nonnegative_seconds("--hop-latency"),
                         metavar="S", help="a fixed delay per hop (default 0, as eq. 1)")
-    parser.add_argument("--seed", type=_nonnegative_int("--seed"), metavar="S",
+    parser.add_argument("--seed", type=nonnegative_int("--seed"), metavar="S",
                         help="wicon-rnd: the matching's seed (default 1)")
-    parser.add_argument("--axis", type=_nonnegative_int("--axis"), metavar="K",
+    parser.add_argument("--axis", type=nonnegative_int("--axis"), metavar="K",
                         help="stress-link, equidistant, wicon-nn-torus (default the longest)")
     parser.add_argument("--distance", type=distance_list, metavar="LIST",
                         help="equidistant: hop distances (default 1 to the largest)")

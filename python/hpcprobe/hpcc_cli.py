@@ -3,7 +3,7 @@ options of `hpcprobe run --suite hpcc` with their checks (cli.py builds the rest
 
 import argparse
 
-from hpcprobe.cli import CliParser, _add_launch_options, _float_option, choice, positive_int
+from hpcprobe.cli_types import CliParser, add_launch_options, choice, float_option, positive_int
 from hpcprobe.errors import UsageError
 from hpcprobe.hpcc_options import (HPCC_DEFAULT_NP, HPCC_FLAG_OPTIONS, HPCC_HELP,
                                    HPCC_VALUE_OPTIONS, HPCC_VARIANTS)
@@ -27,7 +27,7 @@ def add_hpcc_parser(subparsers, family: str) -> CliParser:
         parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
     for attribute, option in HPCC_FLAG_OPTIONS:
         parser.add_argument(option, dest=attribute, action="store_true", help="skip verification")
-    _add_launch_options(parser, default_np=HPCC_DEFAULT_NP[family])
+    add_launch_options(parser, default_np=HPCC_DEFAULT_NP[family])
     return parser
 
 
@@ -49,7 +49,7 @@ def add_hpcc_suite_options(run: CliParser) -> None:
                      help="hpcc: block size of HPL and PTRANS (default 192)")
     run.add_argument("--grid", metavar="PxQ", help="hpcc: process grid (P*Q = --np)")
     run.add_argument("--memory-fraction", metavar="F",
-                     type=_float_option("--memory-fraction", "a number > 0 and <= 0.9",
+                     type=float_option("--memory-fraction", "a number > 0 and <= 0.9",
                                         lambda value: 0 < value <= 0.9),
                      help="hpcc: N from this fraction of the available memory (default 0.25)")
     run.add_argument("--hpccinf", metavar="FILE", help="hpcc: N, NB and grid from hpccinf.txt")
