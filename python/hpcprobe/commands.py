@@ -14,7 +14,7 @@ from hpcprobe.contention import command_contention, command_topology, contention
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
 from hpcprobe.hpcc_options import HPCC_VARIANTS, default_np, hpcc_bench_options
 from hpcprobe.hpcc_run import command_config, hpcc_suite_steps
-from hpcprobe.hpcc_summary import hpcc_summary_text
+from hpcprobe.families.hpcc.summary import hpcc_summary_text
 from hpcprobe.launching import (
     LaunchContext,
     print_records,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from hpcprobe.errors import EXIT_OK, HpcprobeError, UsageError
-from hpcprobe.hpcc_suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, TINY_NB, HpccSizing,
+from hpcprobe.families.hpcc.suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, TINY_NB, HpccSizing,
                                  describe, hpcc_steps, parse_grid, read_config,
                                  sizing_from_hpccinf, sizing_from_memory, square_grid,
                                  write_config)

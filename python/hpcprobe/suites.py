@@ -97,7 +97,7 @@ def _memory(scale: str) -> List[SuiteStep]:
 
 def _hpcc(scale: str) -> List[SuiteStep]:
     """HPCC's tests at --scale tiny on one rank; `run --suite hpcc` sizes them itself."""
-    from hpcprobe.hpcc_suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps  # imports us
+    from hpcprobe.families.hpcc.suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps  # imports us
 
     return hpcc_steps(HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny"))
 

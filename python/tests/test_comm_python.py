@@ -17,7 +17,7 @@ from hpcprobe.cli import main
 from hpcprobe.comm_options import comm_bench_options, comm_bench_variant
 from hpcprobe.comm_report import comm_tables
 from hpcprobe.errors import UsageError
-from hpcprobe.hpcc_summary import hpcc_summary_text
+from hpcprobe.families.hpcc.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
 from hpcprobe.placement import (
     HOSTFILE,

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.errors import HpcprobeError
-from hpcprobe.hpcc_summary import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS, hpcc_summary_entries
+from hpcprobe.families.hpcc.summary import (BEGIN_LINE, END_LINE, HPCC_BENCHMARKS,
+                                           hpcc_summary_entries)
 from hpcprobe.memory import number, stream_star_best
 
 Record = Dict

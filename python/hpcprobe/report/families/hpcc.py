@@ -12,7 +12,7 @@ import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.analysis.balance import Balance, balance_of, by_ranks, hpcc_keys_of
-from hpcprobe.hpcc_summary import hpcc_summary_sections
+from hpcprobe.families.hpcc.summary import hpcc_summary_sections
 from hpcprobe.report.balance import balance_table_blocks, kiviat_figure, kiviat_table_blocks
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, Record, int_parameter, newest_first, of_benchmark,
