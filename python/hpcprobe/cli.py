@@ -18,15 +18,15 @@ from hpcprobe.cli_types import (CliParser, add_launch_options, choice, int_list,
                                 nonnegative_seconds, positive_int, positive_number,
                                 positive_seconds, suggestion, unknown)
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
-from hpcprobe.comm_options import COMM_COMMANDS, add_comm_parsers, check_comm
-from hpcprobe.contention_cli import add_contention_parsers, check_contention_commands
+from hpcprobe.families.comm.options import COMM_COMMANDS, add_comm_parsers, check_comm
+from hpcprobe.families.contention.options import add_contention_parsers, check_contention_commands
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
-from hpcprobe.hpcc_cli import (add_config_parser, add_hpcc_parser, add_hpcc_suite_options,
-                               check_config, check_run)
-from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
-from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
-                                     MEMORY_VARIANTS, check_memory)
-from hpcprobe.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
+from hpcprobe.families.hpcc.parsers import (add_config_parser, add_hpcc_parser,
+                                            add_hpcc_suite_options, check_config, check_run)
+from hpcprobe.families.hpcc.options import HPCC_VARIANTS, check_hpcc
+from hpcprobe.families.memory.options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
+                                              MEMORY_VARIANTS, check_memory)
+from hpcprobe.families.ra.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
 COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "config", "model",

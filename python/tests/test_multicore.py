@@ -16,7 +16,7 @@ from rich.console import Console
 
 from hpcprobe.cli import main, parse_arguments
 from hpcprobe.launching import ra_bench_options
-from hpcprobe.multicore import (
+from hpcprobe.families.ra.multicore import (
     RateSummary,
     error_row,
     error_table,

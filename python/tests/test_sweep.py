@@ -11,7 +11,7 @@ import pytest
 from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines
 
 from hpcprobe.cli import SWEEP_LOOKAHEADS, main, parse_arguments
-from hpcprobe.sweep import (
+from hpcprobe.families.ra.sweep import (
     SweepPoint,
     baseline_options,
     efficiency_percent,

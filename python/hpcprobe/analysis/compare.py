@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records, summary_keys_of
+from hpcprobe.families.hpcc.balance import Balance, balance_of, keys_from_records, summary_keys_of
 from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
-from hpcprobe.report.families import communication, contention, hpcc, memory, ra
+from hpcprobe.families.comm import report as communication
+from hpcprobe.families.contention import report as contention
+from hpcprobe.families.hpcc import report as hpcc
+from hpcprobe.families.memory import report as memory
+from hpcprobe.families.ra import report as ra
 from hpcprobe.report.plots import FigureSink
 
 Record = Dict

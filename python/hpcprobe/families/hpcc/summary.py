@@ -27,9 +27,10 @@ the summary block; parsers read only between its Begin and End lines).
 import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hpcprobe import hpcc_keys
-from hpcprobe.beff_summary import beff_summary_entries
-from hpcprobe.memory import STREAM_KERNELS, number, stream_single_best, stream_star_best
+from hpcprobe.families.hpcc import keys as hpcc_keys
+from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
+from hpcprobe.families.memory.tables import (STREAM_KERNELS, number, stream_single_best,
+                                             stream_star_best)
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
 
@@ -288,7 +289,7 @@ def algorithm_lines(records: Iterable[Record]) -> List[str]:
 def balance_lines(records: Sequence[Record]) -> List[str]:
     """Paper 003's balance ratios (analysis/balance.py, the same as `hpcprobe compare`)
     of these records: lines for after the block; none without HPL."""
-    from hpcprobe.analysis.balance import balance_of, keys_from_records  # it imports us
+    from hpcprobe.families.hpcc.balance import balance_of, keys_from_records  # it imports us
 
     keys = keys_from_records(records)
     if not keys.get("HPL_Tflops"):

@@ -1,0 +1,196 @@
+"""The HPCC summary keys of HPL, DGEMM, PTRANS and FFT, and those HPCC prints about the
+machine and its build (HPCC 1.5 src/io.c, HPCC_Finalize): hpcc_summary.py puts them in
+HPCC's order with the RandomAccess, STREAM and b_eff keys.
+
+Each function takes the records of its benchmark and returns (key, text) pairs; a key
+whose value no record measured is left out rather than invented. Keys that describe how
+HPCC itself was built and that have no counterpart here are printed with HPCC's own
+"not applicable" value, -1 (HPCC does the same, e.g. MemProc=-1)."""
+
+import ctypes
+import math
+import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from hpcprobe.families.memory.tables import number
+from hpcprobe.stats import metric_median
+
+Record = Dict[str, Any]
+Entry = Tuple[str, str]
+EntriesFn = Callable[[Sequence[Record]], List[Entry]]
+
+# The version of the summary format written (HPCC 1.5.0's), which parsers look at.
+FORMAT_VERSION = (("VersionMajor", "1"), ("VersionMinor", "5"), ("VersionMicro", "0"),
+                  ("VersionRelease", "f"))
+NOT_APPLICABLE = "-1"
+GIGA, TERA = 1e9, 1e12
+
+
+def g(value: float) -> str:
+    return "%g" % value
+
+
+def e(value: float) -> str:
+    return "%e" % value
+
+
+def integer(value: float) -> str:
+    return str(int(value))
+
+
+def entry(key: str, value: Optional[float], fmt: Callable[[float], str]) -> List[Entry]:
+    return [] if value is None else [(key, fmt(value))]
+
+
+def section(record: Record, name: str) -> Dict[str, Any]:
+    found = record.get(name)
+    return found if isinstance(found, dict) else {}
+
+
+def parameter(record: Optional[Record], name: str) -> Optional[float]:
+    return None if record is None else number(section(record, "parameters").get(name))
+
+
+def headline(record: Optional[Record]) -> Optional[float]:
+    return None if record is None else number(section(record, "value").get("value"))
+
+
+def scaled(value: Optional[float], divisor: float) -> Optional[float]:
+    return None if value is None else value / divisor
+
+
+def last(records: Sequence[Record], benchmark: str, variant: Optional[str] = None
+         ) -> Optional[Record]:
+    chosen = [record for record in records if record.get("benchmark") == benchmark
+              and (variant is None or record.get("variant") == variant)]
+    return chosen[-1] if chosen else None
+
+
+# --- the machine: C type sizes and IEEE arithmetic (LAPACK's dlamch/slamch) -------------
+
+class _DoubleDouble(ctypes.Structure):
+    _fields_ = [("a", ctypes.c_double), ("b", ctypes.c_double)]
+
+
+def sizeof_entries() -> List[Entry]:
+    types = (("char", ctypes.c_char), ("short", ctypes.c_short), ("int", ctypes.c_int),
+             ("long", ctypes.c_long), ("void_ptr", ctypes.c_void_p),
+             ("size_t", ctypes.c_size_t), ("float", ctypes.c_float),
+             ("double", ctypes.c_double), ("s64Int", ctypes.c_int64),
+             ("u64Int", ctypes.c_uint64), ("struct_double_double", _DoubleDouble))
+    return [(f"sizeof_{name}", str(ctypes.sizeof(kind))) for name, kind in types]
+
+
+def _machine(digits: int, min_exp: int, max_exp: int) -> Dict[str, float]:
+    """dlamch's values for binary floating point with `digits` mantissa bits."""
+    eps = 2.0 ** -digits
+    tiny = 2.0 ** (min_exp - 1)
+    huge = (2.0 - 2.0 ** (1 - digits)) * 2.0 ** (max_exp - 1)
+    return {"EPS": eps, "SFMIN": tiny, "BASE": 2.0, "PREC": 2 * eps, "MLEN": float(digits),
+            "RND": 1.0, "EMIN": float(min_exp), "RMIN": tiny, "EMAX": float(max_exp),
+            "RMAX": huge}
+
+
+DOUBLE = _machine(sys.float_info.mant_dig, sys.float_info.min_exp, sys.float_info.max_exp)
+SINGLE = _machine(24, -125, 128)  # IEEE binary32
+
+
+def machine_entries(hpl: Optional[Record]) -> List[Entry]:
+    entries = [(f"HPL_dMACH_{name}", e(value)) for name, value in DOUBLE.items()]
+    entries += [(f"HPL_sMACH_{name}", e(value)) for name, value in SINGLE.items()]
+    entries += [("dweps", e(DOUBLE["EPS"])), ("sweps", e(SINGLE["EPS"]))]
+    procs = None if hpl is None else number(section(hpl, "layout").get("ranks"))
+    return entries + entry("HPLMaxProcs", procs, integer) + entry("HPLMinProcs", procs, integer)
+
+
+# --- HPL ------------------------------------------------------------------------------
+
+def hpl_entries(records: Sequence[Record]) -> List[Entry]:
+    hpl = last(records, "hpl")
+    if hpl is None:
+        return machine_entries(None)
+    norms = [("HPL_RnormI", "rnorm_inf"), ("HPL_Anorm1", "anorm_1"),
+             ("HPL_AnormI", "anorm_inf"), ("HPL_Xnorm1", "xnorm_1"),
+             ("HPL_XnormI", "xnorm_inf"), ("HPL_BnormI", "bnorm_inf")]
+    entries = [*entry("HPL_Tflops", scaled(headline(hpl), TERA), g),
+               *entry("HPL_time", metric_median(hpl, "time"), g),
+               ("HPL_eps", g(DOUBLE["EPS"]))]
+    for key, name in norms:
+        entries += entry(key, parameter(hpl, name), g)
+    for key, name in (("HPL_N", "n"), ("HPL_NB", "nb"), ("HPL_nprow", "p"),
+                      ("HPL_npcol", "q"), ("HPL_depth", "lookahead_depth")):
+        entries += entry(key, parameter(hpl, name), integer)
+    # The panel factorization halves the panel (nbdiv 2) down to 16 columns (nbmin), both
+    # recursive and right-looking (R); the broadcast is MPI_Ibcast, which has no HPL
+    # topology number; processes are mapped row-major (R).
+    entries += [("HPL_nbdiv", "2"), ("HPL_nbmin", "16"), ("HPL_cpfact", "R"),
+                ("HPL_crfact", "R"), ("HPL_ctop", NOT_APPLICABLE), ("HPL_order", "R")]
+    return entries + machine_entries(hpl)
+
+
+# --- DGEMM, PTRANS ----------------------------------------------------------------------
+
+def dgemm_entries(records: Sequence[Record]) -> List[Entry]:
+    star, single = last(records, "dgemm", "star"), last(records, "dgemm", "single")
+    sized = star or single
+    return [*entry("DGEMM_N", parameter(sized, "n"), integer),
+            *entry("StarDGEMM_Gflops", scaled(headline(star), GIGA), g),
+            *entry("SingleDGEMM_Gflops", scaled(headline(single), GIGA), g)]
+
+
+def ptrans_entries(records: Sequence[Record]) -> List[Entry]:
+    ptrans = last(records, "ptrans")
+    if ptrans is None:
+        return []
+    validation = section(ptrans, "validation")
+    residual = number(validation.get("error")) if validation.get("verdict") != "skipped" else None
+    return [*entry("PTRANS_GBs", scaled(headline(ptrans), GIGA), g),
+            *entry("PTRANS_time", metric_median(ptrans, "time"), g),
+            *entry("PTRANS_residual", residual, g),
+            *entry("PTRANS_n", parameter(ptrans, "n"), integer),
+            *entry("PTRANS_nb", parameter(ptrans, "nb"), integer),
+            *entry("PTRANS_nprow", parameter(ptrans, "p"), integer),
+            *entry("PTRANS_npcol", parameter(ptrans, "q"), integer)]
+
+
+# --- FFT --------------------------------------------------------------------------------
+
+def _fft_error(record: Optional[Record]) -> Optional[float]:
+    """HPCC's MPIFFT_maxErr: the largest |x - ifft(fft(x))/m| (the record keeps it scaled
+    by eps ln m)."""
+    if record is None or section(record, "validation").get("verdict") == "skipped":
+        return None
+    scaled_error, m = number(section(record, "validation").get("error")), parameter(record, "m")
+    if scaled_error is None or not m or m < 2:
+        return None
+    return scaled_error * DOUBLE["EPS"] * math.log(m)
+
+
+def fft_entries(records: Sequence[Record]) -> List[Entry]:
+    star, single, mpi = (last(records, "fft", variant) for variant in ("star", "single", "mpi"))
+    procs = None if mpi is None else number(section(mpi, "layout").get("ranks"))
+    return [*entry("FFT_N", parameter(star or single, "m"), integer),
+            *entry("StarFFT_Gflops", scaled(headline(star), GIGA), g),
+            *entry("SingleFFT_Gflops", scaled(headline(single), GIGA), g),
+            *entry("MPIFFT_N", parameter(mpi, "m"), integer),
+            *entry("MPIFFT_Gflops", scaled(headline(mpi), GIGA), g),
+            *entry("MPIFFT_maxErr", _fft_error(mpi), g),
+            *entry("MPIFFT_Procs", procs, integer)]
+
+
+# --- the build switches HPCC prints last ------------------------------------------------
+
+def trailer_entries(records: Sequence[Record]) -> List[Entry]:
+    """FFTE's tuning (no FFTE here), OpenMP and memory-allocation switches (-1: not
+    applicable), then HPCC's CPS_ compile switches as this run's counterparts."""
+    ffts = [record for record in records if record.get("benchmark") == "fft"]
+    fftw = any(section(r, "parameters").get("fft_engine") == "fftw" for r in ffts)
+    hypercube = any(r.get("benchmark") == "ra" and r.get("algorithm") == "hypercube"
+                    for r in records)
+    entries = [(key, NOT_APPLICABLE) for key in (
+        "FFTEnblk", "FFTEnp", "FFTEl2size", "M_OPENMP", "omp_get_num_threads",
+        "omp_get_max_threads", "omp_get_num_procs", "MemProc", "MemSpec", "MemVal")]
+    return entries + [("CPS_HPCC_FFT_235", "0"), ("CPS_HPCC_FFTW_ESTIMATE", "0"),
+                      ("CPS_HPCC_MEMALLCTR", "0"), ("CPS_HPL_USE_GETPROCESSTIMES", "0"),
+                      ("CPS_RA_SANDIA_NOPT", "1" if hypercube else "0"),
+                      ("CPS_RA_SANDIA_OPT2", "0"), ("CPS_USING_FFTW", "1" if fftw else "0")]
