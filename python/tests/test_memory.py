@@ -20,9 +20,9 @@ from rich.console import Console
 from hpcprobe.cli import main, parse_arguments
 from hpcprobe.families.hpcc.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
+from hpcprobe.launch.binding import binding_args
 from hpcprobe.families.memory.tables import (
     binary_size,
-    binding_args,
     default_ranks,
     memory_bench_options,
     memory_tables,

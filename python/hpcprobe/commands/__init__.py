@@ -1,129 +1,40 @@
-"""What each `hpcprobe` subcommand does, once its arguments are valid."""
+"""The commands of no family, once their arguments are valid: `run` (a suite of launches
+over the families), `show`; report.py, compare.py and tools.py hold `report`, `compare`,
+`sysinfo` and `list`. They reach the families through the registry (families/__init__.py),
+and may use a family's parts directly where a suite needs them (HPCC's sizing, the
+communication family's --placement)."""
 
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Dict, List, Sequence
 
-from hpcprobe.commands.compare import command_compare
-from hpcprobe.commands.tools import command_list, command_sysinfo
-from hpcprobe.families.comm.command import check_run_placement, command_comm_family, place_launch
-from hpcprobe.families.comm.tables import comm_tables
-from hpcprobe.families.contention.command import (command_contention, command_topology,
-                                                  contention_tables)
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, EXIT_VALIDATION_FAILED
-from hpcprobe.families.hpcc.options import HPCC_VARIANTS, default_np, hpcc_bench_options
-from hpcprobe.families.hpcc.command import command_config, hpcc_suite_steps
-from hpcprobe.families.hpcc.summary import hpcc_summary_text
-from hpcprobe.launching import (
-    LaunchContext,
-    print_records,
-    ra_bench_options,
-    read_record_inputs,
-    stderr_line,
-    stdout_console,
-)
-from hpcprobe.families.memory.tables import (
-    MEMORY_BENCHMARKS,
-    binding_args,
-    default_ranks,
-    memory_bench_options,
-    memory_tables,
-    threads_per_rank,
-)
-from hpcprobe.families.ra.model_report import command_model
-from hpcprobe.families.ra.multicore import command_ra_modes, command_ra_shared_table_study
-from hpcprobe.families.comm.placement import PLACED_BENCHMARKS
+from hpcprobe.families import FAMILIES
+from hpcprobe.families.comm.command import check_run_placement, place_launch
+from hpcprobe.families.hpcc.command import hpcc_suite_steps, write_hpcc_summary
+from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, read_record_inputs,
+                                stderr_line, stdout_console)
 from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
 from hpcprobe.report.build import statistics_table
-from hpcprobe.commands.report import command_report
 from hpcprobe.report.render import rich_table
 from hpcprobe.results import RecordSet, file_size, read_records
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
-from hpcprobe.families.contention.simulate_report import command_simulate
-from hpcprobe.suites import SuiteStep, suite_steps
-from hpcprobe.families.ra.sweep import command_ra_sweep
+from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suites import suite_steps
 
-RA_DEFAULT_BUDGET_S = 3600.0
-MEMORY_DEFAULT_BUDGET_S = 3600.0
-HPCC_DEFAULT_BUDGET_S = 3600.0
-HPCC_SUMMARY_FILE = "hpcc-summary.txt"
-
-__all__ = ["ra_bench_options", "run_command"]
+# The benchmarks whose suite launches bind one rank per core (where the launcher can).
+_BOUND_BENCHMARKS = tuple(benchmark for family in FAMILIES for benchmark in family.bound)
 
 
-def write_hpcc_summary(records: RecordSet, out_dir: Path) -> None:
-    text = hpcc_summary_text(records.records)
-    sys.stdout.write(text)
-    sys.stdout.flush()
-    (out_dir / HPCC_SUMMARY_FILE).write_text(text, encoding="utf-8")
-
-
-# The words after `hpcprobe ra` that launch several benchmarks, and their commands.
-_RA_STUDIES = {"sweep": command_ra_sweep, "shared-table-study": command_ra_shared_table_study,
-               "modes": command_ra_modes}
-
-
-def command_ra(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    if args.variant in _RA_STUDIES:
-        return _RA_STUDIES[args.variant](args, user_argv)
-    context = LaunchContext(args, user_argv, default_np=1)
-    launch = context.launch("ra", args.variant, ra_bench_options(args), RA_DEFAULT_BUDGET_S)
-    outcome = context.run(launch, 1, 1)
-    print_records(outcome.found)
-    if args.hpcc_summary and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
-    return outcome.exit_status
-
-
-def bind_ranks(launch: Launch, threads: int = 1, oversubscribe: bool = False) -> Launch:
-    """Put the launcher's arguments that bind one rank per core first (where it has
-    them; the bench pins the ranks of the others itself)."""
-    binding = binding_args(launch.launcher, launch.np, threads, os.cpu_count() or 1,
-                           oversubscribe, launch.launcher_args)
-    launch.launcher_args = [*binding, *launch.launcher_args]
-    return launch
-
-
-def print_memory_tables(records: RecordSet) -> None:
-    """The family tables of the records (memory, contention, communication)."""
+def print_family_tables(records: RecordSet) -> None:
+    """The tables of every family that has records here (memory, contention, comm)."""
     console = stdout_console()
-    for table in (memory_tables(records.records) + contention_tables(records.records)
-                  + comm_tables(records.records)):
-        console.print(table)
-
-
-def command_memory(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    """`hpcprobe stream single|star` and `hpcprobe mem stride|latency`."""
-    # Only stream runs threads (OpenMP); a mem copy is one thread.
-    threads = threads_per_rank(args.threads, os.environ) if args.command == "stream" else 1
-    ranks = default_ranks(args.variant, args.copies, threads, os.cpu_count() or 1)
-    context = LaunchContext(args, user_argv, default_np=ranks)
-    launch = context.launch(args.command, args.variant, memory_bench_options(args),
-                            MEMORY_DEFAULT_BUDGET_S)
-    outcome = context.run(bind_ranks(launch, threads, args.oversubscribe), 1, 1)
-    print_memory_tables(outcome.found)
-    if args.hpcc_summary and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
-    return outcome.exit_status
-
-
-def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    """`hpcprobe dgemm|hpl|ptrans|fft`: one rank per core, bound where the launcher can."""
-    ranks = default_np(args.command, args.variant, os.cpu_count() or 1)
-    context = LaunchContext(args, user_argv, default_np=ranks)
-    launch = context.launch(args.command, args.variant, hpcc_bench_options(args),
-                            HPCC_DEFAULT_BUDGET_S)
-    outcome = context.run(bind_ranks(launch), 1, 1)
-    print_records(outcome.found)
-    if args.hpcc_summary and outcome.found.records:
-        write_hpcc_summary(outcome.found, context.out_dir)
-    return outcome.exit_status
-
-
-_BOUND_BENCHMARKS = MEMORY_BENCHMARKS + tuple(HPCC_VARIANTS) + PLACED_BENCHMARKS
+    for family in FAMILIES:
+        if family.tables is not None:
+            for table in family.tables(records.records):
+                console.print(table)
 
 
 def _suite_launch(context: LaunchContext, step: SuiteStep) -> Launch:
@@ -160,7 +71,7 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         shown = _merge_rounds(context, by_step, failures)
     else:
         print_records(found, title=f"hpcprobe run --suite {args.suite}: {context.out_dir}")
-    print_memory_tables(shown)
+    print_family_tables(shown)
     if (args.hpcc_summary or args.suite == "hpcc") and found.records:
         write_hpcc_summary(found, context.out_dir)
     if failures:
@@ -195,33 +106,7 @@ def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         write_csv(found.records, sys.stdout)
     elif found.records:
         stdout_console().print(records_table(found.records))
-        print_memory_tables(found)
+        print_family_tables(found)
     if unreadable:
         return EXIT_BAD_INPUT
     return EXIT_VALIDATION_FAILED if found.problems else EXIT_OK
-
-
-_COMMANDS = {
-    "ra": command_ra,
-    "stream": command_memory,
-    "mem": command_memory,
-    **{family: command_hpcc_family for family in HPCC_VARIANTS},
-    "config": lambda args, argv: command_config(args),
-    "run": command_run,
-    "model": command_model,
-    "contention": command_contention,
-    "topology": command_topology,
-    "simulate": command_simulate,
-    "comm": command_comm_family,
-    "beff": command_comm_family,
-    "pairs": command_comm_family,
-    "show": command_show,
-    "report": command_report,
-    "compare": command_compare,
-    "sysinfo": lambda args, argv: command_sysinfo(),
-    "list": lambda args, argv: command_list(),
-}
-
-
-def run_command(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    return _COMMANDS[args.command](args, user_argv)

@@ -6,22 +6,21 @@ import csv
 import io
 import sys
 from pathlib import Path
-from typing import List, Sequence
+from typing import Dict, List, Sequence
 
 from rich.console import Console
 
-from hpcprobe.families.hpcc.balance import read_hpcc_file
-from hpcprobe.analysis.compare import (Column, Regression, Row, balances, comparison_rows,
+from hpcprobe.analysis.compare import (Column, Regression, comparison_rows, comparison_table,
                                        regressions)
-from hpcprobe.families.comm.placement_view import placement_columns
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
+from hpcprobe.families.comm.placement_view import placement_columns
+from hpcprobe.families.hpcc.balance import Balance, balance_of, read_hpcc_file
+from hpcprobe.families.hpcc.balance_report import balance_blocks, kiviat_figure, records_column
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
-from hpcprobe.families.hpcc.balance_report import balance_blocks, kiviat_figure
 from hpcprobe.report.blocks import Paragraph, Table
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
-from hpcprobe.show import csv_cell, display_scale, plain
-from hpcprobe.units import format_number
+from hpcprobe.show import csv_cell, plain
 
 
 def column_names(paths: Sequence[str]) -> List[str]:
@@ -54,36 +53,11 @@ def load_column(name: str, path_text: str) -> Column:
         raise HpcprobeError(f"cannot compare: {path_text} cannot be read", EXIT_BAD_INPUT)
     if not found.records:
         raise HpcprobeError(f"cannot compare: no records in {path_text}", EXIT_BAD_INPUT)
-    return Column(name, found.records)
+    return records_column(name, found.records)
 
 
-def _cell_text(row: Row, index: int, divisor: float) -> str:
-    cell = row.cells[index]
-    if cell is None:
-        return "—"
-    text = format_number(cell.value, divisor)
-    notes = [f"P={cell.ranks}"] if cell.ranks is not None else []
-    if cell.stats is not None and (cell.stats.multimodal or (cell.stats.cv or 0) >= 0.10):
-        notes.append("unstable")
-    return text + (f" ({', '.join(notes)})" if notes else "")
-
-
-def comparison_table(columns: Sequence[Column], rows: Sequence[Row]) -> Table:
-    headings = ["metric", "unit", columns[0].name]
-    for column in columns[1:]:
-        headings += [column.name, f"{column.name} / {columns[0].name}"]
-    cells = []
-    for row in rows:
-        first = next(cell.value for cell in row.cells if cell is not None)
-        divisor, unit = (1.0, row.unit) if row.key[0] == "hpcc" else display_scale(row.unit, first)
-        line = [row.label, unit, _cell_text(row, 0, divisor)]
-        for index in range(1, len(columns)):
-            ratio = row.ratio(index)
-            line += [_cell_text(row, index, divisor), "—" if ratio is None else f"{ratio:.3g}"]
-        cells.append(line)
-    return Table.of("Side by side (median of the samples; ratio to the first)", headings, cells,
-                    "higher is better for rates, lower for times; P: ranks of the record shown; "
-                    "unstable: CV >= 10 % or several modes")
+def balances(columns: Sequence[Column]) -> Dict[str, Balance]:
+    return {column.name: balance_of(column.balance_keys()) for column in columns}
 
 
 def regression_lines(found: Sequence[Regression], tolerance: float) -> List[Paragraph]:

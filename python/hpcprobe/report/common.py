@@ -4,9 +4,8 @@ statistics of its headline, and values with their 95 % interval as text."""
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpcprobe.analysis.stats import SampleStats, describe
-from hpcprobe.families.memory.tables import number
 from hpcprobe.show import plain, verdict_text
-from hpcprobe.stats import metric_samples
+from hpcprobe.stats import metric_samples, number
 from hpcprobe.units import format_number
 
 Record = Dict[str, Any]

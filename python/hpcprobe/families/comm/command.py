@@ -8,7 +8,8 @@ from typing import Any, Iterable, Optional, Sequence
 
 from hpcprobe.families.comm.options import comm_bench_options, comm_bench_variant, default_ranks
 from hpcprobe.families.comm.tables import comm_tables
-from hpcprobe.launching import LaunchContext, print_records, stdout_console
+from hpcprobe.families.hpcc.command import write_hpcc_summary
+from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stdout_console
 from hpcprobe.families.comm.placement import ORDERS, apply_placement, read_placement
 from hpcprobe.results import RecordSet
 
@@ -37,8 +38,6 @@ def check_run_placement(spec: Optional[str], ranks: Iterable[int]) -> None:
 
 def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """`hpcprobe comm [FUNCTION...]`, `hpcprobe beff`, `hpcprobe pairs`."""
-    from hpcprobe.commands import bind_ranks, write_hpcc_summary  # they import us
-
     ranks = default_ranks(os.cpu_count() or 1)
     check_run_placement(args.placement, [args.np or ranks])  # before any directory exists
     context = LaunchContext(args, user_argv, default_np=ranks)

@@ -5,7 +5,7 @@ as typed; what only hpcprobe uses (function names, placement files) is checked h
 
 import argparse
 import os
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from hpcprobe.cli_types import add_launch_options, unknown
 from hpcprobe.errors import UsageError
@@ -70,21 +70,19 @@ def add_placement_option(parser: Any) -> None:
                              "'RANK HOST [CPU]'; passed to the launcher where it can")
 
 
-def add_comm_parsers(subparsers: Any, parsers: Dict[str, Any]) -> None:
-    """The parsers of comm, beff and pairs into `parsers`, and --placement on `run`."""
-    for command in ("comm", "beff", "pairs"):
-        parser = subparsers.add_parser(command, help=COMM_HELP[command])
-        if command == "comm":
-            # Checked after the options (check_comm): "--seed 1" is an unknown option,
-            # not an unknown function "1".
-            parser.add_argument("functions", nargs="*", metavar="FUNCTION",
-                                help="any of " + ", ".join(COMM_FUNCTIONS) + " (default all)")
-        _add_bench_options(parser, command)
-        add_placement_option(parser)
-        add_launch_options(parser, default_np="number of CPU cores, at least 2",
-                           hpcc_summary=command == "beff")
-        parsers[command] = parser
-    add_placement_option(parsers["run"])
+def add_comm_parser(subparsers: Any, command: str) -> Any:
+    """The parser of `hpcprobe comm`, `beff` or `pairs`."""
+    parser = subparsers.add_parser(command, help=COMM_HELP[command])
+    if command == "comm":
+        # Checked after the options (check_comm): "--seed 1" is an unknown option,
+        # not an unknown function "1".
+        parser.add_argument("functions", nargs="*", metavar="FUNCTION",
+                            help="any of " + ", ".join(COMM_FUNCTIONS) + " (default all)")
+    _add_bench_options(parser, command)
+    add_placement_option(parser)
+    add_launch_options(parser, default_np="number of CPU cores, at least 2",
+                       hpcc_summary=command == "beff")
+    return parser
 
 
 def check_placement_spec(spec: str) -> None:

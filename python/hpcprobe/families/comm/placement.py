@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
+from hpcprobe.launch.binding import mpi_flavour
 
 ORDERS = ("block", "round-robin")
 # Benchmarks whose hpcprobe-bench takes --placement (and records rank hosts and CPUs).
@@ -116,13 +117,11 @@ def read_placement(spec: str, np: int) -> Placement:
 
 def _flavour(launcher: Any) -> Optional[str]:
     """"openmpi", "hydra", "srun" or None (a template or an MPI we do not know)."""
-    from hpcprobe.families.memory.tables import _mpi_flavour  # the memory family knows the MPI launchers
-
     name = getattr(launcher, "name", "")
     if name == "srun":
         return "srun"
     if name in ("mpiexec", "mpirun"):
-        return _mpi_flavour(str(getattr(launcher, "executable", "")))
+        return mpi_flavour(str(getattr(launcher, "executable", "")))
     return None
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.analysis.compare import Column
+from hpcprobe.families.hpcc.balance_report import records_column
 from hpcprobe.report.common import Record, plain, section_of
 
 
@@ -36,5 +37,5 @@ def placement_columns(records: Sequence[Record]) -> Tuple[List[Column], int]:
         if name is None:
             unplaced += 1
             continue
-        columns.setdefault(name, Column(name)).records.append(record)
+        columns.setdefault(name, records_column(name)).records.append(record)
     return list(columns.values()), unplaced

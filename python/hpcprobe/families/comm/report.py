@@ -11,12 +11,15 @@ Records are untrusted input: numbers are checked before use, strings shown as te
 import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.analysis.compare import comparison_rows, comparison_table
+from hpcprobe.families.comm.placement_view import placement_columns, placement_of
 from hpcprobe.families.hpcc.beff_summary import BEFF_KEYS, beff_figures
 from hpcprobe.families.comm.tables import find_matrix
 from hpcprobe.families.memory.tables import binary_size, numbers, series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, Record, newest_first, number, of_benchmark, parameter,
                                     plain, ranks, section_of, verdict_cell)
+from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import format_number
@@ -50,8 +53,6 @@ def compare_label(record: Record) -> str:
 
 
 def _placement(record: Record) -> str:
-    from hpcprobe.families.comm.placement_view import placement_of  # it imports the registry
-
     return placement_of(record) or "not recorded"
 
 
@@ -272,10 +273,6 @@ def _pairs(records: Sequence[Record], sink: FigureSink) -> List[Block]:
 
 
 def _placements(records: Sequence[Record]) -> List[Block]:
-    from hpcprobe.analysis.compare import comparison_rows
-    from hpcprobe.commands.compare import comparison_table
-    from hpcprobe.families.comm.placement_view import placement_columns
-
     columns, _ = placement_columns(records)
     if len(columns) < 2:
         found = ", ".join(column.name for column in columns) or "none"
@@ -291,3 +288,8 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     """The blocks of the communication section for one machine's records."""
     return (_comm(records, sink) + _beff(records) + _pairs(records, sink)
             + _placements(records))
+
+
+SECTION = ReportSection("communication",
+                        "Communication: IMB functions, b_eff rings, rank pairs",
+                        ("comm", "beff", "pairs"), 30, section, compare_label)

@@ -7,7 +7,7 @@ its own one line); the simulator's are checked here, since only hpcprobe uses th
 """
 
 import argparse
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import (
     CliParser,
@@ -65,7 +65,7 @@ def _add_topology_options(parser: CliParser) -> None:
         parser.add_argument(option, dest=attribute, metavar=metavar, help=text)
 
 
-def _add_contention_parser(subparsers) -> CliParser:
+def add_contention_parser(subparsers) -> CliParser:
     parser = subparsers.add_parser(
         "contention", help="network contention (paper 004): wocon, wicon, stress-link, "
                            "equidistant")
@@ -80,7 +80,7 @@ def _add_contention_parser(subparsers) -> CliParser:
     return parser
 
 
-def _add_topology_parser(subparsers) -> CliParser:
+def add_topology_parser(subparsers) -> CliParser:
     parser = subparsers.add_parser("topology", help="where the ranks sit; hops and routes")
     parser.add_argument("action", nargs="?", type=choice("action", TOPOLOGY_ACTIONS),
                         metavar="{show,route}")
@@ -106,7 +106,7 @@ def _grid(text: str) -> Tuple[int, ...]:
     return shape
 
 
-def _add_simulate_parser(subparsers) -> CliParser:
+def add_simulate_parser(subparsers) -> CliParser:
     parser = subparsers.add_parser("simulate", help="predict contention on a torus or mesh")
     parser.add_argument("pattern", nargs="?", type=choice("pattern", PATTERNS),
                         metavar="PATTERN", help=", ".join(PATTERNS))
@@ -141,12 +141,6 @@ def _flit(text: str) -> float:
     return positive_number("--flit-bytes", "bytes")(text) if text != "0" else 0.0
 
 
-def add_contention_parsers(subparsers) -> Dict[str, CliParser]:
-    return {"contention": _add_contention_parser(subparsers),
-            "topology": _add_topology_parser(subparsers),
-            "simulate": _add_simulate_parser(subparsers)}
-
-
 # --- checks ------------------------------------------------------------------------------
 
 def network_of(args: argparse.Namespace) -> Optional[Network]:
@@ -165,7 +159,7 @@ def network_of(args: argparse.Namespace) -> Optional[Network]:
         raise UsageError(str(error)) from None
 
 
-def _check_contention(args: argparse.Namespace) -> None:
+def check_contention(args: argparse.Namespace) -> None:
     if args.variant is None:
         raise UsageError(f"missing variant for 'hpcprobe contention' (allowed: "
                          f"{', '.join(CONTENTION_VARIANTS)})")
@@ -175,7 +169,7 @@ def _check_contention(args: argparse.Namespace) -> None:
                              f"only, not to 'contention {args.variant}'")
 
 
-def _check_topology(args: argparse.Namespace) -> None:
+def check_topology(args: argparse.Namespace) -> None:
     if args.action is None:
         raise UsageError("missing action for 'hpcprobe topology' (allowed: show, route)")
     if args.action == "show" and args.ends:
@@ -213,7 +207,7 @@ _SIM_ONLY = (
 )
 
 
-def _check_simulate(args: argparse.Namespace) -> None:
+def check_simulate(args: argparse.Namespace) -> None:
     if args.compare:
         given = [option for attribute, option, _, _ in TOPOLOGY_VALUE_OPTIONS
                  if getattr(args, attribute) is not None]
@@ -239,11 +233,6 @@ def _check_simulate(args: argparse.Namespace) -> None:
     args.network = network_of(args)
     if args.network is None:
         raise UsageError("'hpcprobe simulate' needs the network: --torus DIMS or --mesh DIMS")
-
-
-def check_contention_commands(args: argparse.Namespace) -> None:
-    {"contention": _check_contention, "topology": _check_topology,
-     "simulate": _check_simulate}[args.command](args)
 
 
 def bench_options(args: argparse.Namespace, values: Sequence[Tuple[str, str]]) -> List[str]:

@@ -16,6 +16,7 @@ from hpcprobe.families.memory.tables import binary_size, series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, of_benchmark, parameter, plain, ranks,
                                     verdict_cell)
+from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.contention.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel
 from hpcprobe.families.contention.simulate_report import compare_record
@@ -296,3 +297,7 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     """The blocks of the contention section for its (merged) records."""
     return (_wocon(records, sink) + _wicon(records, sink) + _stress(records, sink)
             + _equidistant(records, sink) + _predicted(records, sink))
+
+
+SECTION = ReportSection("contention", "Network contention", ("contention",), 40, section,
+                        compare_label)

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.errors import HpcprobeError
-from hpcprobe.families.hpcc.summary import (BEGIN_LINE, END_LINE, HPCC_BENCHMARKS,
-                                            hpcc_summary_entries)
+from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS, EntriesFn
 from hpcprobe.families.memory.tables import number, stream_star_best
 
 Record = Dict
@@ -128,22 +127,26 @@ def balance_records(records: Sequence[Record]) -> List[Record]:
     return groups.get(chosen, [])
 
 
-def keys_from_records(records: Sequence[Record]) -> Dict[str, float]:
+# `entries_of` below is summary.py's hpcc_summary_entries, which its caller passes: the
+# summary block ends with the balance, so summary.py builds on this module, not the
+# other way round.
+
+def keys_from_records(records: Sequence[Record], entries_of: EntriesFn) -> Dict[str, float]:
     """HPCC's summary keys of the records (as `--hpcc-summary` computes them) on one P,
     chosen by balance_records."""
-    return hpcc_keys_of(balance_records(records))
+    return hpcc_keys_of(balance_records(records), entries_of)
 
 
-def summary_keys_of(records: Sequence[Record]) -> Dict[str, float]:
+def summary_keys_of(records: Sequence[Record], entries_of: EntriesFn) -> Dict[str, float]:
     """HPCC's summary keys of the records, as `--hpcc-summary` writes them (numbers)."""
-    return _numbers(hpcc_summary_entries(records))
+    return _numbers(entries_of(records))
 
 
-def hpcc_keys_of(records: Sequence[Record]) -> Dict[str, float]:
+def hpcc_keys_of(records: Sequence[Record], entries_of: EntriesFn) -> Dict[str, float]:
     """HPCC's summary keys of the records; StarSTREAM_Copy made accumulated-exact (the
     per-copy mean times CommWorldProcs gives the sum over the stream star copies), for
     the balance of one P's records."""
-    keys = summary_keys_of(records)
+    keys = summary_keys_of(records, entries_of)
     stars = [r for r in records if r.get("benchmark") == "stream" and r.get("variant") == "star"]
     copies = stream_star_best(stars[-1], "copy") if stars else []
     if copies and keys.get("CommWorldProcs"):

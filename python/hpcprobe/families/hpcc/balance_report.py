@@ -5,9 +5,14 @@ both show them."""
 
 from typing import Dict, List, Optional
 
-from hpcprobe.families.hpcc.balance import COLUMNS, Balance, normalise
+from hpcprobe.analysis.compare import Column as CompareColumn
+from hpcprobe.families.hpcc.balance import (COLUMNS, Balance, keys_from_records, normalise,
+                                            summary_keys_of)
+from hpcprobe.families.hpcc.summary import hpcc_summary_entries
 from hpcprobe.report.blocks import Figure, Paragraph, Table
 from hpcprobe.report.plots import FigureSink
+
+Record = Dict
 
 MIN_KIVIAT_AXES = 3
 
@@ -53,3 +58,12 @@ def kiviat_figure(found: Dict[str, Balance], sink: FigureSink,
     if len(axes) < MIN_KIVIAT_AXES:
         return None
     return sink.kiviat("Balance normalised to the best system", axes, normalised, caption)
+
+
+def records_column(name: str, records: Optional[List[Record]] = None) -> CompareColumn:
+    """A column of `hpcprobe compare` whose HPCC rows and balance come from its records."""
+    return CompareColumn(name, list(records or []),
+                         summary_keys_of=lambda merged: summary_keys_of(
+                             merged, hpcc_summary_entries),
+                         balance_keys_of=lambda merged: keys_from_records(
+                             merged, hpcc_summary_entries))

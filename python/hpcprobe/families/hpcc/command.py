@@ -4,19 +4,33 @@ into the suite's launches (hpcc_suite.py)."""
 
 import argparse
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 from hpcprobe.errors import EXIT_OK, HpcprobeError, UsageError
 from hpcprobe.families.hpcc.suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, TINY_NB, HpccSizing,
                                           describe, hpcc_steps, parse_grid, read_config,
                                           sizing_from_hpccinf, sizing_from_memory, square_grid,
                                           write_config)
-from hpcprobe.launching import LaunchContext, stderr_line
-from hpcprobe.suites import SuiteStep
+from hpcprobe.families.hpcc.summary import hpcc_summary_text
+from hpcprobe.families.hpcc.options import default_np, hpcc_bench_options
+from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stderr_line
+from hpcprobe.results import RecordSet
+from hpcprobe.suite_step import SuiteStep
 
 SYSINFO_TIMEOUT_S = 120.0
+HPCC_SUMMARY_FILE = "hpcc-summary.txt"
+HPCC_DEFAULT_BUDGET_S = 3600.0
+
+
+def write_hpcc_summary(records: RecordSet, out_dir: Path) -> None:
+    text = hpcc_summary_text(records.records)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    (out_dir / HPCC_SUMMARY_FILE).write_text(text, encoding="utf-8")
 
 
 def _launched_sysinfo(context: LaunchContext) -> Dict[str, Any]:
@@ -82,3 +96,16 @@ def command_config(args: argparse.Namespace) -> int:
     print(f"{describe(sizing)}; written to {out}")
     print(f"run it: hpcprobe run --suite hpcc --np {sizing.ranks} --config {out}")
     return EXIT_OK
+
+
+def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    """`hpcprobe dgemm|hpl|ptrans|fft`: one rank per core, bound where the launcher can."""
+    ranks = default_np(args.command, args.variant, os.cpu_count() or 1)
+    context = LaunchContext(args, user_argv, default_np=ranks)
+    launch = context.launch(args.command, args.variant, hpcc_bench_options(args),
+                            HPCC_DEFAULT_BUDGET_S)
+    outcome = context.run(bind_ranks(launch), 1, 1)
+    print_records(outcome.found)
+    if args.hpcc_summary and outcome.found.records:
+        write_hpcc_summary(outcome.found, context.out_dir)
+    return outcome.exit_status

@@ -23,6 +23,11 @@ EntriesFn = Callable[[Sequence[Record]], List[Entry]]
 FORMAT_VERSION = (("VersionMajor", "1"), ("VersionMinor", "5"), ("VersionMicro", "0"),
                   ("VersionRelease", "f"))
 NOT_APPLICABLE = "-1"
+# The lines around the key=value pairs, which parsers of HPCC's output look for.
+BEGIN_LINE = "Begin of Summary section."
+END_LINE = "End of Summary section."
+# The benchmarks HPCC has; records of others (mem, ...) are not in its summary.
+HPCC_BENCHMARKS = ("hpl", "dgemm", "ptrans", "ra", "stream", "fft", "beff")
 GIGA, TERA = 1e9, 1e12
 
 

@@ -12,12 +12,13 @@ import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.families.hpcc.balance import Balance, balance_of, by_ranks, hpcc_keys_of
-from hpcprobe.families.hpcc.summary import hpcc_summary_sections
+from hpcprobe.families.hpcc.summary import hpcc_summary_entries, hpcc_summary_sections
 from hpcprobe.families.hpcc.balance_report import (balance_table_blocks, kiviat_figure,
                                                    kiviat_table_blocks)
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, Record, int_parameter, newest_first, of_benchmark,
                                     parameter, plain, ranks, verdict_cell)
+from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.stats import metric_median
 from hpcprobe.units import format_number
@@ -84,7 +85,7 @@ def _balance_blocks(groups: Sequence[Tuple[int, List[Record]]], sink: FigureSink
     found: Dict[str, Balance] = {}
     for procs, group in groups:
         if any(record.get("benchmark") == "hpl" for record in group):
-            found[f"P = {procs}"] = balance_of(hpcc_keys_of(group))
+            found[f"P = {procs}"] = balance_of(hpcc_keys_of(group, hpcc_summary_entries))
     if not found:
         return [Paragraph("absent: the balance of paper 003 divides by G-HPL: no hpl record "
                           "(`hpcprobe hpl` or `hpcprobe run --suite hpcc`)", "absent")]
@@ -221,3 +222,9 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
                                 f"{MAX_P_COLUMNS} largest are shown"))
     return (blocks + _balance_blocks(groups, sink) + _hpl(records, sink) + _dgemm(records)
             + _ptrans(records) + _fft(records, sink))
+
+
+# On the report page after the families whose records it reads.
+SECTION = ReportSection("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT",
+                        ("hpl", "dgemm", "ptrans", "fft"), 90, section, compare_label,
+                        reads=("ra", "stream", "beff"))

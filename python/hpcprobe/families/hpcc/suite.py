@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
-from hpcprobe.suites import SuiteStep
+from hpcprobe.suite_step import SuiteStep
 
 HPCC_BUDGET_S = 3600.0
 DEFAULT_NB = 192

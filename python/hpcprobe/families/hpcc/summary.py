@@ -28,6 +28,8 @@ import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hpcprobe.families.hpcc import keys as hpcc_keys
+from hpcprobe.families.hpcc.balance import balance_of, keys_from_records
+from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
 from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
 from hpcprobe.families.memory.tables import (STREAM_KERNELS, number, stream_single_best,
                                              stream_star_best)
@@ -37,8 +39,6 @@ from hpcprobe.stats import metric_median
 Record = Dict[str, Any]
 Entry = Tuple[str, str]
 
-BEGIN_LINE = "Begin of Summary section."
-END_LINE = "End of Summary section."
 # HPCC numbers its MPIRandomAccess algorithms (RandomAccess.h, HPCC_RA_ALGORITHM): 0 the
 # standard one, 1 Sandia's hypercube routing (RA_SANDIA_NOPT, Plimpton et al.'s
 # algorithm), 2 Sandia's power-of-two version with sorting and unrolling (RA_SANDIA_OPT2,
@@ -239,9 +239,6 @@ SECTIONS: Dict[str, EntriesFn] = {
 }
 
 
-# The benchmarks HPCC has; records of others (mem, ...) are not in its summary.
-HPCC_BENCHMARKS = ("hpl", "dgemm", "ptrans", "ra", "stream", "fft", "beff")
-
 
 def hpcc_summary_sections(records: Iterable[Record]) -> List[Tuple[str, List[Entry]]]:
     """(section name, its (key, value) pairs) in HPCC's order for the HPCC records given;
@@ -289,9 +286,7 @@ def algorithm_lines(records: Iterable[Record]) -> List[str]:
 def balance_lines(records: Sequence[Record]) -> List[str]:
     """Paper 003's balance ratios (analysis/balance.py, the same as `hpcprobe compare`)
     of these records: lines for after the block; none without HPL."""
-    from hpcprobe.families.hpcc.balance import balance_of, keys_from_records  # it imports us
-
-    keys = keys_from_records(records)
+    keys = keys_from_records(records, hpcc_summary_entries)
     if not keys.get("HPL_Tflops"):
         return []
     found = balance_of(keys)

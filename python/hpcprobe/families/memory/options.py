@@ -1,8 +1,9 @@
 """The options of `hpcprobe stream` and `hpcprobe mem` (docs/kernels/memory.md) and
-which variant takes which: the parser (cli.py) and the launch (memory.py) both use them."""
+which variant takes which: the parsers, their checks, and the launch (tables.py) use them."""
 
 import argparse
 
+from hpcprobe.cli_types import CliParser, add_launch_options, choice
 from hpcprobe.errors import UsageError
 
 # The memory families (docs/kernels/memory.md): HPCC's STREAM, and paper 002's kernels.
@@ -50,6 +51,23 @@ MEMORY_DEFAULT_NP = {
     "stream": "1; star and --copies all: number of CPU cores (/ --threads); --copies N: N",
     "mem": "1; --copies all: number of CPU cores; --copies N: N",
 }
+
+
+def add_memory_parser(subparsers, family: str) -> CliParser:
+    variants = MEMORY_VARIANTS[family]
+    parser = subparsers.add_parser(family, help=MEMORY_HELP[family])
+    parser.add_argument("variant", nargs="?", type=choice("variant", variants),
+                        metavar="{" + ",".join(variants) + "}")
+    for attribute, option, metavar, words, text in MEMORY_VALUE_OPTIONS:
+        taken = [word for word in words if word in variants]
+        if taken:
+            where = "" if len(taken) == len(variants) else f"{', '.join(taken)}: "
+            parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
+    parser.add_argument("--oversubscribe", action="store_true",
+                        help="allow more copies (x threads) than cores")
+    parser.add_argument("--no-verify", action="store_true", help="skip verification")
+    add_launch_options(parser, default_np=MEMORY_DEFAULT_NP[family])
+    return parser
 
 
 def check_memory(args: argparse.Namespace) -> None:

@@ -11,6 +11,7 @@ from hpcprobe.families.memory.tables import (STREAM_KERNELS, binary_size, cache_
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, NANO, Record, newest_first, parameter, plain, ranks,
                                     verdict_cell)
+from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink, Marks
 from hpcprobe.units import format_number
 
@@ -179,3 +180,7 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     for kind, _, _ in _SWEEPS:
         blocks += _sweep_figures(records, kind, sink)
     return blocks + _ratios(records, sink)
+
+
+SECTION = ReportSection("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), 20,
+                        section, compare_label)

@@ -14,9 +14,7 @@ shown as plain text.
 
 import argparse
 import math
-import os
 import statistics
-from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from rich.console import Group, RenderableType
@@ -25,7 +23,7 @@ from rich.text import Text
 
 from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.show import plain, verdict_text
-from hpcprobe.stats import metric_samples
+from hpcprobe.stats import metric_samples, number, numbers
 from hpcprobe.units import format_number
 
 Record = Dict[str, Any]
@@ -81,57 +79,7 @@ def default_ranks(variant: str, copies: Optional[str], threads: int, cores: int)
     return 1
 
 
-def _mpi_flavour(executable: str) -> Optional[str]:
-    """"hydra" (MPICH, Intel MPI) or "openmpi" from the files beside the launcher."""
-    path = Path(executable)
-    for folder in {path.parent, Path(os.path.realpath(path)).parent}:
-        if (folder / "hydra_pmi_proxy").exists() or (folder / "mpiexec.hydra").exists():
-            return "hydra"
-        if (folder / "ompi_info").exists():
-            return "openmpi"
-    return None
-
-
-def binding_args(launcher: Any, ranks: int, threads: int, cores: int, oversubscribe: bool,
-                 launcher_args: Sequence[str]) -> List[str]:
-    """Launcher arguments that bind each rank to its own core (`threads` cores), where
-    the launcher can: MPICH's hydra, Open MPI, srun. None when the user passes binding
-    arguments of their own, when the ranks would share cores, or for a template; the
-    bench then pins each rank itself (docs/kernels/memory.md)."""
-    if any("bind" in arg or "map-by" in arg for arg in launcher_args):
-        return []
-    if oversubscribe or ranks * threads > cores:
-        return []
-    name = getattr(launcher, "name", "")
-    if name in ("mpiexec", "mpirun"):
-        flavour = _mpi_flavour(str(getattr(launcher, "executable", "")))
-        if flavour == "hydra":
-            return ["-bind-to", "core" if threads == 1 else f"core:{threads}"]
-        if flavour == "openmpi":
-            mapping = ["--map-by", f"slot:PE={threads}"] if threads > 1 else []
-            return mapping + ["--bind-to", "core"]
-    if name == "srun" and threads == 1:
-        return ["--cpu-bind=cores"]
-    return []
-
-
 # --- reading records ---------------------------------------------------------------------
-
-def number(value: Any) -> Optional[float]:
-    """`value` as a finite float; None for anything else (bool, text, NaN, missing)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def numbers(values: Any) -> List[float]:
-    """The finite numbers of a list (None and anything else left out)."""
-    if not isinstance(values, list):
-        return []
-    found = [number(value) for value in values]
-    return [value for value in found if value is not None]
-
 
 def _section(record: Record, name: str) -> Dict[str, Any]:
     section = record.get(name)

@@ -28,7 +28,8 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED
-from hpcprobe.launching import LaunchContext, ra_bench_options, stderr_line, stdout_console
+from hpcprobe.families.ra.options import ra_bench_options
+from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import number
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median

@@ -14,6 +14,7 @@ from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (GIGA, Record, ci_text, cv_text, headline_stats, int_parameter,
                                     merged_count, newest_first, parameter, plain, ranks, threads,
                                     value_text, verdict_cell)
+from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.ra.sweep import efficiency_percent
 from hpcprobe.units import format_number
@@ -363,3 +364,6 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     return [*_by_algorithm(records, sink), *_scaling(records, sink), *_sweep(records, sink),
             *_mod_switches(records, sink), *_modes(records, sink), *_error_study(records, sink),
             *_sync_costs(records)]
+
+
+SECTION = ReportSection("randomaccess", "RandomAccess (GUPS)", ("ra",), 10, section, compare_label)

@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK
-from hpcprobe.launching import LaunchContext, ra_bench_options, stderr_line, stdout_console
+from hpcprobe.families.ra.options import ra_bench_options
+from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import gups_of, number, ranks_of
 from hpcprobe.runner import LaunchOutcome
 from hpcprobe.show import plain
