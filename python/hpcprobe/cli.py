@@ -15,7 +15,8 @@ from typing import Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
-from hpcprobe.cli_types import CliParser, add_launch_options, choice, positive_int, suggestion, unknown
+from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_int, suggestion,
+                                unknown)
 from hpcprobe.commands import command_run, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report

@@ -17,15 +17,13 @@ from hpcprobe.families.hpcc.beff_summary import BEFF_KEYS, beff_figures
 from hpcprobe.families.comm.tables import find_matrix
 from hpcprobe.families.memory.tables import binary_size, numbers, series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
-from hpcprobe.report.common import (GIGA, Record, newest_first, number, of_benchmark, parameter,
-                                    plain, ranks, section_of, verdict_cell)
+from hpcprobe.report.common import (Record, newest_first, number, of_benchmark, parameter, plain,
+                                    ranks, section_of, verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.stats import metric_samples
-from hpcprobe.units import format_number
+from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
-MICRO = 1e-6
-MEGA = 1e6           # IMB's MB/s: 10^6 B/s
 MAX_CONFIGS = 2      # comm configurations drawn, the newest
 MAX_BEFF_COLUMNS = 4
 MAX_HEATMAPS = 2

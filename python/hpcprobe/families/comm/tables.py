@@ -16,13 +16,10 @@ from hpcprobe.families.memory.tables import (binary_size, number, numbers, serie
                                              titled_table)
 from hpcprobe.show import plain, verdict_text
 from hpcprobe.stats import metric_samples
-from hpcprobe.units import format_number
+from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
 Record = Dict[str, Any]
 
-MICRO = 1e-6
-MEGA = 1e6   # IMB prints MB/s = 10^6 B/s
-GIGA = 1e9
 HEADLINE_BYTES = 1 << 20
 MATRIX_MAX_RANKS = 16
 MISSING = "—"

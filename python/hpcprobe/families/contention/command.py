@@ -28,14 +28,13 @@ from hpcprobe.families.memory.tables import number, numbers, series_points, titl
 from hpcprobe.families.contention.network import Network
 from hpcprobe.runner import bench_error_lines, stop_process_group
 from hpcprobe.show import plain, verdict_text
-from hpcprobe.units import format_number
+from hpcprobe.units import MICRO, format_number
 
 Record = Dict[str, Any]
 Points = Dict[float, Optional[float]]
 
 CONTENTION_BUDGET_S = 3600.0
 TOPOLOGY_BUDGET_S = 120.0
-MICROSECOND = 1e-6
 MAX_HOP_COLUMNS = 12
 MAX_NODE_ROWS = 4096
 _TOPOLOGY_OPTIONS = tuple((attribute, option) for attribute, option, *_ in TOPOLOGY_VALUE_OPTIONS)
@@ -184,7 +183,7 @@ def _param(record: Record, name: str) -> Any:
 
 
 def _us(value: Optional[float]) -> str:
-    return format_number(value, MICROSECOND)
+    return format_number(value, MICRO)
 
 
 def subject(record: Record) -> str:

@@ -20,12 +20,11 @@ from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.contention.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel
 from hpcprobe.families.contention.simulate_report import compare_record
-from hpcprobe.units import format_number
+from hpcprobe.units import MICRO, format_number
 
 MAX_SHOWN = 2        # records of one kind drawn, the newest
 MAX_CURVES = 9       # sizes or distances in one figure
 MAX_PREDICTED = 4    # records put beside the simulator's prediction
-MICROSECOND = 1e-6
 GRID_KINDS = ("torus", "mesh", "mixed")
 # The simulator's defaults (`hpcprobe simulate`): Blue Gene/P's link, the paper's flit.
 DEFAULT_MODEL = LinkModel(BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, 0.0)
@@ -47,7 +46,7 @@ def _thin(items: Sequence[Item], limit: int) -> List[Item]:
 
 
 def _us(value: Optional[float]) -> Optional[float]:
-    return None if value is None else value / MICROSECOND
+    return None if value is None else value / MICRO
 
 
 def _short(record: Record) -> str:

@@ -20,10 +20,9 @@ from hpcprobe.families.contention.patterns import Machine, Phase
 from hpcprobe.show import plain
 from hpcprobe.families.contention.simulate import (BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel,
                                                    simulate)
-from hpcprobe.units import format_number
+from hpcprobe.units import MICRO, format_number
 
 Record = Dict[str, Any]
-MICROSECOND = 1e-6
 
 
 def link_model(args: argparse.Namespace) -> LinkModel:
@@ -93,7 +92,7 @@ def _ranks_per_node(args: argparse.Namespace) -> int:
 
 
 def _us(value: Optional[float]) -> str:
-    return format_number(value, MICROSECOND)
+    return format_number(value, MICRO)
 
 
 def _latency_table(result: Dict[str, Any]) -> Any:

@@ -21,25 +21,24 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.stats import metric_samples
+from hpcprobe.units import GIGA, MICRO
 
 Record = Dict[str, Any]
 Entry = Tuple[str, str]
 
-MICROSECOND = 1e-6
-GIGABYTE_PER_S = 1e9  # HPCC's GB/s: bandwidth * 1e-9
 
 # (HPCC key, metric, how HPCC reduces the samples, unit divisor), in HPCC's order.
 BEFF_KEYS = (
-    ("MaxPingPongLatency_usec", "pingpong_latency", "max", MICROSECOND),
-    ("RandomlyOrderedRingLatency_usec", "random_ring_latency", "last", MICROSECOND),
-    ("MinPingPongBandwidth_GBytes", "pingpong_bandwidth", "min", GIGABYTE_PER_S),
-    ("NaturallyOrderedRingBandwidth_GBytes", "natural_ring_bandwidth", "max", GIGABYTE_PER_S),
-    ("RandomlyOrderedRingBandwidth_GBytes", "random_ring_bandwidth", "last", GIGABYTE_PER_S),
-    ("MinPingPongLatency_usec", "pingpong_latency", "min", MICROSECOND),
-    ("AvgPingPongLatency_usec", "pingpong_latency", "mean", MICROSECOND),
-    ("MaxPingPongBandwidth_GBytes", "pingpong_bandwidth", "max", GIGABYTE_PER_S),
-    ("AvgPingPongBandwidth_GBytes", "pingpong_bandwidth", "mean", GIGABYTE_PER_S),
-    ("NaturallyOrderedRingLatency_usec", "natural_ring_latency", "min", MICROSECOND),
+    ("MaxPingPongLatency_usec", "pingpong_latency", "max", MICRO),
+    ("RandomlyOrderedRingLatency_usec", "random_ring_latency", "last", MICRO),
+    ("MinPingPongBandwidth_GBytes", "pingpong_bandwidth", "min", GIGA),
+    ("NaturallyOrderedRingBandwidth_GBytes", "natural_ring_bandwidth", "max", GIGA),
+    ("RandomlyOrderedRingBandwidth_GBytes", "random_ring_bandwidth", "last", GIGA),
+    ("MinPingPongLatency_usec", "pingpong_latency", "min", MICRO),
+    ("AvgPingPongLatency_usec", "pingpong_latency", "mean", MICRO),
+    ("MaxPingPongBandwidth_GBytes", "pingpong_bandwidth", "max", GIGA),
+    ("AvgPingPongBandwidth_GBytes", "pingpong_bandwidth", "mean", GIGA),
+    ("NaturallyOrderedRingLatency_usec", "natural_ring_latency", "min", MICRO),
 )
 
 

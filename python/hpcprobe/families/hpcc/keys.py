@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.families.memory.tables import number
 from hpcprobe.stats import metric_median
+from hpcprobe.units import GIGA, TERA
 
 Record = Dict[str, Any]
 Entry = Tuple[str, str]
@@ -28,7 +29,6 @@ BEGIN_LINE = "Begin of Summary section."
 END_LINE = "End of Summary section."
 # The benchmarks HPCC has; records of others (mem, ...) are not in its summary.
 HPCC_BENCHMARKS = ("hpl", "dgemm", "ptrans", "ra", "stream", "fft", "beff")
-GIGA, TERA = 1e9, 1e12
 
 
 def g(value: float) -> str:

@@ -16,12 +16,12 @@ from hpcprobe.families.hpcc.summary import hpcc_summary_entries, hpcc_summary_se
 from hpcprobe.families.hpcc.balance_report import (balance_table_blocks, kiviat_figure,
                                                    kiviat_table_blocks)
 from hpcprobe.report.blocks import Block, Paragraph, Table
-from hpcprobe.report.common import (GIGA, Record, int_parameter, newest_first, of_benchmark,
-                                    parameter, plain, ranks, verdict_cell)
+from hpcprobe.report.common import (Record, int_parameter, newest_first, of_benchmark, parameter,
+                                    plain, ranks, verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.stats import metric_median
-from hpcprobe.units import format_number
+from hpcprobe.units import GIGA, format_number
 
 MAX_P_COLUMNS = 6    # HPCC tables side by side, the most ranks
 MAX_ROWS = 12        # records per kernel table, the newest

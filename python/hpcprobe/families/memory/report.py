@@ -9,11 +9,10 @@ from hpcprobe.families.memory.tables import (STREAM_KERNELS, binary_size, cache_
                                              series_points, stream_single_best, stream_star_best,
                                              sysfs_caches)
 from hpcprobe.report.blocks import Block, Paragraph, Table
-from hpcprobe.report.common import (GIGA, NANO, Record, newest_first, parameter, plain, ranks,
-                                    verdict_cell)
+from hpcprobe.report.common import (Record, newest_first, parameter, plain, ranks, verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink, Marks
-from hpcprobe.units import format_number
+from hpcprobe.units import GIGA, NANO, format_number
 
 # A results directory may hold hundreds of curves; each figure shows the newest few.
 MAX_CURVES = 8

@@ -24,14 +24,12 @@ from rich.text import Text
 from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.show import plain, verdict_text
 from hpcprobe.stats import metric_samples, number, numbers
-from hpcprobe.units import format_number
+from hpcprobe.units import GIGA, NANO, format_number
 
 Record = Dict[str, Any]
 
 MEMORY_BENCHMARKS = ("stream", "mem")
 STREAM_KERNELS = ("copy", "scale", "add", "triad")
-BYTES_PER_GB = 1e9  # GB/s as STREAM and HPCC print them
-NS = 1e-9
 _BINARY_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
 _X_HEADINGS = {"stride_bytes": "stride", "block_bytes": "block size",
                "working_set_bytes": "working set"}
@@ -173,13 +171,13 @@ def _copies_text(copies: Optional[int]) -> str:
 
 def _stream_row(record: Record, kernel: str, with_star: bool) -> List[str]:
     single = stream_single_best(record, kernel)
-    row = [kernel.capitalize(), _cell(single, BYTES_PER_GB)]
+    row = [kernel.capitalize(), _cell(single, GIGA)]
     if with_star:
         star = stream_star_best(record, kernel)
         mean = statistics.fmean(star) if star else None
-        row += [_cell(min(star) if star else None, BYTES_PER_GB), _cell(mean, BYTES_PER_GB),
-                _cell(max(star) if star else None, BYTES_PER_GB),
-                _cell(sum(star) if star else None, BYTES_PER_GB),
+        row += [_cell(min(star) if star else None, GIGA), _cell(mean, GIGA),
+                _cell(max(star) if star else None, GIGA),
+                _cell(sum(star) if star else None, GIGA),
                 _cell(_ratio(mean, single))]
     return row
 
@@ -239,10 +237,10 @@ def mem_curve_table(record: Record) -> RenderableType:
                      "many / one"]
     rows = []
     for x, y in one.items():
-        row = [binary_size(x), _cell(y, NS)]
+        row = [binary_size(x), _cell(y, NANO)]
         if many:
             measured = ratio.get(x) if x in ratio else _ratio(many.get(x), y)
-            row += [_cell(many.get(x), NS), _cell(slowest.get(x), NS), _cell(measured)]
+            row += [_cell(many.get(x), NANO), _cell(slowest.get(x), NANO), _cell(measured)]
         rows.append(row)
     title = (f"hpcprobe mem {record.get('variant')} ({_mem_subject(record)}): "
              f"{_copies_text(copies)}; validation {verdict_text(record)}")
@@ -292,7 +290,7 @@ def plateau_table(record: Record) -> Optional[RenderableType]:
     for index, ((size, latency), cache) in enumerate(zip(plateaus, names)):
         named = "memory" if index == len(plateaus) - 1 else (
             f"{cache[0]} ({binary_size(cache[1])})" if cache else MISSING)
-        rows.append([str(index + 1), binary_size(size), _cell(latency, NS), named])
+        rows.append([str(index + 1), binary_size(size), _cell(latency, NANO), named])
     listed = ", ".join(f"{level} {binary_size(size)}" for level, size in caches)
     counters = _section(record, "counters")
     hugepage_bytes = number(counters.get("hugepage_bytes", counters.get("hugepage_bytes_rank0")))

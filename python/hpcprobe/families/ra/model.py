@@ -17,9 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
+from hpcprobe.units import GIGA
+
 HPCC_LOOKAHEAD = 1024
 WORD_BYTES = 8
-GIGA = 1e9
 # The most processes the crossover search looks at (2^40), far past any machine.
 MAX_CROSSOVER_PROCS = 1 << 40
 TOPOLOGY_KINDS = ("torus", "mesh", "fattree")

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hpcprobe.stats import metric_samples
+from hpcprobe.units import GIGA
 
 Record = Dict[str, Any]
-NS_PER_S = 1e9
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ def stage_time_s(record: Record) -> Optional[float]:
         if route_ns is None or steps is None or stages is None:
             continue
         if route_ns >= 0 and steps > 0 and stages > 0:
-            per_rank.append(route_ns / NS_PER_S / (steps * stages))
+            per_rank.append(route_ns / GIGA / (steps * stages))
     return statistics.median(per_rank) if per_rank else None
 
 

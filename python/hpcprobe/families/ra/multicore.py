@@ -33,7 +33,7 @@ from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import number
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
-from hpcprobe.units import format_number
+from hpcprobe.units import MICRO, format_number
 
 Record = Dict[str, Any]
 
@@ -45,7 +45,7 @@ MODES_REPEAT = 3
 DEFAULT_MODE1_ALGORITHM = "hypercube"
 RUN_BUDGET_S = 600.0
 # Error rates are printed in units of 10⁻⁶, as in the paper's Table 2(a).
-ERROR_RATE_SCALE = 1e-6
+ERROR_RATE_SCALE = MICRO
 STUDY_FILE = "ra-shared-table-study.json"
 MODES_FILE = "ra-modes.json"
 # Options each study sets itself for every launch.

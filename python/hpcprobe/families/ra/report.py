@@ -11,13 +11,13 @@ from hpcprobe.families.ra.model_fit import fit_t1, fit_tc
 from hpcprobe.families.ra.multicore import (MODE_LAYOUT, error_rates, relative, summarize_rates,
                                             wrong_words)
 from hpcprobe.report.blocks import Block, Paragraph, Table
-from hpcprobe.report.common import (GIGA, Record, ci_text, cv_text, headline_stats, int_parameter,
+from hpcprobe.report.common import (Record, ci_text, cv_text, headline_stats, int_parameter,
                                     merged_count, newest_first, parameter, plain, ranks, threads,
                                     value_text, verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.ra.sweep import efficiency_percent
-from hpcprobe.units import format_number
+from hpcprobe.units import GIGA, format_number
 
 HPCC_LOOKAHEAD = 1024
 HPCC_UPDATES_PER_WORD = 4
