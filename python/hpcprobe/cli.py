@@ -79,29 +79,35 @@ _VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg",) + tuple(dict.fromkeys(
     option for command in ALL_COMMANDS.values() for option in command.value_may_look_like_option))
 
 
-def build_parser() -> Dict[str, CliParser]:
-    """The top-level parser under key "", and each subcommand's parser by name."""
+def build_parser(only: Optional[str] = None) -> Dict[str, CliParser]:
+    """The top-level parser under key "", and each subcommand's parser by name; with
+    `only`, that command's parser alone (the others are names for argparse: building a
+    parser may ask hpcprobe-bench for its variants, which only that command needs)."""
     top = CliParser(prog="hpcprobe", description="What an HPC machine delivers.")
     top.add_argument("--version", action="version", version=f"hpcprobe {__version__}")
     subparsers = top.add_subparsers(dest="command", parser_class=CliParser)
     parsers = {"": top}
     for name, command in ALL_COMMANDS.items():
-        parsers[name] = command.add_parser(subparsers)
+        if only is None or name == only:
+            parsers[name] = command.add_parser(subparsers)
+        else:
+            subparsers.add_parser(name)
     for name, parser in parsers.items():
         parser.prog = f"hpcprobe {name}".strip()
     return parsers
 
 
-def _check_command_word(argv: Sequence[str]) -> None:
-    """The first word must be a command (argparse's own message names no suggestion)."""
+def _check_command_word(argv: Sequence[str]) -> Optional[str]:
+    """The command named (None for --help or --version before it); the first word must
+    be a command (argparse's own message names no suggestion)."""
     for word in argv:
         if word in ("-h", "--help", "--version"):
-            return
+            return None
         if word.startswith("-"):
             raise unknown("option", word, ["--help", "--version"])
         if word not in COMMANDS:
             raise unknown("command", word, COMMANDS)
-        return
+        return word
     raise UsageError(f"missing command (allowed: {', '.join(COMMANDS)})")
 
 
@@ -131,8 +137,7 @@ def _reject_extras(extras: Sequence[str], parser: CliParser) -> None:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    _check_command_word(argv)
-    parsers = build_parser()
+    parsers = build_parser(only=_check_command_word(argv))
     args, extras = parsers[""].parse_known_args(_join_option_values(argv))
     if extras:
         _reject_extras(extras, parsers[args.command])

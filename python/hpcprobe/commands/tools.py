@@ -1,48 +1,19 @@
 """`hpcprobe sysinfo` and `hpcprobe list`: hpcprobe-bench run directly, one process."""
 
 import json
-import os
-import subprocess
 from typing import Any, Dict, Iterator, List, Tuple
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, HpcprobeError
-from hpcprobe.launch import find_bench
-from hpcprobe.runner import bench_error_lines
+from hpcprobe.errors import EXIT_OK, HpcprobeError
+from hpcprobe.launch.kernels import run_bench_query
 from hpcprobe.show import plain
 from hpcprobe.suites import SUITE_NAMES, describe_suite
 
-BENCH_QUERY_TIMEOUT_S = 60.0
 # The bench's own output: cleaned of control characters, but shown in full.
 MAX_LINE_CHARS = 500
-
-
-def run_bench_query(subcommand: str) -> str:
-    """stdout of `hpcprobe-bench SUBCOMMAND` (a single process: MPI singleton start)."""
-    bench = find_bench(os.environ)
-    try:
-        completed = subprocess.run(
-            [bench, subcommand], stdin=subprocess.DEVNULL, capture_output=True,
-            timeout=BENCH_QUERY_TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired:
-        raise HpcprobeError(
-            f"'hpcprobe-bench {subcommand}' did not finish in {BENCH_QUERY_TIMEOUT_S:g} s"
-        ) from None
-    except OSError as error:
-        raise HpcprobeError(f"cannot run {bench}: {error}") from None
-    if completed.returncode != EXIT_OK:
-        lines = bench_error_lines(completed.stderr.decode("utf-8", "replace").splitlines())
-        status = EXIT_BAD_INPUT if completed.returncode == EXIT_BAD_INPUT else 3
-        detail = lines[0] if lines else "no message"
-        raise HpcprobeError(
-            f"'hpcprobe-bench {subcommand}' failed (exit status {completed.returncode}): "
-            f"{detail}", status,
-        )
-    return completed.stdout.decode("utf-8", "replace")
 
 
 def flatten(value: Any, prefix: str = "") -> Iterator[Tuple[str, Any]]:

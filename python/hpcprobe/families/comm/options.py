@@ -5,13 +5,16 @@ as typed; what only hpcprobe uses (function names, placement files) is checked h
 
 import argparse
 import os
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import add_launch_options, unknown
 from hpcprobe.errors import UsageError
+from hpcprobe.launch.kernels import variants
 from hpcprobe.families.comm.placement import ORDERS, read_placement
 
-# IMB-MPI1's order (docs/kernels/comm.md); PingPong and PingPing need two ranks.
+# IMB-MPI1's order (docs/kernels/comm.md); PingPong and PingPing need two ranks. The
+# functions come from `hpcprobe-bench list` (comm_functions()); these are offered when the
+# bench cannot be asked (launch/kernels.py).
 COMM_FUNCTIONS = ("pingpong", "pingping", "sendrecv", "exchange", "allreduce", "reduce",
                   "reduce_scatter", "allgather", "allgatherv", "gather", "scatter",
                   "alltoall", "alltoallv", "bcast", "barrier")
@@ -49,6 +52,11 @@ COMM_FLAG_OPTIONS = (
 )
 
 
+def comm_functions() -> Tuple[str, ...]:
+    """The functions `hpcprobe comm` takes: the bench's comm variants but `all`."""
+    return tuple(name for name in variants("comm", ("all",) + COMM_FUNCTIONS) if name != "all")
+
+
 def default_ranks(cores: int) -> int:
     """Ranks without --np: one per core, at least the two these benchmarks need."""
     return max(2, cores)
@@ -77,7 +85,7 @@ def add_comm_parser(subparsers: Any, command: str) -> Any:
         # Checked after the options (check_comm): "--seed 1" is an unknown option,
         # not an unknown function "1".
         parser.add_argument("functions", nargs="*", metavar="FUNCTION",
-                            help="any of " + ", ".join(COMM_FUNCTIONS) + " (default all)")
+                            help="any of " + ", ".join(comm_functions()) + " (default all)")
     _add_bench_options(parser, command)
     add_placement_option(parser)
     add_launch_options(parser, default_np="number of CPU cores, at least 2",
@@ -109,9 +117,10 @@ def check_comm(args: argparse.Namespace) -> None:
 
 
 def _check_functions(functions: Sequence[str], np: Optional[int]) -> None:
+    allowed = comm_functions()
     for name in functions:
-        if name not in COMM_FUNCTIONS:
-            raise unknown("function", name, COMM_FUNCTIONS)
+        if name not in allowed:
+            raise unknown("function", name, allowed)
     if np == 1:
         named = [name for name in functions if name in TWO_RANK_FUNCTIONS]
         if named:

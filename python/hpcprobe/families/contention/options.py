@@ -21,10 +21,13 @@ from hpcprobe.cli_types import (
     positive_number,
 )
 from hpcprobe.errors import UsageError
+from hpcprobe.launch.kernels import variants
 from hpcprobe.families.ra.model import parse_shape
 from hpcprobe.families.contention.network import Network, make_network
 from hpcprobe.families.contention.patterns import PATTERNS, RA_PATTERNS
 
+# The variants come from `hpcprobe-bench list` (contention_variants()); these are offered
+# when the bench cannot be asked (launch/kernels.py).
 CONTENTION_VARIANTS = ("wocon", "wicon", "stress-link", "equidistant")
 TOPOLOGY_ACTIONS = ("show", "route")
 PAIRINGS = ("nn", "nn-torus", "rnd")
@@ -60,6 +63,10 @@ DEFAULT_SIZES = (32, 1024, 16384)  # paper 004's Table 1
 MAX_LOOKAHEAD = 32768
 
 
+def contention_variants() -> Tuple[str, ...]:
+    return variants("contention", CONTENTION_VARIANTS)
+
+
 def _add_topology_options(parser: CliParser) -> None:
     for attribute, option, metavar, text in TOPOLOGY_VALUE_OPTIONS:
         parser.add_argument(option, dest=attribute, metavar=metavar, help=text)
@@ -69,8 +76,9 @@ def add_contention_parser(subparsers) -> CliParser:
     parser = subparsers.add_parser(
         "contention", help="network contention (paper 004): wocon, wicon, stress-link, "
                            "equidistant")
-    parser.add_argument("variant", nargs="?", type=choice("variant", CONTENTION_VARIANTS),
-                        metavar="{" + ",".join(CONTENTION_VARIANTS) + "}")
+    found = contention_variants()
+    parser.add_argument("variant", nargs="?", type=choice("variant", found),
+                        metavar="{" + ",".join(found) + "}")
     for attribute, option, metavar, words, text in CONTENTION_VALUE_OPTIONS:
         where = "" if words == _ALL else f"{', '.join(words)}: "
         parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
@@ -162,7 +170,7 @@ def network_of(args: argparse.Namespace) -> Optional[Network]:
 def check_contention(args: argparse.Namespace) -> None:
     if args.variant is None:
         raise UsageError(f"missing variant for 'hpcprobe contention' (allowed: "
-                         f"{', '.join(CONTENTION_VARIANTS)})")
+                         f"{', '.join(contention_variants())})")
     for attribute, option, _, words, _ in CONTENTION_VALUE_OPTIONS:
         if getattr(args, attribute) is not None and args.variant not in words:
             raise UsageError(f"{option} applies to 'hpcprobe contention {'|'.join(words)}' "

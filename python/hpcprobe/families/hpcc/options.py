@@ -4,13 +4,16 @@ ptrans.md, fft.md) and which family takes which: the parser (cli.py) and the lau
 and answers bad input with its own one line."""
 
 import argparse
-from typing import List
+from typing import List, Tuple
 
 from hpcprobe.errors import UsageError
+from hpcprobe.launch.kernels import variants
 
-HPCC_VARIANTS = {"dgemm": ("single", "star"), "hpl": ("mpi",), "ptrans": ("mpi",),
-                 "fft": ("single", "star", "mpi")}
-HPCC_FAMILIES = tuple(HPCC_VARIANTS)
+# Their variants come from `hpcprobe-bench list` (hpcc_variants()); these are offered
+# when the bench cannot be asked (launch/kernels.py).
+FALLBACK_VARIANTS = {"dgemm": ("single", "star"), "hpl": ("mpi",), "ptrans": ("mpi",),
+                     "fft": ("single", "star", "mpi")}
+HPCC_FAMILIES = tuple(FALLBACK_VARIANTS)
 _ALL = HPCC_FAMILIES
 # (attribute, option, metavar, the families that take it, help)
 HPCC_VALUE_OPTIONS = (
@@ -43,9 +46,13 @@ HPCC_DEFAULT_NP = {
 }
 
 
+def hpcc_variants(family: str) -> Tuple[str, ...]:
+    return variants(family, FALLBACK_VARIANTS[family])
+
+
 def default_variant(family: str) -> str:
-    variants = HPCC_VARIANTS[family]
-    return variants[0] if len(variants) == 1 else ""
+    found = hpcc_variants(family)
+    return found[0] if len(found) == 1 else ""
 
 
 def default_np(family: str, variant: str, cores: int) -> int:
@@ -54,7 +61,7 @@ def default_np(family: str, variant: str, cores: int) -> int:
 
 def check_hpcc(args: argparse.Namespace) -> None:
     """The variant is given (hpl and ptrans have one), each option belongs to the family."""
-    family, variants = args.command, HPCC_VARIANTS[args.command]
+    family, variants = args.command, hpcc_variants(args.command)
     if args.variant is None:
         args.variant = default_variant(family) or None
     if args.variant is None:

@@ -6,7 +6,7 @@ import argparse
 from hpcprobe.cli_types import CliParser, add_launch_options, choice, float_option, positive_int
 from hpcprobe.errors import UsageError
 from hpcprobe.families.hpcc.options import (HPCC_DEFAULT_NP, HPCC_FLAG_OPTIONS, HPCC_HELP,
-                                            HPCC_VALUE_OPTIONS, HPCC_VARIANTS)
+                                            HPCC_VALUE_OPTIONS, hpcc_variants)
 
 CONFIG_ACTIONS = ("import-hpccinf",)
 # `run --suite hpcc` sizing options (attribute, option): HPCC sizes every test from N.
@@ -16,7 +16,7 @@ HPCC_SUITE_OPTIONS = (("n", "--n"), ("nb", "--nb"), ("grid", "--grid"),
 
 
 def add_hpcc_parser(subparsers, family: str) -> CliParser:
-    variants = HPCC_VARIANTS[family]
+    variants = hpcc_variants(family)
     parser = subparsers.add_parser(family, help=HPCC_HELP[family])
     parser.add_argument("variant", nargs="?", type=choice("variant", variants),
                         metavar="{" + ",".join(variants) + "}")

@@ -2,12 +2,21 @@
 which variant takes which: the parsers, their checks, and the launch (tables.py) use them."""
 
 import argparse
+from typing import Tuple
 
 from hpcprobe.cli_types import CliParser, add_launch_options, choice
 from hpcprobe.errors import UsageError
+from hpcprobe.launch.kernels import variants
+
+
+def memory_variants(family: str) -> Tuple[str, ...]:
+    return variants(family, FALLBACK_VARIANTS[family])
+
 
 # The memory families (docs/kernels/memory.md): HPCC's STREAM, and paper 002's kernels.
-MEMORY_VARIANTS = {"stream": ("single", "star"), "mem": ("stride", "latency")}
+# Their variants come from `hpcprobe-bench list` (memory_variants()); these are offered
+# when the bench cannot be asked (launch/kernels.py).
+FALLBACK_VARIANTS = {"stream": ("single", "star"), "mem": ("stride", "latency")}
 # (attribute, option, metavar, the variants that take it, help): passed to hpcprobe-bench
 # as typed, which validates the values (sizes: bytes, or K, M, G binary suffixes).
 _ALL_MEMORY = ("single", "star", "stride", "latency")
@@ -54,7 +63,7 @@ MEMORY_DEFAULT_NP = {
 
 
 def add_memory_parser(subparsers, family: str) -> CliParser:
-    variants = MEMORY_VARIANTS[family]
+    variants = memory_variants(family)
     parser = subparsers.add_parser(family, help=MEMORY_HELP[family])
     parser.add_argument("variant", nargs="?", type=choice("variant", variants),
                         metavar="{" + ",".join(variants) + "}")
@@ -72,7 +81,7 @@ def add_memory_parser(subparsers, family: str) -> CliParser:
 
 def check_memory(args: argparse.Namespace) -> None:
     """The variant is given, each option belongs to it, --hpcc-summary only to stream."""
-    family, variants = args.command, MEMORY_VARIANTS[args.command]
+    family, variants = args.command, memory_variants(args.command)
     if args.variant is None:
         raise UsageError(f"missing variant for 'hpcprobe {family}' (allowed: "
                          f"{', '.join(variants)})")

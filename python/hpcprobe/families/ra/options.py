@@ -7,21 +7,23 @@ look-ahead list, the model's inputs) is checked here, before anything is launche
 
 import argparse
 import difflib
-from typing import Callable, List, Sequence
+from typing import Callable, List, Sequence, Tuple
 
 from hpcprobe.cli_types import (CliParser, add_launch_options, choice, int_list, is_count,
                                 nonnegative_seconds, positive_int, positive_number,
                                 positive_seconds)
 from hpcprobe.errors import UsageError
+from hpcprobe.launch.kernels import algorithms, variants
 from hpcprobe.families.ra.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
 
-VARIANTS = ("single", "star", "mpi")
+# The variants and `ra mpi` algorithms come from `hpcprobe-bench list` (ra_variants(),
+# mpi_algorithms()); these are offered when the bench cannot be asked (launch/kernels.py).
+FALLBACK_VARIANTS = ("single", "star", "mpi")
+FALLBACK_ALGORITHMS = ("reference", "alltoall", "hypercube", "torus", "shared", "pipeline")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
-# What may follow `hpcprobe ra`: a variant, "sweep" (ra mpi over look-aheads), or a study.
-RA_WORDS = VARIANTS + ("sweep",) + RA_STUDIES
-# One rank per core (mapping mode 1; sweep, model), and threads on one table per rank.
-MPI_ALGORITHMS = ("reference", "alltoall", "hypercube", "torus")
+# The algorithms that run threads on one table per rank; the others run one rank per
+# core (mapping mode 1; sweep, model).
 THREADED_ALGORITHMS = ("shared", "pipeline")
 # --mapping-mode without --algo: modes 1-4 keep the bench's default (it refuses 2-4).
 MODE_ALGORITHMS = {5: "shared", 6: "shared", 7: "pipeline", 8: "pipeline"}
@@ -47,6 +49,26 @@ RA_VALUE_OPTIONS = (
 RA_FLAG_OPTIONS = (("allow_noncompliant", "--allow-noncompliant"), ("no_verify", "--no-verify"),
                    ("oversubscribe", "--oversubscribe"))
 
+
+
+def ra_variants() -> Tuple[str, ...]:
+    return variants("ra", FALLBACK_VARIANTS)
+
+
+def ra_words() -> Tuple[str, ...]:
+    """What may follow `hpcprobe ra`: a variant, "sweep" (ra mpi over look-aheads), or a
+    study."""
+    return ra_variants() + ("sweep",) + RA_STUDIES
+
+
+def ra_algorithms() -> Tuple[str, ...]:
+    """Every algorithm of `ra mpi`."""
+    return algorithms("ra", "mpi", FALLBACK_ALGORITHMS)
+
+
+def mpi_algorithms() -> Tuple[str, ...]:
+    """The algorithms of `ra mpi` that run one rank per core."""
+    return tuple(name for name in ra_algorithms() if name not in THREADED_ALGORITHMS)
 
 
 def topology(text: str) -> Topology:
@@ -92,12 +114,13 @@ def mode_list(text: str) -> List[int]:
 
 def add_ra_parser(subparsers) -> CliParser:
     ra = subparsers.add_parser("ra", help="HPC Challenge RandomAccess (GUPS)")
-    ra.add_argument("variant", nargs="?", type=choice("variant", RA_WORDS),
-                    metavar="{" + ",".join(RA_WORDS) + "}",
+    words = ra_words()
+    ra.add_argument("variant", nargs="?", type=choice("variant", words),
+                    metavar="{" + ",".join(words) + "}",
                     help="a variant, or a study: sweep (Plimpton's Table 4), shared-table-study "
                          "and modes (Garg & Sabharwal's Tables 2 and 1)")
-    ra.add_argument("--algo", type=choice("algorithm", MPI_ALGORITHMS + THREADED_ALGORITHMS),
-                    metavar="NAME", help="mpi: " + ", ".join(MPI_ALGORITHMS + THREADED_ALGORITHMS)
+    ra.add_argument("--algo", type=choice("algorithm", ra_algorithms()),
+                    metavar="NAME", help="mpi: " + ", ".join(ra_algorithms())
                     + " (default reference, or as --mapping-mode implies); sweep: hypercube")
     ra.add_argument("--lookahead", metavar="L",
                     help="most updates pending; sweep: a comma list (default "
@@ -138,8 +161,8 @@ def _add_threaded_options(ra: CliParser) -> None:
     ra.add_argument("--modes", type=mode_list, metavar="M,M,...",
                     help="modes: the mapping modes compared (default "
                          + ",".join(map(str, DEFAULT_STUDY_MODES)) + ")")
-    ra.add_argument("--mode1-algo", type=choice("algorithm", MPI_ALGORITHMS), metavar="NAME",
-                    help="modes: the algorithm of mode 1 (default hypercube)")
+    ra.add_argument("--mode1-algo", type=choice("algorithm", mpi_algorithms()),
+                    metavar="NAME", help="modes: the algorithm of mode 1 (default hypercube)")
     ra.add_argument("--json", action="store_true", help="the studies: JSON instead of tables")
 
 
@@ -159,7 +182,7 @@ def add_model_parser(subparsers) -> CliParser:
                        metavar="FILE|DIR", help="records to fit T_1, T_C and b from")
     model.add_argument("--measure", action="store_true",
                        help="launch the two hypercube runs that T_1 and T_C are fitted from")
-    model.add_argument("--algo", type=choice("algorithm", MPI_ALGORITHMS),
+    model.add_argument("--algo", type=choice("algorithm", mpi_algorithms()),
                        default="hypercube", metavar="NAME",
                        help="algorithm of the measured points and b (default hypercube)")
     model.add_argument("--topology", type=topology, metavar="SPEC",
@@ -176,28 +199,29 @@ def add_model_parser(subparsers) -> CliParser:
 
 # (attribute, option, the words after `hpcprobe ra` that take it); the studies choose
 # ranks, algorithms and table sizes themselves.
-_RA_OPTION_WORDS = (
-    ("algo", "--algo", ("mpi", "sweep")),
-    ("hpcc_summary", "--hpcc-summary", VARIANTS),
-    ("np", "--np", VARIANTS + ("sweep",)),
-    ("memory_fraction", "--memory-fraction", VARIANTS + ("sweep",)),
-    ("no_verify", "--no-verify", VARIANTS + ("sweep", "modes")),
-    ("threads", "--threads", ("mpi",) + RA_STUDIES),
-    ("mapping_mode", "--mapping-mode", ("mpi", "shared-table-study")),
-    ("sync", "--sync", ("mpi", "modes")),
-    ("roles", "--roles", ("mpi", "modes")),
-    ("oversubscribe", "--oversubscribe", ("mpi",) + RA_STUDIES),
-    ("updates_per_word", "--updates-per-word", ("mpi", "shared-table-study")),
-    ("syncs", "--syncs", ("shared-table-study",)),
-    ("sync_a", "--sync-a", ("shared-table-study",)),
-    ("modes", "--modes", ("modes",)),
-    ("mode1_algo", "--mode1-algo", ("modes",)),
-    ("json", "--json", RA_STUDIES),
-)
+def _ra_option_words(single_launches: Tuple[str, ...]) -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
+    return (
+        ("algo", "--algo", ("mpi", "sweep")),
+        ("hpcc_summary", "--hpcc-summary", single_launches),
+        ("np", "--np", single_launches + ("sweep",)),
+        ("memory_fraction", "--memory-fraction", single_launches + ("sweep",)),
+        ("no_verify", "--no-verify", single_launches + ("sweep", "modes")),
+        ("threads", "--threads", ("mpi",) + RA_STUDIES),
+        ("mapping_mode", "--mapping-mode", ("mpi", "shared-table-study")),
+        ("sync", "--sync", ("mpi", "modes")),
+        ("roles", "--roles", ("mpi", "modes")),
+        ("oversubscribe", "--oversubscribe", ("mpi",) + RA_STUDIES),
+        ("updates_per_word", "--updates-per-word", ("mpi", "shared-table-study")),
+        ("syncs", "--syncs", ("shared-table-study",)),
+        ("sync_a", "--sync-a", ("shared-table-study",)),
+        ("modes", "--modes", ("modes",)),
+        ("mode1_algo", "--mode1-algo", ("modes",)),
+        ("json", "--json", RA_STUDIES),
+    )
 
 
 def _check_ra_option_words(args: argparse.Namespace) -> None:
-    for attribute, option, words in _RA_OPTION_WORDS:
+    for attribute, option, words in _ra_option_words(ra_variants()):
         if getattr(args, attribute) not in (None, False) and args.variant not in words:
             raise UsageError(f"{option} applies to 'hpcprobe ra {'|'.join(words)}' only, "
                              f"not to 'ra {args.variant}'")
@@ -205,7 +229,7 @@ def _check_ra_option_words(args: argparse.Namespace) -> None:
 
 def check_ra(args: argparse.Namespace) -> None:
     if args.variant is None:
-        raise UsageError(f"missing variant for 'hpcprobe ra' (allowed: {', '.join(RA_WORDS)})")
+        raise UsageError(f"missing variant for 'hpcprobe ra' (allowed: {', '.join(ra_words())})")
     if args.algo is not None and args.variant in ("single", "star"):
         raise UsageError(f"--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; "
                          f"'{args.variant}' has one algorithm")
@@ -221,7 +245,7 @@ def check_ra(args: argparse.Namespace) -> None:
     elif args.variant == "sweep":
         if args.algo in THREADED_ALGORITHMS:
             raise UsageError(f"--algo {args.algo} applies to 'hpcprobe ra mpi' only; a sweep "
-                             f"runs one rank per core (allowed: {', '.join(MPI_ALGORITHMS)})")
+                             f"runs one rank per core (allowed: {', '.join(mpi_algorithms())})")
         parse = int_list("--lookahead", 1, MAX_SWEEP_LOOKAHEAD, "1,4,16,64")
         args.lookaheads = parse(args.lookahead) if args.lookahead is not None else list(
             SWEEP_LOOKAHEADS)
