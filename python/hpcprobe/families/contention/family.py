@@ -2,12 +2,12 @@
 
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.contention.report import SECTION
-from hpcprobe.families.contention.command import (command_contention, command_topology,
-                                                  contention_tables)
+from hpcprobe.families.contention.command import command_contention, command_topology
 from hpcprobe.families.contention.options import (add_contention_parser, add_simulate_parser,
                                                   add_topology_parser, check_contention,
                                                   check_simulate, check_topology)
 from hpcprobe.families.contention.simulate_report import command_simulate
+from hpcprobe.families.contention.tables import contention_tables
 
 FAMILY = Family(
     "contention", benchmarks=("contention", "topology"),

@@ -10,7 +10,7 @@ Each part draws the newest few records (a directory may hold thousands) and says
 import statistics
 from typing import Dict, List, Optional, Sequence, Tuple, TypeVar
 
-from hpcprobe.families.contention.command import (SUMMARY_HEADINGS, Points, numbered_series,
+from hpcprobe.families.contention.tables import (SUMMARY_HEADINGS, Points, numbered_series,
                                                   pair_curves, subject, summary_rows)
 from hpcprobe.families.memory.tables import binary_size, series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
