@@ -76,7 +76,7 @@ def power_text(value: float, _position: object = None) -> str:
 
 
 def _log_axes(axes, log_x: Optional[int], log_y: bool) -> None:
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # lazy: see _new_figure
 
     if log_x:
         axes.set_xscale("log", base=log_x)

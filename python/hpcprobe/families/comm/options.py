@@ -1,5 +1,5 @@
 """The command lines of `hpcprobe comm`, `beff` and `pairs`, and `--placement`
-(docs/cli.md): the parsers (built for cli.py), their checks, and the hpcprobe-bench
+(docs/cli.md): the parsers, their checks, and the hpcprobe-bench
 options they become. Values the bench validates (sizes, times) go to it
 as typed; what only hpcprobe uses (function names, placement files) is checked here."""
 

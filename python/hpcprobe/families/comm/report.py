@@ -3,7 +3,7 @@
 (median, with bars up to the p99) and the bandwidths, each function's t_min/t_avg/t_max
 over ranks beside the median and p99 over samples; HPCC's b_eff keys; the rank-pair
 bandwidth heat map with node boundaries and the intra- against inter-node summary; and
-the placements side by side (compare's placement view, analysis/placement_view.py).
+the placements side by side (compare's placement view, placement_view.py).
 
 Also what tells two of the family's records apart in `hpcprobe compare`.
 Records are untrusted input: numbers are checked before use, strings shown as text."""

@@ -2,7 +2,7 @@
 divided by G-HPL, each column then normalised to the best system for a Kiviat chart.
 
 Inputs come from HPCC's summary keys, so that one definition serves hpcprobe records
-(through hpcc_summary.py, which writes those keys for every family that measures them)
+(through summary.py, which writes those keys for every family that measures them)
 and HPCC's own output files (hpccoutf.txt). STREAM Copy from records is the sum of each
 copy's best rate in a `stream star` record (the accumulated EP-STREAM of the paper);
 from an HPCC file it is StarSTREAM_Copy × CommWorldProcs. From records, the keys of one

@@ -1,6 +1,6 @@
 """Paper 003's balance as report blocks: the ratios of each system (or configuration)
 with the inputs it lacks, and the Kiviat chart of the ratios each normalised to the best
-(analysis/balance.py computes them). `hpcprobe compare` and the report's HPCC section
+(balance.py computes them). `hpcprobe compare` and the report's HPCC section
 both show them."""
 
 from typing import Dict, List, Optional

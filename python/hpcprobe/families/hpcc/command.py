@@ -1,6 +1,7 @@
-"""What `run --suite hpcc` and `config import-hpccinf` do once their arguments are valid:
-find the sizing (an imported file, --n, or the memory the launched ranks see) and turn it
-into the suite's launches (hpcc_suite.py)."""
+"""What `hpcprobe dgemm|hpl|ptrans|fft`, `run --suite hpcc` and `config import-hpccinf`
+do once their arguments are valid: one launch of a kernel; for the suite, find the sizing
+(an imported file, --n, or the memory the launched ranks see) and turn it into the
+suite's launches (suite.py); and HPCC's summary block where a command writes one."""
 
 import argparse
 import json

@@ -1,5 +1,5 @@
 """The HPCC summary keys of HPL, DGEMM, PTRANS and FFT, and those HPCC prints about the
-machine and its build (HPCC 1.5 src/io.c, HPCC_Finalize): hpcc_summary.py puts them in
+machine and its build (HPCC 1.5 src/io.c, HPCC_Finalize): summary.py puts them in
 HPCC's order with the RandomAccess, STREAM and b_eff keys.
 
 Each function takes the records of its benchmark and returns (key, text) pairs; a key

@@ -1,6 +1,6 @@
 """The options of `hpcprobe dgemm|hpl|ptrans|fft` (docs/kernels/hpl.md, dgemm.md,
-ptrans.md, fft.md) and which family takes which: the parser (cli.py) and the launch
-(commands.py) both use them. Values are passed to hpcprobe-bench as typed; it checks them
+ptrans.md, fft.md) and which family takes which: the parser (parsers.py) and the launch
+(command.py) both use them. Values are passed to hpcprobe-bench as typed; it checks them
 and answers bad input with its own one line."""
 
 import argparse

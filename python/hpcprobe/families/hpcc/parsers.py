@@ -1,5 +1,5 @@
 """The parsers of `hpcprobe dgemm|hpl|ptrans|fft` and `hpcprobe config`, and the sizing
-options of `hpcprobe run --suite hpcc` with their checks (cli.py builds the rest)."""
+options of `hpcprobe run --suite hpcc` with their checks (family.py hands them to the registry)."""
 
 import argparse
 

@@ -1,5 +1,5 @@
 """The HPCC section of a report (paper 003): HPCC's table of global and embarrassingly
-parallel figures, computed by hpcc_summary.py (the `run --suite hpcc --hpcc-summary`
+parallel figures, computed by summary.py (the `run --suite hpcc --hpcc-summary`
 block) for each number of ranks P; the HPL-normalised balance (Table 2) and its Kiviat
 chart (Figure 5) as `hpcprobe compare` computes them; then each kernel's details: HPL's
 order, block, grid, look-ahead, residual and time breakdown, DGEMM's BLAS, PTRANS's grid,

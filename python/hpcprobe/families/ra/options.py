@@ -197,9 +197,12 @@ def add_model_parser(subparsers) -> CliParser:
     return model
 
 
-# (attribute, option, the words after `hpcprobe ra` that take it); the studies choose
-# ranks, algorithms and table sizes themselves.
-def _ra_option_words(single_launches: Tuple[str, ...]) -> Tuple[Tuple[str, str, Tuple[str, ...]], ...]:
+OptionWords = Tuple[Tuple[str, str, Tuple[str, ...]], ...]
+
+
+def _ra_option_words(single_launches: Tuple[str, ...]) -> OptionWords:
+    """(attribute, option, the words after `hpcprobe ra` that take it), given the variants
+    of one launch; the studies choose ranks, algorithms and table sizes themselves."""
     return (
         ("algo", "--algo", ("mpi", "sweep")),
         ("hpcc_summary", "--hpcc-summary", single_launches),
