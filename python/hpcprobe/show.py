@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.stats import headline_summary
-from hpcprobe.units import NANO, format_number, format_quantity, scale_for
+from hpcprobe.units import MICRO, NANO, format_number, format_quantity, scale_for
 
 Record = Dict[str, Any]
 
@@ -63,7 +63,7 @@ def _count(value: float) -> str:
 def _is_nanoseconds(unit: str, value: Any) -> bool:
     # Times per memory access are nanoseconds: "0.0079 µs" would hide them.
     return (unit == "s" and isinstance(value, (int, float)) and not isinstance(value, bool)
-            and 0 < abs(value) < 1e-6)
+            and 0 < abs(value) < MICRO)
 
 
 def display_scale(unit: str, value: Any) -> Tuple[float, str]:

@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from hpcprobe.errors import HpcprobeError
 from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS, EntriesFn
 from hpcprobe.families.memory.tables import number, stream_star_best
+from hpcprobe.units import GIGA, TERA
 
 Record = Dict
 MAX_HPCC_FILE_BYTES = 64 << 20
@@ -42,27 +43,27 @@ def _procs(keys: Dict[str, float]) -> float:
 
 
 def _hpl_flops(keys: Dict[str, float]) -> float:
-    return keys["HPL_Tflops"] * 1e12
+    return keys["HPL_Tflops"] * TERA
 
 
 COLUMNS = (
     Column("G-HPL", "TFLOP/s", ("HPL_Tflops",), lambda k: k["HPL_Tflops"]),
     Column("G-HPL/G-HPL", "1", ("HPL_Tflops",), lambda k: 1.0),
     Column("G-EP DGEMM/G-HPL", "1", ("StarDGEMM_Gflops", "CommWorldProcs", "HPL_Tflops"),
-           lambda k: k["StarDGEMM_Gflops"] * 1e9 * _procs(k) / _hpl_flops(k)),
+           lambda k: k["StarDGEMM_Gflops"] * GIGA * _procs(k) / _hpl_flops(k)),
     Column("G-FFT/G-HPL", "1", ("MPIFFT_Gflops", "HPL_Tflops"),
-           lambda k: k["MPIFFT_Gflops"] * 1e9 / _hpl_flops(k)),
+           lambda k: k["MPIFFT_Gflops"] * GIGA / _hpl_flops(k)),
     Column("G-PTRANS/G-HPL", "B/flop", ("PTRANS_GBs", "HPL_Tflops"),
-           lambda k: k["PTRANS_GBs"] * 1e9 / _hpl_flops(k)),
+           lambda k: k["PTRANS_GBs"] * GIGA / _hpl_flops(k)),
     Column("G-STREAM Copy/G-HPL", "B/flop", ("StarSTREAM_Copy", "CommWorldProcs", "HPL_Tflops"),
-           lambda k: k["StarSTREAM_Copy"] * 1e9 * _procs(k) / _hpl_flops(k)),
+           lambda k: k["StarSTREAM_Copy"] * GIGA * _procs(k) / _hpl_flops(k)),
     Column("RandRing BW×P/G-HPL", "B/flop",
            ("RandomlyOrderedRingBandwidth_GBytes", "CommWorldProcs", "HPL_Tflops"),
-           lambda k: k["RandomlyOrderedRingBandwidth_GBytes"] * 1e9 * _procs(k) / _hpl_flops(k)),
+           lambda k: k["RandomlyOrderedRingBandwidth_GBytes"] * GIGA * _procs(k) / _hpl_flops(k)),
     Column("1/RandRing latency", "1/µs", ("RandomlyOrderedRingLatency_usec",),
            lambda k: 1.0 / k["RandomlyOrderedRingLatency_usec"]),
     Column("G-RandomAccess/G-HPL", "updates/flop", ("MPIRandomAccess_GUPs", "HPL_Tflops"),
-           lambda k: k["MPIRandomAccess_GUPs"] * 1e9 / _hpl_flops(k)),
+           lambda k: k["MPIRandomAccess_GUPs"] * GIGA / _hpl_flops(k)),
 )
 
 
@@ -150,7 +151,7 @@ def hpcc_keys_of(records: Sequence[Record], entries_of: EntriesFn) -> Dict[str, 
     stars = [r for r in records if r.get("benchmark") == "stream" and r.get("variant") == "star"]
     copies = stream_star_best(stars[-1], "copy") if stars else []
     if copies and keys.get("CommWorldProcs"):
-        keys["StarSTREAM_Copy"] = sum(copies) / 1e9 / keys["CommWorldProcs"]
+        keys["StarSTREAM_Copy"] = sum(copies) / GIGA / keys["CommWorldProcs"]
     return keys
 
 

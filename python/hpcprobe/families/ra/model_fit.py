@@ -56,7 +56,7 @@ def lookahead_of(record: Record) -> Optional[int]:
 
 def gups_of(record: Record) -> Optional[float]:
     rate = number(_section(record, "value").get("value"))
-    return None if rate is None or rate < 0 else rate / 1e9
+    return None if rate is None or rate < 0 else rate / GIGA
 
 
 def mpi_records(records: Iterable[Record], algorithm: str) -> List[Record]:

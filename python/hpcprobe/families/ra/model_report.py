@@ -40,7 +40,7 @@ from hpcprobe.families.ra.model import (
 from hpcprobe.families.ra.model_fit import (Fit, fit_t1, fit_tc, measured_bytes_per_update,
                                             measured_gups)
 from hpcprobe.results import RecordSet
-from hpcprobe.units import format_number, format_quantity
+from hpcprobe.units import GIGA, format_number, format_quantity
 
 Record = Dict[str, Any]
 Row = Dict[str, Any]
@@ -241,8 +241,8 @@ def model_notes(inputs: ModelInputs) -> List[str]:
         lines.append(
             f"bottleneck (Garg & Sabharwal eq. (1)) on {bottleneck.topology.spec} with "
             f"{format_quantity(bottleneck.link_bytes_per_s, 'B/s')} links per direction, "
-            f"t_cpu = {bottleneck.t_cpu_s * 1e9:.4g} ns, "
-            f"t_comm = {bottleneck.t_comm_s * 1e9:.4g} ns per update")
+            f"t_cpu = {bottleneck.t_cpu_s * GIGA:.4g} ns, "
+            f"t_comm = {bottleneck.t_comm_s * GIGA:.4g} ns per update")
         lines.append(_crossover_text(bottleneck, "with"))
     if inputs.measured_b is not None:
         procs, bound = inputs.measured_b

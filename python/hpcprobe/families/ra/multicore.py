@@ -33,7 +33,7 @@ from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import number
 from hpcprobe.show import plain
 from hpcprobe.stats import metric_median
-from hpcprobe.units import MICRO, format_number
+from hpcprobe.units import GIGA, MICRO, format_number
 
 Record = Dict[str, Any]
 
@@ -111,7 +111,7 @@ def table_words(record: Optional[Record]) -> Optional[int]:
 def gups(record: Optional[Record]) -> Optional[float]:
     """Median over the repetitions, in GUPS."""
     rate = metric_median(record, "update_rate") if record else None
-    return None if rate is None else rate / 1e9
+    return None if rate is None else rate / GIGA
 
 
 def verdict(record: Optional[Record]) -> Optional[str]:

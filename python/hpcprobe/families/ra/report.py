@@ -17,7 +17,7 @@ from hpcprobe.report.common import (Record, ci_text, cv_text, headline_stats, in
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.ra.sweep import efficiency_percent
-from hpcprobe.units import GIGA, format_number
+from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
 HPCC_LOOKAHEAD = 1024
 HPCC_UPDATES_PER_WORD = 4
@@ -148,8 +148,8 @@ def _model_curve(records: Sequence[Record], highest: int) -> Tuple[Optional[Curv
     model = HypercubeModel(t1.value_s, tc.value_s, HPCC_LOOKAHEAD)
     top = min(MODEL_MAX_LOG2, max(4, highest.bit_length() + 3))
     procs = [1 << power for power in range(top + 1)]
-    text = (f"model: T_P = T_1 + T_C·log2 P with T_1 = {t1.value_s * 1e6:.4g} µs and "
-            f"T_C = {tc.value_s * 1e6:.4g} µs per Q = {HPCC_LOOKAHEAD} updates (fitted from "
+    text = (f"model: T_P = T_1 + T_C·log2 P with T_1 = {t1.value_s * MEGA:.4g} µs and "
+            f"T_C = {tc.value_s * MEGA:.4g} µs per Q = {HPCC_LOOKAHEAD} updates (fitted from "
             f"{t1.records} and {tc.records} records)")
     return Curve("model (Plimpton et al.)", procs, [model.gups(p) for p in procs],
                  line="--"), text
@@ -348,7 +348,7 @@ def _sync_costs(records: Sequence[Record]) -> List[Block]:
 
 
 def _scaled(value: Optional[float]) -> Optional[float]:
-    return None if value is None else value / 1e-6
+    return None if value is None else value / MICRO
 
 
 def _minus(mean: Optional[float], std: Optional[float]) -> Optional[float]:
