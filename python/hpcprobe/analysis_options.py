@@ -2,24 +2,13 @@
 cli.py call these), and their checks."""
 
 import argparse
-import re
 from typing import Any
 
+from hpcprobe.cli_types import choice, tolerance
 from hpcprobe.errors import UsageError
 
 COMPARE_FORMATS = ("table", "csv", "markdown", "html")
 DEFAULT_TOLERANCE_PERCENT = 5.0
-MAX_TOLERANCE_PERCENT = 1000.0
-
-
-def tolerance(text: str) -> float:
-    """argparse type of --tolerance: "5%" or "5" (percent) -> 5.0."""
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*%?\s*", text)
-    value = float(match.group(1)) if match else -1.0
-    if not 0 <= value <= MAX_TOLERANCE_PERCENT:
-        raise UsageError(f"--tolerance takes a percentage from 0 to {MAX_TOLERANCE_PERCENT:g}, "
-                         f"such as 5%, not '{text}'")
-    return value
 
 
 def add_report_parser(subparsers: Any) -> Any:
@@ -34,7 +23,7 @@ def add_report_parser(subparsers: Any) -> Any:
     return report
 
 
-def add_compare_parser(subparsers: Any, choice: Any) -> Any:
+def add_compare_parser(subparsers: Any) -> Any:
     compare = subparsers.add_parser(
         "compare", help="systems side by side: ratios, HPL-normalised balance, regressions")
     compare.add_argument("systems", nargs="+", metavar="SYSTEM",

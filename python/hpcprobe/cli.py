@@ -1,383 +1,113 @@
-"""The `hpcprobe` command line: parsing, and one-line errors with suggestions.
+"""The `hpcprobe` command line: the parser built from the family registry
+(families/__init__.py) and the generic commands, and one-line errors with suggestions.
 
 Every mistake on the command line ends with ONE line on stderr that names what was
 wrong, what is allowed and, when something close exists, "did you mean", and exit
 status 2. Values that hpcprobe-bench validates (table size, look-ahead, ...) are passed
 through untouched: the bench answers with its own one-line error. What only hpcprobe
-uses (a sweep's look-ahead list, the model's inputs) is checked here, before anything
+uses is checked by the command's own check (each family's options.py), before anything
 is launched.
 """
 
 import argparse
-import difflib
-import math
 import sys
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
-from hpcprobe.comm_options import COMM_COMMANDS, add_comm_parsers, check_comm
+from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_int, suggestion,
+                                unknown)
+from hpcprobe.commands import command_run, command_show
+from hpcprobe.commands.compare import command_compare
+from hpcprobe.commands.report import command_report
+from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
-from hpcprobe.hpcc_options import HPCC_VARIANTS, check_hpcc
-from hpcprobe.memory_options import (MEMORY_DEFAULT_NP, MEMORY_HELP, MEMORY_VALUE_OPTIONS,
-                                     MEMORY_VARIANTS, check_memory)
-from hpcprobe.model import MAX_CROSSOVER_PROCS, Topology, parse_topology
+from hpcprobe.families import FAMILIES, Command
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
-COMMANDS = ("ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "run", "config", "model",
-            "show", "report", "compare", "sysinfo", "list")
-# Network contention and its simulator (contention_cli.py).
-CONTENTION_COMMANDS = ("contention", "topology", "simulate")
-COMMANDS += CONTENTION_COMMANDS
-# The communication family (comm_options.py).
-COMMANDS += COMM_COMMANDS
-VARIANTS = ("single", "star", "mpi")
-# Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
-RA_STUDIES = ("shared-table-study", "modes")
-# What may follow `hpcprobe ra`: a variant, "sweep" (ra mpi over look-aheads), or a study.
-RA_WORDS = VARIANTS + ("sweep",) + RA_STUDIES
-# One rank per core (mapping mode 1; sweep, model), and threads on one table per rank.
-MPI_ALGORITHMS = ("reference", "alltoall", "hypercube", "torus")
-THREADED_ALGORITHMS = ("shared", "pipeline")
-# --mapping-mode without --algo: modes 1-4 keep the bench's default (it refuses 2-4).
-MODE_ALGORITHMS = {5: "shared", 6: "shared", 7: "pipeline", 8: "pipeline"}
-STUDY_MODES = (1, 5, 6, 7, 8)
-DEFAULT_STUDY_MODES = (1, 5, 6, 8)
-# Table 2(a): 32M..512M updates on a 16M-word table; Table 2(b): its locking strategies.
-STUDY_UPDATES_PER_WORD = (2, 4, 8, 16, 32)
-STUDY_SYNCS = ("none", "locks:1", "locks:16", "locks:32", "atomic")
-MODELS = ("ra",)
 FORMATS = ("table", "json", "csv")
-# Plimpton et al.'s Table 4: the look-aheads Q of `hpcprobe ra sweep` by default.
-SWEEP_LOOKAHEADS = (1, 4, 16, 64, 256, 1024, 2048, 4096, 8192, 32768)
-MAX_SWEEP_LOOKAHEAD = 32768
-# Options whose value may itself start with "-": launcher flags such as --bind-to, and
-# numbers that argparse would not take for negative ones (-5e-5), so that their own
-# check can say what is allowed.
-_VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg", "--t1", "--tc", "--link-bandwidth",
-                               "--bytes-per-update", "--flit-bytes", "--hop-latency")
-
-
-def suggestion(word: str, allowed: Sequence[str]) -> str:
-    """"; did you mean 'X'?" when something in `allowed` is close to `word`."""
-    close = difflib.get_close_matches(word, list(allowed), n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
-
-
-def unknown(kind: str, word: str, allowed: Sequence[str]) -> UsageError:
-    return UsageError(
-        f"unknown {kind} '{word}' (allowed: {', '.join(allowed)}){suggestion(word, allowed)}"
-    )
-
-
-def choice(kind: str, allowed: Sequence[str]) -> Callable[[str], str]:
-    """argparse type: one of `allowed`, else a UsageError with a suggestion."""
-    def parse(text: str) -> str:
-        if text not in allowed:
-            raise unknown(kind, text, allowed)
-        return text
-    return parse
-
-
-def positive_int(option: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise UsageError(f"{option} must be a whole number >= 1, not '{text}'")
-        return value
-    return parse
-
-
-def _float_option(option: str, rule: str,
-                  accept: Callable[[float], bool]) -> Callable[[str], float]:
-    """argparse type: a finite number that `accept`s, else "OPTION must be RULE"."""
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and accept(value)):
-            raise UsageError(f"{option} must be {rule}, not '{text}'")
-        return value
-    return parse
-
-
-def positive_seconds(option: str) -> Callable[[str], float]:
-    return _float_option(option, "a number of seconds > 0", lambda value: value > 0)
-
-
-def nonnegative_seconds(option: str) -> Callable[[str], float]:
-    return _float_option(option, "a number of seconds >= 0", lambda value: value >= 0)
-
-
-def positive_number(option: str, unit: str) -> Callable[[str], float]:
-    return _float_option(option, f"a number of {unit} > 0", lambda value: value > 0)
-
-
-def int_list(option: str, low: int, high: int, example: str,
-             high_text: str = "") -> Callable[[str], List[int]]:
-    """argparse type: a comma list of whole numbers from `low` to `high` (shown as
-    `high_text` if given), in the order given."""
-    rule = f"a comma list of whole numbers from {low} to {high_text or high}, such as {example}"
-
-    def parse(text: str) -> List[int]:
-        if not text.strip():
-            raise UsageError(f"{option} is empty; give {rule}")
-        values = []
-        for word in text.split(","):
-            try:
-                value = int(word)
-            except ValueError:
-                value = low - 1
-            if not low <= value <= high:
-                raise UsageError(f"{option} takes {rule}; '{word}' is not one")
-            values.append(value)
-        return values
-    return parse
-
-
-def topology(text: str) -> Topology:
-    try:
-        return parse_topology(text)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-
-
-def _is_count(text: str) -> bool:
-    # ASCII digits only: int() would also take "+3", " 3" and "٣", which the bench won't.
-    return text.isascii() and text.isdigit()
-
-
-def sync_spec(option: str) -> Callable[[str], str]:
-    """argparse type: none, atomic or locks:K (K >= 1), kept as typed for the bench."""
-    def parse(text: str) -> str:
-        kind, colon, count = text.partition(":")
-        if text in ("none", "atomic") or (
-                kind == "locks" and colon and _is_count(count) and int(count) >= 1):
-            return text
-        close = difflib.get_close_matches(kind, ["none", "atomic", "locks"], n=1)
-        hint = f"; did you mean '{close[0]}{colon}{count}'?" if close and close[0] != kind else ""
-        raise UsageError(f"{option} takes none, atomic or locks:K (K >= 1 striped locks), "
-                         f"not '{text}'{hint}")
-    return parse
-
-
-def roles_spec(text: str) -> str:
-    """argparse type of --roles: auto, or how many threads only route (0 or more)."""
-    if text == "auto" or _is_count(text):
-        return text
-    raise UsageError(f"--roles takes auto or a whole number of routing threads >= 0, "
-                     f"not '{text}'")
-
-
-def sync_list(text: str) -> List[str]:
-    return [sync_spec("--syncs")(word) for word in text.split(",")]
-
-
-def mode_list(text: str) -> List[int]:
-    modes = int_list("--modes", 1, 8, "1,5,6,8")(text)
-    if set(modes) - set(STUDY_MODES):
-        raise UsageError(f"--modes takes {', '.join(map(str, STUDY_MODES))}, not "
-                         f"{min(set(modes) - set(STUDY_MODES))} (the paper rules out 2-4)")
-    return modes
-
-
-class CliParser(argparse.ArgumentParser):
-    """ArgumentParser that raises UsageError instead of printing usage, and that
-    remembers its long options for "did you mean"."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        self.long_options: List[str] = []
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def add_argument(self, *args, **kwargs):
-        action = super().add_argument(*args, **kwargs)
-        self.long_options += [name for name in action.option_strings if name.startswith("--")]
-        return action
-
-    def error(self, message: str):  # type: ignore[override]
-        raise UsageError(message)
-
-
-def _add_launch_options(parser: CliParser, default_np: str,
-                        hpcc_summary: bool = True) -> None:
-    parser.add_argument("--np", type=positive_int("--np"), metavar="N",
-                        help=f"MPI ranks (default: {default_np})")
-    parser.add_argument("--out", metavar="DIR",
-                        help="directory for results.jsonl and logs "
-                             "(default: results/<YYYYmmdd-HHMMSS>/)")
-    parser.add_argument("--launcher", metavar="NAME|TEMPLATE",
-                        help="mpiexec, mpirun, srun, or a template such as "
-                             "\"aprun -n {np} {cmd}\" (default: srun in Slurm, else mpiexec)")
-    parser.add_argument("--launcher-arg", action="append", default=[], metavar="ARG",
-                        help="one more argument for the launcher (repeatable)")
-    parser.add_argument("--time-budget", type=positive_seconds("--time-budget"),
-                        metavar="S", help="stop a benchmark that runs longer (seconds)")
-    if hpcc_summary:
-        parser.add_argument("--hpcc-summary", action="store_true",
-                            help="print and write an HPCC-compatible summary block")
-    parser.add_argument("--quiet", action="store_true",
-                        help="no progress display and no benchmark output")
-
-
-def _add_ra_parser(subparsers) -> CliParser:
-    ra = subparsers.add_parser("ra", help="HPC Challenge RandomAccess (GUPS)")
-    ra.add_argument("variant", nargs="?", type=choice("variant", RA_WORDS),
-                    metavar="{" + ",".join(RA_WORDS) + "}",
-                    help="a variant, or a study: sweep (Plimpton's Table 4), shared-table-study "
-                         "and modes (Garg & Sabharwal's Tables 2 and 1)")
-    ra.add_argument("--algo", type=choice("algorithm", MPI_ALGORITHMS + THREADED_ALGORITHMS),
-                    metavar="NAME", help="mpi: " + ", ".join(MPI_ALGORITHMS + THREADED_ALGORITHMS)
-                    + " (default reference, or as --mapping-mode implies); sweep: hypercube")
-    ra.add_argument("--lookahead", metavar="L",
-                    help="most updates pending; sweep: a comma list (default "
-                         + ",".join(map(str, SWEEP_LOOKAHEADS)) + ")")
-    # Passed to hpcprobe-bench as typed; it validates them (docs/cli.md).
-    for option, metavar in (("--table-log2", "K"), ("--memory-fraction", "F"),
-                            ("--rng", "poly|lcg"), ("--warmup", "W"),
-                            ("--time-limit", "S"), ("--hugepages", "on|off"),
-                            ("--owner", "division|predict"), ("--grid", "AxBxC"),
-                            ("--dims", "D"), ("--mods", "none|all|LIST"),
-                            ("--threads", "T"), ("--mapping-mode", "M")):
-        ra.add_argument(option, metavar=metavar, help="see hpcprobe-bench (docs/cli.md)")
-    ra.add_argument("--repeat", "--reps", dest="repeat", metavar="R",
-                    help="timed repetitions (default 1; shared-table-study 5, modes 3)")
-    ra.add_argument("--allow-noncompliant", action="store_true",
-                    help="accept a look-ahead over 1024 or --updates-per-word not 4 (record "
-                         "marked non-compliant)")
-    ra.add_argument("--no-verify", action="store_true", help="skip verification")
-    _add_threaded_options(ra)
-    _add_launch_options(ra, default_np="1; sweep: number of CPU cores")
-    return ra
-
-
-def _add_threaded_options(ra: CliParser) -> None:
-    ra.add_argument("--sync", type=sync_spec("--sync"), metavar="none|atomic|locks:K",
-                    help="shared: how threads guard the table (bench default atomic)")
-    ra.add_argument("--roles", type=roles_spec, metavar="auto|K",
-                    help="pipeline: K threads only route (bench default auto)")
-    ra.add_argument("--oversubscribe", action="store_true", help="allow more threads than cores")
-    ra.add_argument("--updates-per-word", metavar="F",
-                    help="updates per table word (HPCC: 4); shared-table-study: a comma list "
-                         "(default " + ",".join(map(str, STUDY_UPDATES_PER_WORD)) + ")")
-    ra.add_argument("--syncs", type=sync_list, metavar="S,S,...",
-                    help="shared-table-study (b): the syncs against 1 thread (default "
-                         + ",".join(STUDY_SYNCS) + ")")
-    ra.add_argument("--sync-a", type=sync_spec("--sync-a"), metavar="S",
-                    help="shared-table-study (a): the sync of the error runs (default none)")
-    ra.add_argument("--modes", type=mode_list, metavar="M,M,...",
-                    help="modes: the mapping modes compared (default "
-                         + ",".join(map(str, DEFAULT_STUDY_MODES)) + ")")
-    ra.add_argument("--mode1-algo", type=choice("algorithm", MPI_ALGORITHMS), metavar="NAME",
-                    help="modes: the algorithm of mode 1 (default hypercube)")
-    ra.add_argument("--json", action="store_true", help="the studies: JSON instead of tables")
-
-
-def _add_model_parser(subparsers) -> CliParser:
-    model = subparsers.add_parser("model", help="performance models (ra: Plimpton, Garg)")
-    model.add_argument("subject", nargs="?", type=choice("model", MODELS), metavar="{ra}")
-    model.add_argument("--t1", type=positive_seconds("--t1"), metavar="S",
-                       help="seconds for Q updates on one process (default: fitted)")
-    model.add_argument("--tc", type=nonnegative_seconds("--tc"), metavar="S",
-                       help="seconds per exchange stage of Q updates (default: fitted)")
-    model.add_argument("--q", type=positive_int("--q"), default=1024, metavar="Q",
-                       help="look-ahead: updates per process per step (default 1024)")
-    model.add_argument("--procs", metavar="P,P,...",
-                       type=int_list("--procs", 1, MAX_CROSSOVER_PROCS, "1,4,16,64", "2^40"),
-                       help="process counts (default: powers of two 1 to 2^20)")
-    model.add_argument("--from", dest="from_paths", nargs="+", action="extend",
-                       metavar="FILE|DIR", help="records to fit T_1, T_C and b from")
-    model.add_argument("--measure", action="store_true",
-                       help="launch the two hypercube runs that T_1 and T_C are fitted from")
-    model.add_argument("--algo", type=choice("algorithm", MPI_ALGORITHMS),
-                       default="hypercube", metavar="NAME",
-                       help="algorithm of the measured points and b (default hypercube)")
-    model.add_argument("--topology", type=topology, metavar="SPEC",
-                       help="torus:AxBxC, torus:Nd, mesh:AxBxC, mesh:Nd or fattree")
-    model.add_argument("--link-bandwidth", type=positive_number("--link-bandwidth", "bytes/s"),
-                       metavar="B/S", help="bytes/s per link and direction")
-    model.add_argument("--bytes-per-update",
-                       type=positive_number("--bytes-per-update", "bytes"), metavar="B",
-                       help="b of the bottleneck bound (default 8)")
-    model.add_argument("--json", action="store_true", help="one JSON object per line")
-    _add_launch_options(model, default_np="2, with --measure", hpcc_summary=False)
-    return model
-
-
-def _add_memory_parser(subparsers, family: str) -> CliParser:
-    variants = MEMORY_VARIANTS[family]
-    parser = subparsers.add_parser(family, help=MEMORY_HELP[family])
-    parser.add_argument("variant", nargs="?", type=choice("variant", variants),
-                        metavar="{" + ",".join(variants) + "}")
-    for attribute, option, metavar, words, text in MEMORY_VALUE_OPTIONS:
-        taken = [word for word in words if word in variants]
-        if taken:
-            where = "" if len(taken) == len(variants) else f"{', '.join(taken)}: "
-            parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
-    parser.add_argument("--oversubscribe", action="store_true",
-                        help="allow more copies (x threads) than cores")
-    parser.add_argument("--no-verify", action="store_true", help="skip verification")
-    _add_launch_options(parser, default_np=MEMORY_DEFAULT_NP[family])
-    return parser
 
 
 def _add_run_parser(subparsers) -> CliParser:
-    from hpcprobe.hpcc_cli import add_hpcc_suite_options  # it imports us
     run = subparsers.add_parser("run", help="run a suite of benchmarks")
     run.add_argument("--suite", default="quick", type=choice("suite", SUITE_NAMES))
     run.add_argument("--scale", default="default", type=choice("scale", tuple(SCALES)),
                      help="problem sizes: default, or tiny (seconds; for tests)")
-    add_hpcc_suite_options(run)
+    for family in FAMILIES:
+        if family.add_run_options is not None and not family.run_options_last:
+            family.add_run_options(run)
     run.add_argument("--repeat", type=positive_int("--repeat"), default=1, metavar="K",
                      help="launch each benchmark K times (in rounds) and merge its records")
-    _add_launch_options(run, default_np="number of CPU cores")
+    add_launch_options(run, default_np="number of CPU cores")
+    for family in FAMILIES:
+        if family.add_run_options is not None and family.run_options_last:
+            family.add_run_options(run)
     return run
 
 
-def build_parser() -> Dict[str, CliParser]:
-    """The top-level parser under key "", and each subcommand's parser by name."""
-    from hpcprobe.hpcc_cli import add_config_parser, add_hpcc_parser  # it imports us
-    top = CliParser(prog="hpcprobe", description="What an HPC machine delivers.")
-    top.add_argument("--version", action="version", version=f"hpcprobe {__version__}")
-    subparsers = top.add_subparsers(dest="command", parser_class=CliParser)
-    parsers = {"": top, "ra": _add_ra_parser(subparsers)}
-    for family in MEMORY_VARIANTS:
-        parsers[family] = _add_memory_parser(subparsers, family)
-    for family in HPCC_VARIANTS:
-        parsers[family] = add_hpcc_parser(subparsers, family)
-    from hpcprobe.contention_cli import add_contention_parsers  # it builds on this module
-    parsers.update(add_contention_parsers(subparsers))
-    parsers["run"] = _add_run_parser(subparsers)
-    parsers["config"] = add_config_parser(subparsers)
-    parsers["model"] = _add_model_parser(subparsers)
-    add_comm_parsers(subparsers, parsers, _add_launch_options, choice)
+def _check_run(args: argparse.Namespace) -> None:
+    for family in FAMILIES:
+        if family.check_run is not None:
+            family.check_run(args)
+
+
+def _add_show_parser(subparsers) -> CliParser:
     show = subparsers.add_parser("show", help="print records from JSON Lines files")
     show.add_argument("files", nargs="+", metavar="FILE")
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
-    parsers["show"] = show
-    parsers["report"] = add_report_parser(subparsers)
-    parsers["compare"] = add_compare_parser(subparsers, choice)
-    parsers["sysinfo"] = subparsers.add_parser("sysinfo", help="this machine's metadata")
-    parsers["list"] = subparsers.add_parser("list", help="kernels and suites")
+    return show
+
+
+# The commands of no family, placed among the families' in the list of commands.
+GENERIC_COMMANDS = (
+    Command("run", 40, _add_run_parser, command_run, _check_run),
+    Command("show", 43, _add_show_parser, command_show),
+    Command("report", 44, add_report_parser, command_report),
+    Command("compare", 45, add_compare_parser, command_compare, check_compare),
+    Command("sysinfo", 46, lambda sub: sub.add_parser("sysinfo", help="this machine's metadata"),
+            lambda args, argv: command_sysinfo()),
+    Command("list", 47, lambda sub: sub.add_parser("list", help="kernels and suites"),
+            lambda args, argv: command_list()),
+)
+ALL_COMMANDS: Dict[str, Command] = {command.name: command for command in sorted(
+    GENERIC_COMMANDS + tuple(command for family in FAMILIES for command in family.commands),
+    key=lambda command: command.order)}
+COMMANDS = tuple(ALL_COMMANDS)
+# Options whose value may itself start with "-": launcher flags such as --bind-to, and
+# the numbers of the commands that say so (-5e-5, which argparse would not take).
+_VALUE_MAY_LOOK_LIKE_OPTION = ("--launcher-arg",) + tuple(dict.fromkeys(
+    option for command in ALL_COMMANDS.values() for option in command.value_may_look_like_option))
+
+
+def build_parser(only: Optional[str] = None) -> Dict[str, CliParser]:
+    """The top-level parser under key "", and each subcommand's parser by name; with
+    `only`, that command's parser alone (the others are names for argparse: building a
+    parser may ask hpcprobe-bench for its variants, which only that command needs)."""
+    top = CliParser(prog="hpcprobe", description="What an HPC machine delivers.")
+    top.add_argument("--version", action="version", version=f"hpcprobe {__version__}")
+    subparsers = top.add_subparsers(dest="command", parser_class=CliParser)
+    parsers = {"": top}
+    for name, command in ALL_COMMANDS.items():
+        if only is None or name == only:
+            parsers[name] = command.add_parser(subparsers)
+        else:
+            subparsers.add_parser(name)
     for name, parser in parsers.items():
         parser.prog = f"hpcprobe {name}".strip()
     return parsers
 
 
-def _check_command_word(argv: Sequence[str]) -> None:
-    """The first word must be a command (argparse's own message names no suggestion)."""
+def _check_command_word(argv: Sequence[str]) -> Optional[str]:
+    """The command named (None for --help or --version before it); the first word must
+    be a command (argparse's own message names no suggestion)."""
     for word in argv:
         if word in ("-h", "--help", "--version"):
-            return
+            return None
         if word.startswith("-"):
             raise unknown("option", word, ["--help", "--version"])
         if word not in COMMANDS:
             raise unknown("command", word, COMMANDS)
-        return
+        return word
     raise UsageError(f"missing command (allowed: {', '.join(COMMANDS)})")
 
 
@@ -407,134 +137,18 @@ def _reject_extras(extras: Sequence[str], parser: CliParser) -> None:
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    from hpcprobe.hpcc_cli import check_config, check_run  # it imports us
-    _check_command_word(argv)
-    parsers = build_parser()
+    parsers = build_parser(only=_check_command_word(argv))
     args, extras = parsers[""].parse_known_args(_join_option_values(argv))
     if extras:
         _reject_extras(extras, parsers[args.command])
-    if args.command == "ra":
-        _check_ra(args)
-    if args.command == "model":
-        _check_model(args)
-    if args.command in MEMORY_VARIANTS:
-        check_memory(args)
-    if args.command in HPCC_VARIANTS:
-        check_hpcc(args)
-    if args.command == "run":
-        check_run(args)
-    if args.command == "config":
-        check_config(args)
-    if args.command == "compare":
-        check_compare(args)
-    if args.command in CONTENTION_COMMANDS:
-        from hpcprobe.contention_cli import check_contention_commands
-        check_contention_commands(args)
-    if args.command in COMM_COMMANDS + ("run",):
-        check_comm(args)
+    check = ALL_COMMANDS[args.command].check
+    if check is not None:
+        check(args)
     return args
 
 
-# (attribute, option, the words after `hpcprobe ra` that take it); the studies choose
-# ranks, algorithms and table sizes themselves.
-_RA_OPTION_WORDS = (
-    ("algo", "--algo", ("mpi", "sweep")),
-    ("hpcc_summary", "--hpcc-summary", VARIANTS),
-    ("np", "--np", VARIANTS + ("sweep",)),
-    ("memory_fraction", "--memory-fraction", VARIANTS + ("sweep",)),
-    ("no_verify", "--no-verify", VARIANTS + ("sweep", "modes")),
-    ("threads", "--threads", ("mpi",) + RA_STUDIES),
-    ("mapping_mode", "--mapping-mode", ("mpi", "shared-table-study")),
-    ("sync", "--sync", ("mpi", "modes")),
-    ("roles", "--roles", ("mpi", "modes")),
-    ("oversubscribe", "--oversubscribe", ("mpi",) + RA_STUDIES),
-    ("updates_per_word", "--updates-per-word", ("mpi", "shared-table-study")),
-    ("syncs", "--syncs", ("shared-table-study",)),
-    ("sync_a", "--sync-a", ("shared-table-study",)),
-    ("modes", "--modes", ("modes",)),
-    ("mode1_algo", "--mode1-algo", ("modes",)),
-    ("json", "--json", RA_STUDIES),
-)
-
-
-def _check_ra_option_words(args: argparse.Namespace) -> None:
-    for attribute, option, words in _RA_OPTION_WORDS:
-        if getattr(args, attribute) not in (None, False) and args.variant not in words:
-            raise UsageError(f"{option} applies to 'hpcprobe ra {'|'.join(words)}' only, "
-                             f"not to 'ra {args.variant}'")
-
-
-def _check_ra(args: argparse.Namespace) -> None:
-    if args.variant is None:
-        raise UsageError(f"missing variant for 'hpcprobe ra' (allowed: {', '.join(RA_WORDS)})")
-    if args.algo is not None and args.variant in ("single", "star"):
-        raise UsageError(f"--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; "
-                         f"'{args.variant}' has one algorithm")
-    if args.hpcc_summary and args.variant == "sweep":
-        raise UsageError("--hpcc-summary applies to 'hpcprobe ra single|star|mpi' and "
-                         "'hpcprobe run', not to 'ra sweep' (look-aheads over 1024 are not "
-                         "HPCC runs)")
-    _check_ra_option_words(args)
-    if args.variant == "mpi" and args.algo is None and _is_count(args.mapping_mode or ""):
-        args.algo = MODE_ALGORITHMS.get(int(args.mapping_mode))
-    elif args.variant in RA_STUDIES:
-        _check_study(args)
-    elif args.variant == "sweep":
-        if args.algo in THREADED_ALGORITHMS:
-            raise UsageError(f"--algo {args.algo} applies to 'hpcprobe ra mpi' only; a sweep "
-                             f"runs one rank per core (allowed: {', '.join(MPI_ALGORITHMS)})")
-        parse = int_list("--lookahead", 1, MAX_SWEEP_LOOKAHEAD, "1,4,16,64")
-        args.lookaheads = parse(args.lookahead) if args.lookahead is not None else list(
-            SWEEP_LOOKAHEADS)
-
-
-def _check_study(args: argparse.Namespace) -> None:
-    """The numbers a study computes with, as numbers (None: the study's default)."""
-    for attribute, option in (("threads", "--threads"), ("repeat", "--repeat")):
-        text = getattr(args, attribute)
-        setattr(args, attribute, None if text is None else positive_int(option)(text))
-    args.modes = args.modes or list(DEFAULT_STUDY_MODES)
-    args.syncs = args.syncs or list(STUDY_SYNCS)
-    parse = int_list("--updates-per-word", 1, 64, "2,4,8,16,32")
-    args.updates_per_words = (parse(args.updates_per_word) if args.updates_per_word is not None
-                              else list(STUDY_UPDATES_PER_WORD))
-
-
-# Options of `hpcprobe model` that only --measure uses.
-_MEASURE_OPTIONS = (("np", "--np"), ("out", "--out"), ("launcher", "--launcher"),
-                    ("launcher_arg", "--launcher-arg"), ("time_budget", "--time-budget"))
-
-
-def _check_model_inputs(args: argparse.Namespace) -> None:
-    missing = [option for attribute, option in (("t1", "--t1"), ("tc", "--tc"))
-               if getattr(args, attribute) is None]
-    if missing and not args.from_paths and not args.measure:
-        raise UsageError(f"no value for {' and '.join(missing)}: give "
-                         f"{' and '.join(option + ' S' for option in missing)}, or records to "
-                         "fit from with --from FILE|DIR, or --measure")
-    if args.measure:
-        if args.np is not None and args.np < 2:
-            raise UsageError(f"--np {args.np} is too few for --measure: T_C is fitted from an "
-                             "exchange between ranks (allowed: 2 or more)")
-        return
-    for attribute, option in _MEASURE_OPTIONS:
-        if getattr(args, attribute):
-            raise UsageError(f"{option} applies with --measure only (it launches the runs "
-                             "T_1 and T_C are fitted from)")
-
-
-def _check_model(args: argparse.Namespace) -> None:
-    if args.subject is None:
-        raise UsageError(f"missing model for 'hpcprobe model' (allowed: {', '.join(MODELS)})")
-    _check_model_inputs(args)
-    if args.topology is not None and args.link_bandwidth is None:
-        raise UsageError("--topology needs --link-bandwidth B/S (bytes/s per link and "
-                         "direction)")
-    for attribute, option in (("link_bandwidth", "--link-bandwidth"),
-                              ("bytes_per_update", "--bytes-per-update")):
-        if getattr(args, attribute) is not None and args.topology is None:
-            raise UsageError(f"{option} applies with --topology only (the bottleneck bound "
-                             "needs a network)")
+def run_command(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    return ALL_COMMANDS[args.command].run(args, user_argv)
 
 
 def _print_error(message: str) -> None:
@@ -543,8 +157,6 @@ def _print_error(message: str) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the `hpcprobe` script; returns the exit status."""
-    from hpcprobe.commands import run_command  # the heavy imports wait for valid input
-
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parse_arguments(argv)

@@ -14,6 +14,7 @@ from rich.console import Console
 
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
 from hpcprobe.launch import AnyLauncher, find_bench, resolve_launcher
+from hpcprobe.launch.binding import binding_args
 from hpcprobe.progress import DurationEstimates, ProgressReporter, make_progress
 from hpcprobe.results import RecordSet, read_records
 from hpcprobe.runner import RESULTS_FILE, Launch, LaunchOutcome, run_launch
@@ -23,20 +24,6 @@ from hpcprobe.show import records_table
 STDERR_TAIL_LINES = 20
 # Tables go to stdout; in a CI log there is no terminal width, so do not squeeze them.
 _LOG_TABLE_WIDTH = 160
-
-# `hpcprobe ra` options handed to hpcprobe-bench as typed (it validates them).
-RA_VALUE_OPTIONS = (
-    ("algo", "--algo"),
-    ("table_log2", "--table-log2"), ("memory_fraction", "--memory-fraction"),
-    ("rng", "--rng"), ("lookahead", "--lookahead"), ("repeat", "--repeat"),
-    ("warmup", "--warmup"), ("time_limit", "--time-limit"), ("hugepages", "--hugepages"),
-    ("owner", "--owner"), ("grid", "--grid"), ("dims", "--dims"), ("mods", "--mods"),
-    ("threads", "--threads"), ("mapping_mode", "--mapping-mode"), ("sync", "--sync"),
-    ("roles", "--roles"), ("updates_per_word", "--updates-per-word"),
-)
-RA_FLAG_OPTIONS = (("allow_noncompliant", "--allow-noncompliant"), ("no_verify", "--no-verify"),
-                   ("oversubscribe", "--oversubscribe"))
-
 
 def stdout_console() -> Console:
     console = Console(highlight=False)
@@ -51,20 +38,6 @@ def stderr_line(text: str) -> None:
 
 def default_out_dir() -> Path:
     return Path("results") / datetime.now().strftime("%Y%m%d-%H%M%S")
-
-
-def ra_bench_options(args: argparse.Namespace, skip: Sequence[str] = ()) -> List[str]:
-    """hpcprobe-bench options from `hpcprobe ra` arguments, passed on as typed; the
-    attributes named in `skip` are left out."""
-    options: List[str] = []
-    for attribute, option in RA_VALUE_OPTIONS:
-        value = getattr(args, attribute, None)
-        if value is not None and attribute not in skip:
-            options += [option, value]
-    for attribute, option in RA_FLAG_OPTIONS:
-        if getattr(args, attribute, False) and attribute not in skip:
-            options.append(option)
-    return options
 
 
 class LaunchContext:
@@ -161,3 +134,12 @@ def read_record_inputs(names: Sequence[str]) -> Tuple[RecordSet, bool]:
 def print_records(records: RecordSet, title: Optional[str] = None) -> None:
     if records.records:
         stdout_console().print(records_table(records.records, title=title))
+
+
+def bind_ranks(launch: Launch, threads: int = 1, oversubscribe: bool = False) -> Launch:
+    """Put the launcher's arguments that bind one rank per core first (where it has
+    them; the bench pins the ranks of the others itself)."""
+    binding = binding_args(launch.launcher, launch.np, threads, os.cpu_count() or 1,
+                           oversubscribe, launch.launcher_args)
+    launch.launcher_args = [*binding, *launch.launcher_args]
+    return launch

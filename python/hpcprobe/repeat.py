@@ -14,7 +14,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from hpcprobe.analysis.merge import MergeRefused, merge_records
 from hpcprobe.errors import HpcprobeError
-from hpcprobe.suites import SuiteStep
+from hpcprobe.suite_step import SuiteStep
 
 MERGED_FILE = "merged.jsonl"
 Record = Dict

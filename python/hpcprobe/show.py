@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.stats import headline_summary
-from hpcprobe.units import format_number, format_quantity, scale_for
+from hpcprobe.units import MICRO, NANO, format_number, format_quantity, scale_for
 
 Record = Dict[str, Any]
 
@@ -23,7 +23,6 @@ CSV_COLUMNS = (
     "verdict", "error", "tolerance", "compliant", "started_at",
 )
 MAX_CELL_CHARS = 60
-NANOSECOND = 1e-9
 # A spreadsheet would run a cell starting with one of these as a formula.
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -64,17 +63,17 @@ def _count(value: float) -> str:
 def _is_nanoseconds(unit: str, value: Any) -> bool:
     # Times per memory access are nanoseconds: "0.0079 µs" would hide them.
     return (unit == "s" and isinstance(value, (int, float)) and not isinstance(value, bool)
-            and 0 < abs(value) < 1e-6)
+            and 0 < abs(value) < MICRO)
 
 
 def display_scale(unit: str, value: Any) -> Tuple[float, str]:
     """(divisor, label) to show `value` of `unit`: ns for sub-microsecond times."""
-    return (NANOSECOND, "ns") if _is_nanoseconds(unit, value) else scale_for(unit, value)
+    return (NANO, "ns") if _is_nanoseconds(unit, value) else scale_for(unit, value)
 
 
 def _quantity(value: Any, unit: str) -> str:
     if _is_nanoseconds(unit, value):
-        return f"{format_number(value, NANOSECOND)} ns"
+        return f"{format_number(value, NANO)} ns"
     return format_quantity(value, unit)
 
 

@@ -1,9 +1,10 @@
 """Suites: fixed lists of benchmark launches for `hpcprobe run --suite NAME`."""
 
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
+from hpcprobe.families.hpcc.suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps
+from hpcprobe.suite_step import SuiteStep
 
 QUICK_REPEAT = 3
 QUICK_BUDGET_S = 300.0
@@ -36,26 +37,6 @@ _MEMORY_SIZES: Dict[str, Dict[str, Tuple[str, ...]]] = {
         "latency": ("--max-bytes", "1M") + _TINY_MIN_TIME + _TINY_REPEAT,
     },
 }
-
-
-@dataclass(frozen=True)
-class SuiteStep:
-    """One launch of a suite; `algorithm` is the --algo it passes, if any, and `label`
-    what else tells it apart from the other launches of the same variant. `ranks`:
-    the ranks it runs on (None: the run's --np)."""
-
-    benchmark: str
-    variant: str
-    bench_options: Tuple[str, ...]
-    time_budget_s: float
-    algorithm: Optional[str] = None
-    label: Optional[str] = None
-    ranks: Optional[int] = None
-
-    @property
-    def name(self) -> str:
-        words = (self.benchmark, self.variant, self.algorithm, self.label)
-        return " ".join(word for word in words if word)
 
 
 def _quick(scale: str) -> List[SuiteStep]:
@@ -97,8 +78,6 @@ def _memory(scale: str) -> List[SuiteStep]:
 
 def _hpcc(scale: str) -> List[SuiteStep]:
     """HPCC's tests at --scale tiny on one rank; `run --suite hpcc` sizes them itself."""
-    from hpcprobe.hpcc_suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps  # imports us
-
     return hpcc_steps(HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny"))
 
 

@@ -5,12 +5,22 @@ from typing import Optional, Tuple
 
 SIGNIFICANT_DIGITS = 4
 
+# Decimal scales, the only ones hpcprobe uses for values (binary sizes: KiB... in tables
+# of sizes). Every module takes them from here.
+NANO = 1e-9
+MICRO = 1e-6
+MILLI = 1e-3
+KILO = 1e3
+MEGA = 1e6    # IMB's MB/s is 10^6 B/s
+GIGA = 1e9    # GB/s as STREAM and HPCC print them, GUPS, GFLOP/s
+TERA = 1e12
+
 # unit -> (divisor, label) used whatever the magnitude: rates are compared across
 # machines, so one fixed scale per unit reads better than auto-prefixes.
 _FIXED_SCALES = {
-    "updates/s": (1e9, "GUPS"),
-    "B/s": (1e9, "GB/s"),
-    "flop/s": (1e9, "GFLOP/s"),
+    "updates/s": (GIGA, "GUPS"),
+    "B/s": (GIGA, "GB/s"),
+    "flop/s": (GIGA, "GFLOP/s"),
 }
 
 
@@ -20,15 +30,15 @@ _COUNT_UNITS = ("updates", "words", "flop")
 
 def _time_scale(seconds: float) -> Tuple[float, str]:
     magnitude = abs(seconds)
-    if magnitude != 0 and magnitude < 1e-3:
-        return 1e-6, "µs"
+    if magnitude != 0 and magnitude < MILLI:
+        return MICRO, "µs"
     if magnitude != 0 and magnitude < 1:
-        return 1e-3, "ms"
+        return MILLI, "ms"
     return 1.0, "s"
 
 
 def _byte_scale(size: float) -> Tuple[float, str]:
-    for divisor, label in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+    for divisor, label in ((TERA, "TB"), (GIGA, "GB"), (MEGA, "MB"), (KILO, "kB")):
         if abs(size) >= divisor:
             return divisor, label
     return 1.0, "B"

@@ -85,7 +85,7 @@ def test_bench_validated_values_pass_through_untouched():
 
 
 def test_ra_options_become_bench_options():
-    from hpcprobe.commands import ra_bench_options
+    from hpcprobe.families.ra.options import ra_bench_options
     args = parse_arguments(["ra", "mpi", "--table-log2", "20", "--hugepages", "off",
                             "--rng", "lcg", "--allow-noncompliant", "--lookahead", "2048"])
     assert ra_bench_options(args) == ["--table-log2", "20", "--rng", "lcg", "--lookahead",
@@ -109,7 +109,7 @@ def test_version_and_help_exit_0():
 
 
 def test_mpi_algorithm_options_become_bench_options():
-    from hpcprobe.commands import ra_bench_options
+    from hpcprobe.families.ra.options import ra_bench_options
     args = parse_arguments(["ra", "mpi", "--algo", "hypercube", "--mods", "prepost,isend",
                             "--owner", "predict", "--lookahead", "512"])
     assert ra_bench_options(args) == ["--algo", "hypercube", "--lookahead", "512",

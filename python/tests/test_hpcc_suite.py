@@ -9,7 +9,7 @@ import pytest
 from helpers import DATA, run_hpcprobe, stderr_lines
 
 from hpcprobe.errors import UsageError
-from hpcprobe.hpcc_suite import HpccSizing, hpcc_steps, parse_hpccinf, step_options
+from hpcprobe.families.hpcc.suite import HpccSizing, hpcc_steps, parse_hpccinf, step_options
 
 # An HPCC input file as bench/hpcc_suite writes it (N = 2000 on a 1x2 grid).
 HPCCINF = (DATA / "hpccinf.txt").read_text()

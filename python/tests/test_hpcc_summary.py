@@ -3,7 +3,7 @@ src/io.c; %g for rates and times, integers for counts, %e for MPI_Wtick)."""
 
 from helpers import golden, measured_summary
 
-from hpcprobe.hpcc_summary import hpcc_summary_text, unsuccessful_lines
+from hpcprobe.families.hpcc.summary import hpcc_summary_text, unsuccessful_lines
 
 def summary(records):
     """hpcc_summary_text without the constant keys (test_hpcc_suite.py checks those)."""

@@ -8,7 +8,7 @@ import re
 import pytest
 from integration import run_bench
 
-from hpcprobe.comm_options import COMM_FUNCTIONS, TWO_RANK_FUNCTIONS
+from hpcprobe.families.comm.options import COMM_FUNCTIONS, TWO_RANK_FUNCTIONS
 from hpcprobe.results import read_records
 
 TINY = ("--sizes", "0..1K", "--time-per-size", "0.001")

@@ -9,7 +9,7 @@ import math
 import pytest
 from integration import dump_table, run_bench
 
-from hpcprobe import model
+from hpcprobe.families.ra import model
 
 ALGORITHMS = ("alltoall", "hypercube", "torus")
 COUNT_RANKS = (2, 3, 4, 5, 6, 7, 8, 16, 27, 64)

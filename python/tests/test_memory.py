@@ -18,11 +18,11 @@ from helpers import (DATA, golden, measured_summary, read_jsonl, run_hpcprobe, s
 from rich.console import Console
 
 from hpcprobe.cli import main, parse_arguments
-from hpcprobe.hpcc_summary import hpcc_summary_text
+from hpcprobe.families.hpcc.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
-from hpcprobe.memory import (
+from hpcprobe.launch.binding import binding_args
+from hpcprobe.families.memory.tables import (
     binary_size,
-    binding_args,
     default_ranks,
     memory_bench_options,
     memory_tables,

@@ -8,7 +8,7 @@ import pytest
 from helpers import golden, write_jsonl
 
 from hpcprobe.cli import main
-from hpcprobe.model import (
+from hpcprobe.families.ra.model import (
     Bottleneck,
     HypercubeModel,
     alltoall_messages,
@@ -25,7 +25,7 @@ from hpcprobe.model import (
     parse_topology,
     words_per_step,
 )
-from hpcprobe.model_fit import fit_t1, fit_tc, measured_bytes_per_update, measured_gups
+from hpcprobe.families.ra.model_fit import fit_t1, fit_tc, measured_bytes_per_update, measured_gups
 
 # Plimpton et al., Table 2, "GUPS (model)": T_1 = 56.9 µs, T_C = 33 µs, Q = 1024.
 TABLE_2_MODEL = {1: "0.0180", 4: "0.0333", 16: "0.0867", 64: "0.257", 256: "0.817",

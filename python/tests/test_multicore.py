@@ -15,8 +15,8 @@ from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines
 from rich.console import Console
 
 from hpcprobe.cli import main, parse_arguments
-from hpcprobe.launching import ra_bench_options
-from hpcprobe.multicore import (
+from hpcprobe.families.ra.options import ra_bench_options
+from hpcprobe.families.ra.multicore import (
     RateSummary,
     error_row,
     error_table,

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ElementTree
 from helpers import DATA, golden, run_hpcprobe, write_jsonl
 from pytest import approx
 
-from hpcprobe.report.families.communication import node_order
+from hpcprobe.families.comm.report import node_order
 
 GB = 1e9
 

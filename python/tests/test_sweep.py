@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines
 
-from hpcprobe.cli import SWEEP_LOOKAHEADS, main, parse_arguments
-from hpcprobe.sweep import (
+from hpcprobe.cli import main, parse_arguments
+from hpcprobe.families.ra.options import SWEEP_LOOKAHEADS
+from hpcprobe.families.ra.sweep import (
     SweepPoint,
     baseline_options,
     efficiency_percent,

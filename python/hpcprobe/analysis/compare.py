@@ -16,28 +16,39 @@ records of one configuration are merged first; of several configurations for one
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.analysis.balance import Balance, balance_of, keys_from_records, summary_keys_of
 from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.analysis.stats import SampleStats, describe
+from hpcprobe.report.blocks import Table
 from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of
 from hpcprobe.report.registry import compare_label
+from hpcprobe.show import display_scale
+from hpcprobe.units import format_number
 
 RowKey = Tuple[str, ...]
+KeysOf = Callable[[List[Record]], Dict[str, float]]
 # HPCC keys worth comparing: rates (higher is better) and latencies and times (lower).
 _HPCC_HIGHER = re.compile(r"(GUPs|Gflops|Tflops|GBs|GBytes|STREAM_(Copy|Scale|Add|Triad))$")
 _HPCC_LOWER = re.compile(r"(usec|_time)$")
 
 
+def _no_keys(records: List[Record]) -> Dict[str, float]:
+    return {}
+
+
 @dataclass
 class Column:
     """One column of a comparison: a name, its records, and HPCC summary keys that did
-    not come from records (an HPCC output file)."""
+    not come from records (an HPCC output file). `summary_keys_of` and `balance_keys_of`
+    compute HPCC's keys from merged records (the HPCC family's records_column() gives
+    them); without them a column of records has no HPCC rows."""
 
     name: str
     records: List[Record] = field(default_factory=list)
     hpcc_keys: Dict[str, float] = field(default_factory=dict)
+    summary_keys_of: KeysOf = field(default=_no_keys, repr=False)
+    balance_keys_of: KeysOf = field(default=_no_keys, repr=False)
     _merged: Optional[List[Record]] = field(default=None, repr=False)
 
     @property
@@ -51,12 +62,12 @@ class Column:
         """HPCC summary keys for the rows: from the file, else computed from all the merged
         records (each key from the last record that gives it), as `--hpcc-summary` writes
         them."""
-        return self.hpcc_keys or summary_keys_of(self.merged)
+        return self.hpcc_keys or self.summary_keys_of(self.merged)
 
     def balance_keys(self) -> Dict[str, float]:
         """HPCC summary keys for the balance: from the file, else from the merged records
         of one run's size (balance_records: the most ranks with HPL)."""
-        return self.hpcc_keys or keys_from_records(self.merged)
+        return self.hpcc_keys or self.balance_keys_of(self.merged)
 
 
 @dataclass
@@ -135,10 +146,6 @@ def comparison_rows(columns: Sequence[Column]) -> List[Row]:
     return rows
 
 
-def balances(columns: Sequence[Column]) -> Dict[str, Balance]:
-    return {column.name: balance_of(column.balance_keys()) for column in columns}
-
-
 @dataclass(frozen=True)
 class Regression:
     column: str
@@ -163,3 +170,32 @@ def regressions(baseline: Column, columns: Sequence[Column],
                 found.append(Regression(column.name, row.label, row.cells[1].value,  # type: ignore
                                         row.cells[0].value, change))  # type: ignore[union-attr]
     return found
+
+
+def _cell_text(row: Row, index: int, divisor: float) -> str:
+    cell = row.cells[index]
+    if cell is None:
+        return "—"
+    text = format_number(cell.value, divisor)
+    notes = [f"P={cell.ranks}"] if cell.ranks is not None else []
+    if cell.stats is not None and (cell.stats.multimodal or (cell.stats.cv or 0) >= 0.10):
+        notes.append("unstable")
+    return text + (f" ({', '.join(notes)})" if notes else "")
+
+
+def comparison_table(columns: Sequence[Column], rows: Sequence[Row]) -> Table:
+    headings = ["metric", "unit", columns[0].name]
+    for column in columns[1:]:
+        headings += [column.name, f"{column.name} / {columns[0].name}"]
+    cells = []
+    for row in rows:
+        first = next(cell.value for cell in row.cells if cell is not None)
+        divisor, unit = (1.0, row.unit) if row.key[0] == "hpcc" else display_scale(row.unit, first)
+        line = [row.label, unit, _cell_text(row, 0, divisor)]
+        for index in range(1, len(columns)):
+            ratio = row.ratio(index)
+            line += [_cell_text(row, index, divisor), "—" if ratio is None else f"{ratio:.3g}"]
+        cells.append(line)
+    return Table.of("Side by side (median of the samples; ratio to the first)", headings, cells,
+                    "higher is better for rates, lower for times; P: ranks of the record shown; "
+                    "unstable: CV >= 10 % or several modes")

@@ -16,7 +16,8 @@ from hpcprobe.report.common import (Record, ci_text, cv_text, headline_metric, h
                                     headline_unit, merged_count, plain, ranks, section_of,
                                     threads, value_text, verdict_cell)
 from hpcprobe.report.plots import FigureSink
-from hpcprobe.report.registry import FAMILIES, Family, compare_label, family_of
+from hpcprobe.report.registry import ReportSection, compare_label, family_of
+from hpcprobe.report.registry import sections as registered_sections
 from hpcprobe.results import RecordSet
 from hpcprobe.show import display_scale
 from hpcprobe.units import format_number
@@ -138,7 +139,7 @@ def _machine(record: Record) -> Tuple[str, ...]:
                                         for name in MACHINE_FIELDS[1:])
 
 
-def _sections_per_machine(family: Family, records: Sequence[Record],
+def _sections_per_machine(family: ReportSection, records: Sequence[Record],
                           sink: FigureSink) -> List[Section]:
     """The family's section, one per machine and build when its records come from
     several (their curves must not mix). The section gets its machine's records of the
@@ -165,7 +166,7 @@ def _sections_per_machine(family: Family, records: Sequence[Record],
 def _family_sections(records: Sequence[Record], sink: FigureSink) -> Tuple[
         List[Section], List[str]]:
     sections, absent = [], []
-    for family in FAMILIES:
+    for family in registered_sections():
         mine = [record for record in records if record.get("benchmark") in family.benchmarks]
         if not mine:
             absent.append(f"{family.title}: absent (no {', '.join(family.benchmarks)} records)")
@@ -201,4 +202,4 @@ def build_report(found: RecordSet, inputs: Sequence[str], data_dir: str,
     return page, sink
 
 
-__all__ = ["Family", "build_report", "describe_record"]
+__all__ = ["build_report", "describe_record"]

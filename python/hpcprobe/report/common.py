@@ -4,14 +4,11 @@ statistics of its headline, and values with their 95 % interval as text."""
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpcprobe.analysis.stats import SampleStats, describe
-from hpcprobe.memory import number
 from hpcprobe.show import plain, verdict_text
-from hpcprobe.stats import metric_samples
-from hpcprobe.units import format_number
+from hpcprobe.stats import metric_samples, number
+from hpcprobe.units import GIGA, NANO, format_number
 
 Record = Dict[str, Any]
-GIGA = 1e9
-NANO = 1e-9
 
 __all__ = ["GIGA", "NANO", "Record", "number", "plain", "verdict_text"]
 

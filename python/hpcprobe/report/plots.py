@@ -76,7 +76,7 @@ def power_text(value: float, _position: object = None) -> str:
 
 
 def _log_axes(axes, log_x: Optional[int], log_y: bool) -> None:
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # lazy: see _new_figure
 
     if log_x:
         axes.set_xscale("log", base=log_x)
@@ -252,7 +252,7 @@ class FigureSink:
         `labels` naming rows and columns in the order drawn, and a line between row and
         column k-1 and k for each k in `boundaries` (node boundaries; ids
         node-boundary-N-row and -column in the SVG)."""
-        import numpy
+        import numpy  # here, as matplotlib in _new_figure: start-up of commands that draw nothing
 
         size = len(matrix)
         figure = _new_figure(HEATMAP_SIZE)

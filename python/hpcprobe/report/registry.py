@@ -1,19 +1,21 @@
-"""The families a report knows, each with its section (one line per family).
+"""The report sections the families registered, each with the benchmarks it shows.
 
-A family's section is a function `section(records, sink) -> [blocks]` over the family's
-(merged) records of one machine, in a module of report/families/, plus those of the
-benchmarks in its `reads` (the HPCC table reads RandomAccess, STREAM and b_eff records);
-`compare_label(record) -> str` says what tells two of its records apart in `hpcprobe
-compare` besides benchmark, variant, algorithm and metric. A family whose section is None
-yet still gets its records listed in the report's generic table, as do records of
-benchmarks no family names.
+A section is a function `section(records, sink) -> [blocks]` over the family's (merged)
+records of one machine, plus those of the benchmarks in its `reads` (the HPCC table
+reads RandomAccess, STREAM and b_eff records); `compare_label(record) -> str` says what
+tells two of its records apart in `hpcprobe compare` besides benchmark, variant,
+algorithm and metric. A section whose function is None yet still gets its records
+listed in the report's generic table, as do records of benchmarks no family names.
+
+This module imports no family: each family's package describes its section, and the
+family registry (hpcprobe/families/__init__.py) registers them when it is imported, as
+launch/registry.py collects the launchers. `place` orders the sections on the page.
 """
 
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
-from hpcprobe.report.families import communication, contention, hpcc, memory, ra
 from hpcprobe.report.plots import FigureSink
 
 Record = Dict
@@ -21,30 +23,32 @@ SectionBuilder = Callable[[Sequence[Record], FigureSink], List[Block]]
 
 
 @dataclass(frozen=True)
-class Family:
+class ReportSection:
     name: str
     title: str
     benchmarks: Tuple[str, ...]
+    place: int
     section: Optional[SectionBuilder] = None
     compare_label: Optional[Callable[[Record], str]] = None
     reads: Tuple[str, ...] = ()
 
 
-FAMILIES = (
-    Family("randomaccess", "RandomAccess (GUPS)", ("ra",), ra.section, ra.compare_label),
-    Family("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), memory.section,
-           memory.compare_label),
-    Family("communication", "Communication: IMB functions, b_eff rings, rank pairs",
-           ("comm", "beff", "pairs"), communication.section, communication.compare_label),
-    Family("contention", "Network contention", ("contention",), contention.section,
-           contention.compare_label),
-    Family("hpcc", "HPCC kernels: HPL, DGEMM, PTRANS, FFT", ("hpl", "dgemm", "ptrans", "fft"),
-           hpcc.section, hpcc.compare_label, reads=("ra", "stream", "beff")),
-)
+_SECTIONS: List[ReportSection] = []
 
 
-def family_of(benchmark: object) -> Optional[Family]:
-    for family in FAMILIES:
+def register_section(section: ReportSection) -> None:
+    """Add a family's section (once; the page orders them by `place`)."""
+    if all(known.name != section.name for known in _SECTIONS):
+        _SECTIONS.append(section)
+        _SECTIONS.sort(key=lambda known: known.place)
+
+
+def sections() -> Tuple[ReportSection, ...]:
+    return tuple(_SECTIONS)
+
+
+def family_of(benchmark: object) -> Optional[ReportSection]:
+    for family in _SECTIONS:
         if benchmark in family.benchmarks:
             return family
     return None

@@ -1,0 +1,51 @@
+"""What a family gives the registry (families/__init__.py): its commands, each with its
+parser, check and run function; the tables `show` and `run` print from its records; its
+report section; and what it adds to `hpcprobe run`."""
+
+import argparse
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from hpcprobe.cli_types import CliParser
+from hpcprobe.report.registry import ReportSection
+
+Record = Any
+Check = Callable[[argparse.Namespace], None]
+Run = Callable[[argparse.Namespace, Sequence[str]], int]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One `hpcprobe NAME` command. `order` places it in the list of commands that a
+    mistake shows ("allowed: ra, stream, ..."); `add_parser(subparsers)` returns its
+    parser; `check(args)` refuses what argparse cannot (one UsageError); `run(args,
+    argv)` returns the exit status."""
+
+    name: str
+    order: int
+    add_parser: Callable[[Any], CliParser]
+    run: Run
+    check: Optional[Check] = None
+    # Options whose value may start with "-" (negative numbers, which argparse would
+    # take for options), so that their own check can say what is allowed.
+    value_may_look_like_option: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    """A benchmark family: `benchmarks` are the hpcprobe-bench subcommands it owns (the
+    `benchmark` of its records); `tables(records)` are printed after `show` and `run`;
+    `report` is its section of `hpcprobe report`; `add_run_options(parser)` and
+    `check_run(args)` add its options to `hpcprobe run` (before its --repeat, or with
+    `run_options_last` after its launch options); `bound` are its benchmarks
+    whose suite launches bind one rank per core."""
+
+    name: str
+    benchmarks: Tuple[str, ...]
+    commands: Tuple[Command, ...]
+    tables: Optional[Callable[[Sequence[Record]], List[Any]]] = None
+    report: Optional[ReportSection] = None
+    add_run_options: Optional[Callable[[CliParser], None]] = None
+    run_options_last: bool = False  # after run's launch options rather than before --repeat
+    check_run: Optional[Check] = None
+    bound: Tuple[str, ...] = ()

@@ -1,0 +1,1 @@
+"""The communication family: `hpcprobe comm`, `beff`, `pairs`, and --placement."""

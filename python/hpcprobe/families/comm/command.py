@@ -1,0 +1,52 @@
+"""`hpcprobe comm`, `beff` and `pairs`: one launch each, one rank per core (bound by the
+launcher where it can), the placement asked for, and their tables; and the placement of
+the launches of `hpcprobe run --placement`."""
+
+import argparse
+import os
+from typing import Any, Iterable, Optional, Sequence
+
+from hpcprobe.families.comm.options import comm_bench_options, comm_bench_variant, default_ranks
+from hpcprobe.families.comm.tables import comm_tables
+from hpcprobe.families.hpcc.command import write_launch_summary
+from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stdout_console
+from hpcprobe.families.comm.placement import ORDERS, apply_placement, read_placement
+from hpcprobe.results import RecordSet
+
+COMM_DEFAULT_BUDGET_S = 3600.0
+
+
+def print_comm_tables(records: RecordSet) -> None:
+    console = stdout_console()
+    for table in comm_tables(records.records):
+        console.print(table)
+
+
+def place_launch(launch: Any, spec: Optional[str]) -> Any:
+    """The placement on a launch of two ranks or more (one rank has nowhere to go)."""
+    return apply_placement(launch, spec) if launch.np > 1 else launch
+
+
+def check_run_placement(spec: Optional[str], ranks: Iterable[int]) -> None:
+    """Before a suite starts: a placement file must cover each launch's ranks."""
+    if spec is None or spec in ORDERS:
+        return
+    for np in sorted(set(ranks)):
+        if np > 1:
+            read_placement(spec, np)
+
+
+def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    """`hpcprobe comm [FUNCTION...]`, `hpcprobe beff`, `hpcprobe pairs`."""
+    ranks = default_ranks(os.cpu_count() or 1)
+    check_run_placement(args.placement, [args.np or ranks])  # before any directory exists
+    context = LaunchContext(args, user_argv, default_np=ranks)
+    launch = context.launch(args.command, comm_bench_variant(args), comm_bench_options(args),
+                            COMM_DEFAULT_BUDGET_S)
+    launch = place_launch(bind_ranks(launch), args.placement)
+    outcome = context.run(launch, 1, 1)
+    print_records(outcome.found)
+    print_comm_tables(outcome.found)
+    if getattr(args, "hpcc_summary", False):
+        write_launch_summary(outcome, launch, context.out_dir)
+    return outcome.exit_status

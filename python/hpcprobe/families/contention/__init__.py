@@ -1,0 +1,1 @@
+"""The contention family: `hpcprobe contention`, `topology` and `simulate`."""

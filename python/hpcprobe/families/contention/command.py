@@ -1,0 +1,171 @@
+"""`hpcprobe contention wocon|wicon|stress-link|equidistant` and `hpcprobe topology
+show|route` (docs/kernels/contention.md); the tables of the records are tables.py's.
+
+Records are untrusted input: every number is checked before use and every string is shown
+as plain text.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+from typing import Any, Dict, List, Sequence
+
+import numpy as np
+
+from hpcprobe.families.contention.options import (
+    CONTENTION_VALUE_OPTIONS,
+    TOPOLOGY_VALUE_OPTIONS,
+    bench_options,
+    network_of,
+)
+from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
+from hpcprobe.launch import find_bench, resolve_launcher
+from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
+from hpcprobe.families.memory.tables import number, numbers, titled_table
+from hpcprobe.families.contention.network import Network
+from hpcprobe.families.contention.tables import contention_tables
+from hpcprobe.runner import bench_error_lines, stop_process_group
+from hpcprobe.show import plain
+
+Record = Dict[str, Any]
+
+CONTENTION_BUDGET_S = 3600.0
+TOPOLOGY_BUDGET_S = 120.0
+MAX_NODE_ROWS = 4096
+_TOPOLOGY_OPTIONS = tuple((attribute, option) for attribute, option, *_ in TOPOLOGY_VALUE_OPTIONS)
+_BENCH_OPTIONS = tuple((attribute, option) for attribute, option, *_ in
+                       CONTENTION_VALUE_OPTIONS) + _TOPOLOGY_OPTIONS
+
+
+# --- launching ---------------------------------------------------------------------------
+
+def command_contention(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    context = LaunchContext(args, user_argv, default_np=os.cpu_count() or 1)
+    options = bench_options(args, _BENCH_OPTIONS)
+    if args.no_verify:
+        options.append("--no-verify")
+    launch = context.launch("contention", args.variant, options, CONTENTION_BUDGET_S)
+    outcome = context.run(launch, 1, 1)
+    console = stdout_console()
+    for table in contention_tables(outcome.found.records):
+        console.print(table)
+    return outcome.exit_status
+
+
+def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
+    """Run `hpcprobe-bench topology show` under the launcher; its one JSON line. The
+    bench's own line when it refuses the input is relayed as is (exit status 2)."""
+    launcher = resolve_launcher(args.launcher, os.environ)
+    program = [find_bench(os.environ), "topology", "show", *bench_options(args, _TOPOLOGY_OPTIONS)]
+    argv = launcher.command(args.np or os.cpu_count() or 1, list(args.launcher_arg), program)
+    budget = args.time_budget or TOPOLOGY_BUDGET_S
+    try:  # its own session, so a hung launch is stopped with every rank it started
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as error:
+        raise HpcprobeError(f"cannot start {argv[0]!r}: {error}") from None
+    try:
+        out, err = process.communicate(timeout=budget)
+    except subprocess.TimeoutExpired:
+        stop_process_group(process)
+        process.communicate()
+        raise HpcprobeError(f"'hpcprobe-bench topology show' did not finish in {budget:g} s "
+                            "and was stopped (hung rank?)") from None
+    lines = bench_error_lines(err.decode("utf-8", "replace").splitlines())
+    if process.returncode == EXIT_BAD_INPUT and lines:
+        raise RelayedError(lines[0], EXIT_BAD_INPUT)
+    if process.returncode != EXIT_OK:
+        raise HpcprobeError(f"'hpcprobe-bench topology show' failed (exit status "
+                            f"{process.returncode}): {lines[0] if lines else 'no message'}",
+                            EXIT_RUNTIME_FAILURE)
+    found = [line for line in out.decode("utf-8", "replace").splitlines()
+             if line.startswith("{")]
+    try:
+        info = json.loads(found[-1])
+    except (IndexError, ValueError):
+        info = None
+    if not isinstance(info, dict):
+        raise HpcprobeError("'hpcprobe-bench topology show' printed no JSON object")
+    return info
+
+
+def _node_rows(info: Dict[str, Any]) -> List[List[str]]:
+    ranks = [int(n) for n in numbers(info.get("rank_node"))]
+    coords = info.get("node_coords") if isinstance(info.get("node_coords"), list) else []
+    hosts = info.get("node_hosts") if isinstance(info.get("node_hosts"), list) else []
+    places = info.get("node_addresses") if isinstance(info.get("node_addresses"), list) else []
+    nodes = int(number(info.get("nodes")) or 0)
+    rows = []
+    for node in range(min(nodes, MAX_NODE_ROWS)):
+        where = places[node] if node < len(places) else (
+            ",".join(str(int(c)) for c in numbers(coords[node])) if node < len(coords) else "—")
+        members = [r for r, n in enumerate(ranks) if n == node]
+        listed = ", ".join(map(str, members[:8])) + (" …" if len(members) > 8 else "")
+        rows.append([str(node), plain(hosts[node]) if node < len(hosts) else "—", where,
+                     f"{len(members)}: {listed}"])
+    return rows
+
+
+class RelayedError(HpcprobeError):
+    """The bench's own one-line refusal, to be shown as it is."""
+
+
+def command_topology(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    if args.action == "route":
+        return command_route(args)
+    try:
+        info = _topology_json(args)
+    except RelayedError as error:
+        stderr_line(error.message)
+        return error.exit_status
+    if args.json:
+        print(json.dumps(info))
+        return EXIT_OK
+    dims = plain(info.get("dims_text") or "")
+    title = (f"hpcprobe topology show: {plain(info.get('kind'))} {dims}".rstrip()
+             + f", {info.get('nodes')} node(s), {info.get('ranks')} rank(s), up to "
+             f"{info.get('ranks_per_node')} per node ({plain(info.get('ranks_per_node_source'))})")
+    caption = (f"coordinates: {plain(info.get('coordinate_source'))}"
+               + (f" {plain(info.get('coordinate_file'))}" if info.get("coordinate_file") else "")
+               + ("; dims inferred from the largest coordinates" if info.get("dims_inferred")
+                  else "")
+               + (f"; wraparound per dimension {info.get('wrap')}" if info.get("wrap") else ""))
+    where = "switch path" if info.get("kind") == "tree" else "coordinates"
+    stdout_console().print(titled_table(title, caption, ["node", "host", where, "ranks"],
+                                  _node_rows(info)))
+    return EXIT_OK
+
+
+def _node(text: str, network: Network) -> int:
+    """A node index, or coordinates x,y,... inside the network."""
+    words = text.split(",")
+    try:
+        values = [int(word) for word in words]
+    except ValueError:
+        values = []
+    if len(values) == 1 and 0 <= values[0] < network.nodes:
+        return values[0]
+    if len(values) == len(network.dims) and all(0 <= v < d for v, d in zip(values, network.dims)):
+        return int(network.index(np.array([values]))[0])
+    raise UsageError(f"node '{text}' is not in {network.spec} (allowed: an index "
+                     f"0..{network.nodes - 1} or coordinates such as "
+                     f"{','.join(['0'] * len(network.dims))})")
+
+
+def command_route(args: argparse.Namespace) -> int:
+    network = network_of(args)
+    a, b = (_node(text, network) for text in args.ends)
+    path = network.route(a, b)
+    coords = [network.coords(np.array([n]))[0].tolist() for n in path]
+    steps = network.offsets(np.array([a]), np.array([b]))[0].tolist()
+    result = {"network": network.spec, "from": a, "to": b, "hops": len(path) - 1,
+              "steps": steps, "route": coords}
+    if args.json:
+        print(json.dumps(result))
+        return EXIT_OK
+    text = " → ".join("(" + ",".join(map(str, c)) + ")" for c in coords)
+    print(f"{network.spec}: node {a} → node {b}: {len(path) - 1} hop(s), steps per dimension "
+          f"{steps} (dimension order, the short way round)")
+    print(f"route: {text}")
+    return EXIT_OK

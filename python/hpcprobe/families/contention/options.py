@@ -1,0 +1,253 @@
+"""The command lines of `hpcprobe contention`, `hpcprobe topology` and `hpcprobe simulate`
+(docs/cli.md, docs/kernels/contention.md): their parsers, and the checks that refuse an
+option of another variant or pattern with one line before anything is launched.
+
+Benchmark options go to hpcprobe-bench as typed (it validates the values and answers with
+its own one line); the simulator's are checked here, since only hpcprobe uses them.
+"""
+
+import argparse
+from typing import List, Optional, Sequence, Tuple
+
+from hpcprobe.cli_types import (
+    CliParser,
+    add_launch_options,
+    byte_sizes,
+    choice,
+    distance_list,
+    nonnegative_int,
+    nonnegative_seconds,
+    positive_int,
+    positive_number,
+)
+from hpcprobe.errors import UsageError
+from hpcprobe.launch.kernels import variants
+from hpcprobe.families.ra.model import parse_shape
+from hpcprobe.families.contention.network import Network, make_network
+from hpcprobe.families.contention.patterns import PATTERNS, RA_PATTERNS
+
+# The variants come from `hpcprobe-bench list` (contention_variants()); these are offered
+# when the bench cannot be asked (launch/kernels.py).
+CONTENTION_VARIANTS = ("wocon", "wicon", "stress-link", "equidistant")
+TOPOLOGY_ACTIONS = ("show", "route")
+PAIRINGS = ("nn", "nn-torus", "rnd")
+AXIS_VARIANTS = ("wicon", "stress-link", "equidistant")
+_ALL = CONTENTION_VARIANTS
+# (attribute, option, metavar, the variants that take it, help): passed to the bench.
+CONTENTION_VALUE_OPTIONS = (
+    ("sizes", "--sizes", "LIST", _ALL,
+     "message sizes, increasing (bench default 16,64,256,1K,4K,16K,64K,256K,1M)"),
+    ("repeat", "--repeat", "R", _ALL, "timed repetitions per size (bench default 5)"),
+    ("warmup", "--warmup", "W", _ALL, "untimed repetitions before them (bench default 1)"),
+    ("messages", "--messages", "M", _ALL,
+     "messages per burst or ping-pongs per destination (bench default 50)"),
+    ("pairs", "--pairs", "nn|nn-torus|rnd", ("wicon",),
+     "partners differ by one, are grid neighbours, or a seeded random matching (default rnd)"),
+    ("seed", "--seed", "S", ("wicon",), "seed of --pairs rnd (default 1)"),
+    ("axis", "--axis", "K", AXIS_VARIANTS, "the axis (0 = x; default the longest)"),
+    ("max_pairs", "--max-pairs", "K", ("stress-link",), "stop after K pairs (default all)"),
+    ("distance", "--distance", "LIST", ("equidistant",),
+     "hop distances: N, A..B or a list (default 1 to the largest)"),
+)
+# Where the ranks sit (every variant, `topology show`).
+TOPOLOGY_VALUE_OPTIONS = (
+    ("torus", "--torus", "DIMS", "a torus of these sizes, e.g. 8x8x16"),
+    ("mesh", "--mesh", "DIMS", "a mesh (no wraparound links)"),
+    ("wrap", "--wrap", "LIST", "wraparound per dimension, e.g. 0,0,1 (with --torus/--mesh)"),
+    ("ranks_per_node", "--ranks-per-node", "N",
+     "emulate nodes of N consecutive ranks (default: the real nodes)"),
+    ("coords", "--coords", "FILE|slurm",
+     "coordinates from a CSV of rank,x,y,... or Slurm's SLURM_TOPOLOGY_ADDR"),
+)
+DEFAULT_SIZES = (32, 1024, 16384)  # paper 004's Table 1
+MAX_LOOKAHEAD = 32768
+
+
+def contention_variants() -> Tuple[str, ...]:
+    return variants("contention", CONTENTION_VARIANTS)
+
+
+def _add_topology_options(parser: CliParser) -> None:
+    for attribute, option, metavar, text in TOPOLOGY_VALUE_OPTIONS:
+        parser.add_argument(option, dest=attribute, metavar=metavar, help=text)
+
+
+def add_contention_parser(subparsers) -> CliParser:
+    parser = subparsers.add_parser(
+        "contention", help="network contention (paper 004): wocon, wicon, stress-link, "
+                           "equidistant")
+    found = contention_variants()
+    parser.add_argument("variant", nargs="?", type=choice("variant", found),
+                        metavar="{" + ",".join(found) + "}")
+    for attribute, option, metavar, words, text in CONTENTION_VALUE_OPTIONS:
+        where = "" if words == _ALL else f"{', '.join(words)}: "
+        parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
+    _add_topology_options(parser)
+    parser.add_argument("--no-verify", action="store_true", help="skip the message checks")
+    add_launch_options(parser, default_np="number of CPU cores", hpcc_summary=False)
+    return parser
+
+
+def add_topology_parser(subparsers) -> CliParser:
+    parser = subparsers.add_parser("topology", help="where the ranks sit; hops and routes")
+    parser.add_argument("action", nargs="?", type=choice("action", TOPOLOGY_ACTIONS),
+                        metavar="{show,route}")
+    parser.add_argument("ends", nargs="*", metavar="NODE",
+                        help="route: two nodes, as an index or coordinates x,y,z")
+    _add_topology_options(parser)
+    parser.add_argument("--json", action="store_true", help="JSON instead of tables")
+    add_launch_options(parser, default_np="number of CPU cores", hpcc_summary=False)
+    return parser
+
+
+def _lookahead(text: str) -> int:
+    value = positive_int("--lookahead")(text)
+    if value > MAX_LOOKAHEAD:
+        raise UsageError(f"--lookahead must be at most {MAX_LOOKAHEAD}, not '{text}'")
+    return value
+
+
+def _grid(text: str) -> Tuple[int, ...]:
+    shape = parse_shape(text)
+    if shape is None:
+        raise UsageError(f"--grid takes sizes joined by 'x' such as 4x4x2, not '{text}'")
+    return shape
+
+
+def add_simulate_parser(subparsers) -> CliParser:
+    parser = subparsers.add_parser("simulate", help="predict contention on a torus or mesh")
+    parser.add_argument("pattern", nargs="?", type=choice("pattern", PATTERNS),
+                        metavar="PATTERN", help=", ".join(PATTERNS))
+    _add_topology_options(parser)
+    parser.add_argument("--sizes", type=byte_sizes("--sizes"), metavar="LIST",
+                        help="message sizes (default 32,1024,16384: Table 1)")
+    parser.add_argument("--link-bandwidth", type=positive_number("--link-bandwidth", "bytes/s"),
+                        metavar="B/S", help="per link and direction (default 425e6, BG/P)")
+    parser.add_argument("--flit-bytes", type=_flit, metavar="B",
+                        help="L_f of eq. 1 (default 32)")
+    parser.add_argument("--hop-latency", type=nonnegative_seconds("--hop-latency"),
+                        metavar="S", help="a fixed delay per hop (default 0, as eq. 1)")
+    parser.add_argument("--seed", type=nonnegative_int("--seed"), metavar="S",
+                        help="wicon-rnd: the matching's seed (default 1)")
+    parser.add_argument("--axis", type=nonnegative_int("--axis"), metavar="K",
+                        help="stress-link, equidistant, wicon-nn-torus (default the longest)")
+    parser.add_argument("--distance", type=distance_list, metavar="LIST",
+                        help="equidistant: hop distances (default 1 to the largest)")
+    parser.add_argument("--max-pairs", type=positive_int("--max-pairs"), metavar="K",
+                        help="stress-link: stop after K pairs")
+    parser.add_argument("--lookahead", type=_lookahead, metavar="Q",
+                        help="ra-*: updates per rank per step (default 1024)")
+    parser.add_argument("--grid", type=_grid, metavar="AxBxC",
+                        help="ra-torus: the virtual grid (default as MPI_Dims_create)")
+    parser.add_argument("--compare", nargs="+", metavar="FILE|DIR",
+                        help="contention records to put beside their prediction")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    return parser
+
+
+def _flit(text: str) -> float:
+    return positive_number("--flit-bytes", "bytes")(text) if text != "0" else 0.0
+
+
+# --- checks ------------------------------------------------------------------------------
+
+def network_of(args: argparse.Namespace) -> Optional[Network]:
+    """The --torus/--mesh network (with --wrap), or None when neither was given."""
+    if args.torus and args.mesh:
+        raise UsageError("--torus and --mesh are alternatives (allowed: one, with --wrap for "
+                         "a mixed grid)")
+    if not (args.torus or args.mesh):
+        if args.wrap is not None:
+            raise UsageError("--wrap needs the dims: give --torus DIMS or --mesh DIMS with it")
+        return None
+    try:
+        return make_network("torus" if args.torus else "mesh", args.torus or args.mesh,
+                            args.wrap)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def check_contention(args: argparse.Namespace) -> None:
+    if args.variant is None:
+        raise UsageError(f"missing variant for 'hpcprobe contention' (allowed: "
+                         f"{', '.join(contention_variants())})")
+    for attribute, option, _, words, _ in CONTENTION_VALUE_OPTIONS:
+        if getattr(args, attribute) is not None and args.variant not in words:
+            raise UsageError(f"{option} applies to 'hpcprobe contention {'|'.join(words)}' "
+                             f"only, not to 'contention {args.variant}'")
+
+
+def check_topology(args: argparse.Namespace) -> None:
+    if args.action is None:
+        raise UsageError("missing action for 'hpcprobe topology' (allowed: show, route)")
+    if args.action == "show" and args.ends:
+        raise UsageError(f"unexpected argument '{args.ends[0]}' for 'hpcprobe topology show' "
+                         "(route takes two nodes)")
+    for attribute, option in (("out", "--out"), ("quiet", "--quiet")):
+        if getattr(args, attribute):
+            raise UsageError(f"{option} does not apply to 'hpcprobe topology': it writes no "
+                             "record and prints only the topology")
+    if args.action == "route":
+        if len(args.ends) != 2:
+            raise UsageError("'hpcprobe topology route' takes two nodes, each an index or "
+                             "coordinates such as 0,0,0 and 3,5,7")
+        if network_of(args) is None:
+            raise UsageError("'hpcprobe topology route' needs the network: --torus DIMS or "
+                             "--mesh DIMS")
+        for attribute, option in (("np", "--np"), ("coords", "--coords"),
+                                  ("ranks_per_node", "--ranks-per-node"),
+                                  ("launcher", "--launcher"), ("time_budget", "--time-budget"),
+                                  ("launcher_arg", "--launcher-arg")):
+            if getattr(args, attribute):
+                raise UsageError(f"{option} applies to 'hpcprobe topology show' only (route "
+                                 "launches nothing)")
+
+
+# Simulator options that only some patterns take.
+_SIM_ONLY = (
+    ("seed", "--seed", ("wicon-rnd",)),
+    ("axis", "--axis", ("stress-link", "equidistant", "wicon-nn-torus")),
+    ("distance", "--distance", ("equidistant",)),
+    ("max_pairs", "--max-pairs", ("stress-link",)),
+    ("lookahead", "--lookahead", RA_PATTERNS),
+    ("grid", "--grid", ("ra-torus",)),
+    ("sizes", "--sizes", tuple(p for p in PATTERNS if p not in RA_PATTERNS)),
+)
+
+
+def check_simulate(args: argparse.Namespace) -> None:
+    if args.compare:
+        given = [option for attribute, option, _, _ in TOPOLOGY_VALUE_OPTIONS
+                 if getattr(args, attribute) is not None]
+        given += [option for attribute, option, _ in _SIM_ONLY
+                  if getattr(args, attribute) is not None]
+        if args.pattern is not None or given:
+            what = f"'{args.pattern}'" if args.pattern else given[0]
+            raise UsageError(f"--compare takes the pattern and topology from the records; "
+                             f"{what} does not go with it (allowed: --link-bandwidth, "
+                             "--flit-bytes, --hop-latency, --json)")
+        return
+    if args.pattern is None:
+        raise UsageError(f"missing pattern for 'hpcprobe simulate' (allowed: "
+                         f"{', '.join(PATTERNS)}), or --compare FILE|DIR")
+    for attribute, option, patterns in _SIM_ONLY:
+        if getattr(args, attribute) is not None and args.pattern not in patterns:
+            raise UsageError(f"{option} applies to 'hpcprobe simulate {'|'.join(patterns)}' "
+                             f"only, not to '{args.pattern}'")
+    if args.coords is not None:
+        raise UsageError("--coords applies to 'hpcprobe contention' and 'topology show'; the "
+                         "simulator places nodes in row-major order (compare a measured "
+                         "placement with --compare)")
+    args.network = network_of(args)
+    if args.network is None:
+        raise UsageError("'hpcprobe simulate' needs the network: --torus DIMS or --mesh DIMS")
+
+
+def bench_options(args: argparse.Namespace, values: Sequence[Tuple[str, str]]) -> List[str]:
+    """hpcprobe-bench options of the attributes given, as typed."""
+    options: List[str] = []
+    for attribute, option in values:
+        value = getattr(args, attribute, None)
+        if value is not None:
+            options += [option, value]
+    return options

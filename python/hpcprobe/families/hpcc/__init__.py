@@ -1,0 +1,2 @@
+"""The HPCC family: dgemm, hpl, ptrans, fft, `run --suite hpcc`, `hpcprobe config` and
+HPCC's summary block."""

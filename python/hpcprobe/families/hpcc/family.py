@@ -1,0 +1,21 @@
+"""The hpcc family as the registry (families/__init__.py) sees it."""
+
+from functools import partial
+
+from hpcprobe.families.base import Command, Family
+from hpcprobe.families.hpcc.report import SECTION
+from hpcprobe.families.hpcc.command import command_config, command_hpcc_family
+from hpcprobe.families.hpcc.options import HPCC_FAMILIES, check_hpcc
+from hpcprobe.families.hpcc.parsers import (add_config_parser, add_hpcc_parser,
+                                            add_hpcc_suite_options, check_config, check_run)
+
+FAMILY = Family(
+    "hpcc", benchmarks=HPCC_FAMILIES,
+    commands=tuple(Command(name, 30 + index, partial(add_hpcc_parser, family=name),
+                           command_hpcc_family, check_hpcc)
+                   for index, name in enumerate(HPCC_FAMILIES))
+    + (Command("config", 41, add_config_parser, lambda args, argv: command_config(args),
+               check_config),),
+    report=SECTION, add_run_options=add_hpcc_suite_options, check_run=check_run,
+    bound=HPCC_FAMILIES,
+)

@@ -1,0 +1,73 @@
+"""The parsers of `hpcprobe dgemm|hpl|ptrans|fft` and `hpcprobe config`, and the sizing
+options of `hpcprobe run --suite hpcc` with their checks (family.py hands them to the registry)."""
+
+import argparse
+
+from hpcprobe.cli_types import CliParser, add_launch_options, choice, float_option, positive_int
+from hpcprobe.errors import UsageError
+from hpcprobe.families.hpcc.options import (HPCC_DEFAULT_NP, HPCC_FLAG_OPTIONS, HPCC_HELP,
+                                            HPCC_VALUE_OPTIONS, hpcc_variants)
+
+CONFIG_ACTIONS = ("import-hpccinf",)
+# `run --suite hpcc` sizing options (attribute, option): HPCC sizes every test from N.
+HPCC_SUITE_OPTIONS = (("n", "--n"), ("nb", "--nb"), ("grid", "--grid"),
+                      ("memory_fraction", "--memory-fraction"), ("hpccinf", "--hpccinf"),
+                      ("config", "--config"))
+
+
+def add_hpcc_parser(subparsers, family: str) -> CliParser:
+    variants = hpcc_variants(family)
+    parser = subparsers.add_parser(family, help=HPCC_HELP[family])
+    parser.add_argument("variant", nargs="?", type=choice("variant", variants),
+                        metavar="{" + ",".join(variants) + "}")
+    # Every option is known to every family, so that one given to the wrong family gets
+    # "applies to ... only" (check_hpcc) rather than being taken for the variant.
+    for attribute, option, metavar, families, text in HPCC_VALUE_OPTIONS:
+        where = "" if family in families else f"({'|'.join(families)} only) "
+        parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
+    for attribute, option in HPCC_FLAG_OPTIONS:
+        parser.add_argument(option, dest=attribute, action="store_true", help="skip verification")
+    add_launch_options(parser, default_np=HPCC_DEFAULT_NP[family])
+    return parser
+
+
+def add_config_parser(subparsers) -> CliParser:
+    config = subparsers.add_parser("config", help="import an HPCC input file (hpccinf.txt)")
+    config.add_argument("action", nargs="?", type=choice("config action", CONFIG_ACTIONS),
+                        metavar="{" + ",".join(CONFIG_ACTIONS) + "}")
+    config.add_argument("file", nargs="?", metavar="FILE", help="the hpccinf.txt to read")
+    config.add_argument("--out", metavar="CONFIG", default="hpcc-config.json",
+                        help="where the sizing goes (default hpcc-config.json); "
+                             "`hpcprobe run --suite hpcc --config CONFIG` reads it")
+    return config
+
+
+def add_hpcc_suite_options(run: CliParser) -> None:
+    run.add_argument("--n", metavar="N", type=positive_int("--n"),
+                     help="hpcc: HPL's matrix order, which sizes every test")
+    run.add_argument("--nb", metavar="NB", type=positive_int("--nb"),
+                     help="hpcc: block size of HPL and PTRANS (default 192)")
+    run.add_argument("--grid", metavar="PxQ", help="hpcc: process grid (P*Q = --np)")
+    run.add_argument("--memory-fraction", metavar="F",
+                     type=float_option("--memory-fraction", "a number > 0 and <= 0.9",
+                                        lambda value: 0 < value <= 0.9),
+                     help="hpcc: N from this fraction of the available memory (default 0.25)")
+    run.add_argument("--hpccinf", metavar="FILE", help="hpcc: N, NB and grid from hpccinf.txt")
+    run.add_argument("--config", metavar="FILE",
+                     help="hpcc: the sizing written by 'hpcprobe config import-hpccinf'")
+
+
+def check_run(args: argparse.Namespace) -> None:
+    given = [option for attribute, option in HPCC_SUITE_OPTIONS if getattr(args, attribute)]
+    if given and args.suite != "hpcc":
+        raise UsageError(f"{given[0]} applies to 'hpcprobe run --suite hpcc' only")
+    sources = [option for option in ("--hpccinf", "--config", "--memory-fraction")
+               if option in given]
+    if len(sources) > 1 or (sources[:1] == ["--memory-fraction"] and "--n" in given):
+        raise UsageError(f"{' and '.join(sources or ['--memory-fraction'])} both size the "
+                         "suite: give one (or --n)")
+
+
+def check_config(args: argparse.Namespace) -> None:
+    if args.action is None or args.file is None:
+        raise UsageError("usage: hpcprobe config import-hpccinf FILE [--out CONFIG]")

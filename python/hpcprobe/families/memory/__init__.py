@@ -1,0 +1,1 @@
+"""The memory family: `hpcprobe stream` and `hpcprobe mem`."""

@@ -1,0 +1,325 @@
+"""`hpcprobe stream single|star` and `hpcprobe mem stride|latency`: the memory families
+of docs/kernels/memory.md. How many ranks to launch and how to bind them, the bench
+options, and the tables printed from their records (also by `hpcprobe show` and
+`hpcprobe run --suite memory`).
+
+Every kernel runs one copy alone and, with `--copies N|all`, N copies at once, one rank
+per core. The tables put the two side by side: STREAM's best rates per kernel (single,
+and star's per-copy min/mean/max and sum), and for the mem kernels the time per access
+of one copy and of many at each stride, block size or working set, and their ratio.
+
+Records are untrusted input: every number is checked before use and every string is
+shown as plain text.
+"""
+
+import argparse
+import math
+import statistics
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
+from hpcprobe.show import plain, verdict_text
+from hpcprobe.stats import metric_samples, number, numbers
+from hpcprobe.units import GIGA, NANO, format_number
+
+Record = Dict[str, Any]
+
+MEMORY_BENCHMARKS = ("stream", "mem")
+STREAM_KERNELS = ("copy", "scale", "add", "triad")
+_BINARY_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+_X_HEADINGS = {"stride_bytes": "stride", "block_bytes": "block size",
+               "working_set_bytes": "working set"}
+_CACHE_LEVELS = (("L1d", "cache_l1d_bytes"), ("L2", "cache_l2_bytes"), ("L3", "cache_l3_bytes"))
+MISSING = "—"
+MAX_TITLE_CHARS = 120
+MAX_CAPTION_CHARS = 600
+
+
+# --- launching -------------------------------------------------------------------------
+
+def memory_bench_options(args: argparse.Namespace) -> List[str]:
+    """hpcprobe-bench options from `hpcprobe stream|mem` arguments, passed on as typed."""
+    options: List[str] = []
+    for attribute, option, *_ in MEMORY_VALUE_OPTIONS:
+        value = getattr(args, attribute, None)
+        if value is not None:
+            options += [option, value]
+    for attribute, option in MEMORY_FLAG_OPTIONS:
+        if getattr(args, attribute, False):
+            options.append(option)
+    return options
+
+
+def _count(text: Optional[str]) -> Optional[int]:
+    """A whole number >= 1 written in ASCII digits, else None (the bench judges it)."""
+    if text is None or not (text.isascii() and text.isdigit()) or int(text) < 1:
+        return None
+    return int(text)
+
+
+def threads_per_rank(threads: Optional[str], env: Mapping[str, str]) -> int:
+    """--threads, else OMP_NUM_THREADS (as the bench reads it), else 1."""
+    return _count(threads) or _count(env.get("OMP_NUM_THREADS", "").strip()) or 1
+
+
+def default_ranks(variant: str, copies: Optional[str], threads: int, cores: int) -> int:
+    """Ranks to launch without --np: N for --copies N; a rank per core (per `threads`
+    cores) for --copies all and for stream star (whose copies default to all); else 1."""
+    wanted = _count(copies)
+    if wanted is not None:
+        return wanted
+    if copies == "all" or variant == "star":
+        return max(1, cores // max(1, threads))
+    return 1
+
+
+# --- reading records ---------------------------------------------------------------------
+
+def _section(record: Record, name: str) -> Dict[str, Any]:
+    section = record.get(name)
+    return section if isinstance(section, dict) else {}
+
+
+def find_series(record: Record, name: str) -> Optional[Dict[str, Any]]:
+    """The entry of record["series"] called `name`, or None."""
+    for entry in record.get("series") or []:
+        if isinstance(entry, dict) and entry.get("name") == name:
+            return entry
+    return None
+
+
+def series_points(record: Record, name: str) -> Dict[float, Optional[float]]:
+    """x -> y of a series ({} when absent); y None where the point has no value."""
+    entry = find_series(record, name)
+    if entry is None or not isinstance(entry.get("x"), list) or not isinstance(
+            entry.get("y"), list):
+        return {}
+    points: Dict[float, Optional[float]] = {}
+    for x, y in zip(entry["x"], entry["y"]):
+        if number(x) is not None:
+            points[float(x)] = number(y)
+    return points
+
+
+def stream_single_best(record: Record, kernel: str) -> Optional[float]:
+    """Rank 0 alone: the best of its timed iterations (B/s), as STREAM reports it."""
+    rates = numbers(metric_samples(record, f"single_{kernel}_bandwidth"))
+    return max(rates) if rates else None
+
+
+def stream_star_best(record: Record, kernel: str) -> List[float]:
+    """Every copy at once: each copy's best rate (B/s), by rank."""
+    entry = find_series(record, f"star_{kernel}_best_bandwidth")
+    return numbers(entry.get("y")) if entry else []
+
+
+def _parameter(record: Record, name: str) -> Any:
+    return _section(record, "parameters").get(name)
+
+
+def _copies(record: Record) -> Optional[int]:
+    copies = number(_parameter(record, "copies"))
+    return int(copies) if copies is not None else None
+
+
+# --- formatting -------------------------------------------------------------------------
+
+def binary_size(value: Optional[float]) -> str:
+    """Bytes with binary prefixes: 8 -> "8 B", 1536 -> "1.5 KiB", 2^30 -> "1 GiB"."""
+    if value is None:
+        return MISSING
+    for divisor, label in _BINARY_UNITS:
+        if abs(value) >= divisor:
+            return f"{value / divisor:.4g} {label}"
+    return f"{value:.4g} B"
+
+
+def _cell(value: Optional[float], divisor: float = 1.0) -> str:
+    return MISSING if value is None else format_number(value, divisor)
+
+
+def _ratio(numerator: Optional[float], denominator: Optional[float]) -> Optional[float]:
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+def titled_table(title: str, caption: str, headings: Sequence[str],
+           rows: Sequence[Sequence[str]]) -> RenderableType:
+    """The title, the table and the caption, each title and caption on lines of their
+    own (as the table's they would wrap at a narrow table's width)."""
+    table = Table()
+    for index, heading in enumerate(headings):
+        table.add_column(heading, justify="left" if index == 0 else "right")
+    for row in rows:
+        table.add_row(*[Text(plain(cell)) for cell in row])
+    return Group(Text(plain(title, MAX_TITLE_CHARS), style="italic"), table,
+                 Text(plain(caption, MAX_CAPTION_CHARS), style="dim"), Text(""))
+
+
+def _copies_text(copies: Optional[int]) -> str:
+    if copies is None:
+        return "? copies"
+    return "1 copy" if copies == 1 else f"{copies} copies"
+
+
+# --- stream ------------------------------------------------------------------------------
+
+def _stream_row(record: Record, kernel: str, with_star: bool) -> List[str]:
+    single = stream_single_best(record, kernel)
+    row = [kernel.capitalize(), _cell(single, GIGA)]
+    if with_star:
+        star = stream_star_best(record, kernel)
+        mean = statistics.fmean(star) if star else None
+        row += [_cell(min(star) if star else None, GIGA), _cell(mean, GIGA),
+                _cell(max(star) if star else None, GIGA),
+                _cell(sum(star) if star else None, GIGA),
+                _cell(_ratio(mean, single))]
+    return row
+
+
+def stream_table(record: Record) -> RenderableType:
+    """Per kernel: single's best GB/s, star's per-copy min/mean/max and sum, and star
+    mean / single (1: the copies do not slow each other down)."""
+    with_star = any(stream_star_best(record, kernel) for kernel in STREAM_KERNELS)
+    headings = ["kernel", "single GB/s (best)"]
+    if with_star:
+        headings += ["star min", "star mean", "star max", "star sum", "star mean / single"]
+    copies = _copies(record)
+    threads = int(number(_section(record, "layout").get("threads_per_rank")) or 1)
+    rule = _parameter(record, "array_size_rule")
+    size = binary_size(number(_parameter(record, "array_bytes")))
+    title = (f"hpcprobe stream {record.get('variant')}: {_copies_text(copies)} × {threads} "
+             f"thread{'' if threads == 1 else 's'}, arrays of {size}"
+             + (f" ({rule})" if isinstance(rule, str) else "")
+             + f"; validation {verdict_text(record)}")
+    caption = "GB/s = 10^9 B/s; single: rank 0 alone, the best of the timed iterations"
+    if with_star:
+        caption += ("; star: each copy's best with every copy running at once, min/mean/max "
+                    "over the copies and their sum; star mean / single: 1 means no contention")
+    rows = [_stream_row(record, kernel, with_star) for kernel in STREAM_KERNELS]
+    return titled_table(title, caption, headings, rows)
+
+
+# --- mem ---------------------------------------------------------------------------------
+
+def _x_heading(record: Record) -> str:
+    entry = find_series(record, "time_per_access_one") or {}
+    return _X_HEADINGS.get(str(entry.get("x_name")), "x")
+
+
+def _mem_subject(record: Record) -> str:
+    sweep = _parameter(record, "sweep")
+    if record.get("variant") == "latency":
+        hugepages = _parameter(record, "hugepages")
+        return "pointer-chase latency" + (
+            f", huge pages {plain(hugepages)}" if isinstance(hugepages, str) else "")
+    build = _parameter(record, "build_variant")
+    words = f"{plain(sweep)} sweep" if isinstance(sweep, str) else "sweep"
+    return words + (f", {plain(build)} build" if isinstance(build, str) else "")
+
+
+def mem_curve_table(record: Record) -> RenderableType:
+    """Per stride, block size or working set: ns per access of one copy alone and of
+    many at once (mean, slowest), and many / one (the ratio curve)."""
+    one = series_points(record, "time_per_access_one")
+    many = series_points(record, "time_per_access_many")
+    slowest = series_points(record, "time_per_access_many_max")
+    ratio = series_points(record, "many_over_one_ratio")
+    copies = _copies(record)
+    headings = [_x_heading(record), "1 copy ns/access"]
+    if many:
+        headings += [f"{_copies_text(copies)} ns/access (mean)", "slowest copy ns/access",
+                     "many / one"]
+    rows = []
+    for x, y in one.items():
+        row = [binary_size(x), _cell(y, NANO)]
+        if many:
+            measured = ratio.get(x) if x in ratio else _ratio(many.get(x), y)
+            row += [_cell(many.get(x), NANO), _cell(slowest.get(x), NANO), _cell(measured)]
+        rows.append(row)
+    title = (f"hpcprobe mem {record.get('variant')} ({_mem_subject(record)}): "
+             f"{_copies_text(copies)}; validation {verdict_text(record)}")
+    caption = "ns/access: the median of the repetitions at each point"
+    if many:
+        caption += ("; many / one: the copies' mean time at once / one copy's time alone "
+                    "(1: no contention, 2: the copies halve each other's speed)")
+    return titled_table(title, caption, headings, rows)
+
+
+def sysfs_caches(record: Record) -> List[Tuple[str, float]]:
+    """(level, bytes) of the caches sysfs reported, smallest first."""
+    found = [(level, number(_parameter(record, key))) for level, key in _CACHE_LEVELS]
+    return [(level, size) for level, size in found if size]
+
+
+def _octaves(size: float, other: float) -> float:
+    return abs(math.log2(size / other))
+
+
+def cache_names(sizes: Sequence[float], caches: Sequence[Tuple[str, float]]) -> List[
+        Optional[Tuple[str, float]]]:
+    """For each plateau size (the memory plateau left out), the sysfs cache it stands
+    for: each cache names the plateau nearest to it on a log scale, and a plateau two
+    caches chose keeps the nearer one; None for the plateaus no cache chose."""
+    names: List[Optional[Tuple[str, float]]] = [None] * len(sizes)
+    usable = [index for index, size in enumerate(sizes) if size > 0]
+    for cache in caches:
+        if not usable:
+            break
+        index = min(usable, key=lambda at: _octaves(sizes[at], cache[1]))
+        held = names[index]
+        if held is None or _octaves(sizes[index], cache[1]) < _octaves(sizes[index], held[1]):
+            names[index] = cache
+    return names
+
+
+def plateau_table(record: Record) -> Optional[RenderableType]:
+    """The plateaus of the latency curve (the last is memory), each beside the sysfs
+    cache it stands for; None when the record found none."""
+    plateaus = list(series_points(record, "plateau_latency").items())
+    if not plateaus:
+        return None
+    caches = sysfs_caches(record)
+    names = cache_names([size for size, _ in plateaus[:-1]], caches) + [None]
+    rows = []
+    for index, ((size, latency), cache) in enumerate(zip(plateaus, names)):
+        named = "memory" if index == len(plateaus) - 1 else (
+            f"{cache[0]} ({binary_size(cache[1])})" if cache else MISSING)
+        rows.append([str(index + 1), binary_size(size), _cell(latency, NANO), named])
+    listed = ", ".join(f"{level} {binary_size(size)}" for level, size in caches)
+    counters = _section(record, "counters")
+    hugepage_bytes = number(counters.get("hugepage_bytes", counters.get("hugepage_bytes_rank0")))
+    caption = ("up to: the largest working set still on the plateau; "
+               + (f"sysfs cache: the nearest in size (log scale), one plateau each, of {listed}"
+                  if listed else "sysfs gave no cache sizes")
+               + (f"; huge pages given: {binary_size(hugepage_bytes)}"
+                  if hugepage_bytes is not None else ""))
+    hugepages = _parameter(record, "hugepages")
+    title = "hpcprobe mem latency: plateaus of the curve" + (
+        f", huge pages {plain(hugepages)}" if isinstance(hugepages, str) else "")
+    return titled_table(title, caption,
+                  ["plateau", "up to", "ns/access", "sysfs cache"], rows)
+
+
+# --- all --------------------------------------------------------------------------------
+
+def record_tables(record: Record) -> List[RenderableType]:
+    """The tables of one stream or mem record ([] for other benchmarks)."""
+    benchmark = record.get("benchmark")
+    if benchmark == "stream":
+        return [stream_table(record)]
+    if benchmark != "mem":
+        return []
+    tables = [mem_curve_table(record)]
+    plateaus = plateau_table(record) if record.get("variant") == "latency" else None
+    return tables + ([plateaus] if plateaus is not None else [])
+
+
+def memory_tables(records: Sequence[Record]) -> List[RenderableType]:
+    return [table for record in records for table in record_tables(record)]
+

@@ -1,0 +1,1 @@
+"""The RandomAccess family: `hpcprobe ra` (variants, sweep, studies), `hpcprobe model ra`."""

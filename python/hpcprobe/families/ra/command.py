@@ -1,0 +1,29 @@
+"""`hpcprobe ra single|star|mpi`: one launch and its records; `ra sweep` and the studies
+launch several (sweep.py, multicore.py)."""
+
+import argparse
+from typing import Sequence
+
+from hpcprobe.families.hpcc.command import write_launch_summary
+from hpcprobe.families.ra.multicore import command_ra_modes, command_ra_shared_table_study
+from hpcprobe.families.ra.options import ra_bench_options
+from hpcprobe.families.ra.sweep import command_ra_sweep
+from hpcprobe.launching import LaunchContext, print_records
+
+RA_DEFAULT_BUDGET_S = 3600.0
+
+# The words after `hpcprobe ra` that launch several benchmarks, and their commands.
+_RA_STUDIES = {"sweep": command_ra_sweep, "shared-table-study": command_ra_shared_table_study,
+               "modes": command_ra_modes}
+
+
+def command_ra(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    if args.variant in _RA_STUDIES:
+        return _RA_STUDIES[args.variant](args, user_argv)
+    context = LaunchContext(args, user_argv, default_np=1)
+    launch = context.launch("ra", args.variant, ra_bench_options(args), RA_DEFAULT_BUDGET_S)
+    outcome = context.run(launch, 1, 1)
+    print_records(outcome.found)
+    if args.hpcc_summary:
+        write_launch_summary(outcome, launch, context.out_dir)
+    return outcome.exit_status

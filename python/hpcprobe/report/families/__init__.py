@@ -1,1 +1,0 @@
-"""One module per benchmark family: its report section and its compare label."""

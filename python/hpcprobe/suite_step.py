@@ -1,0 +1,25 @@
+"""One launch of a suite (`hpcprobe run --suite NAME`), as suites.py and the families' suite
+builders (families/hpcc/suite.py) plan them."""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class SuiteStep:
+    """One launch of a suite; `algorithm` is the --algo it passes, if any, and `label`
+    what else tells it apart from the other launches of the same variant. `ranks`:
+    the ranks it runs on (None: the run's --np)."""
+
+    benchmark: str
+    variant: str
+    bench_options: Tuple[str, ...]
+    time_budget_s: float
+    algorithm: Optional[str] = None
+    label: Optional[str] = None
+    ranks: Optional[int] = None
+
+    @property
+    def name(self) -> str:
+        words = (self.benchmark, self.variant, self.algorithm, self.label)
+        return " ".join(word for word in words if word)
