@@ -10,6 +10,7 @@
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/options.h"
 #include "hpcprobe/record.h"
+#include "hpcprobe/rng.h"
 
 enum {
     DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, DENSE_OPT_LOOKAHEAD, DENSE_OPT_LOG2,
@@ -56,10 +57,7 @@ long long grid_global(long long l, int nb, int me, int np);
  * rank count generates the same matrix and a verifier can regenerate any element. */
 static inline double dense_element(uint64_t seed, uint64_t i, uint64_t j)
 {
-    uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (i * 0x100000001b3ULL + j + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    uint64_t z = hpcp_mix64(seed + HPCP_GOLDEN_GAMMA * (i * 0x100000001b3ULL + j + 1));
     return (double)(z >> 11) * 0x1.0p-53 - 0.5;
 }
 

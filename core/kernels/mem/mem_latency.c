@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/rng.h"
 #include "hpcprobe/util.h"
 #include "mem_sweep.h"
 
@@ -18,21 +19,13 @@ struct chase_data {
     uint64_t steps;        /* loads made since the point was prepared */
 };
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void mem_chase_build(void *lines, uint32_t *order, size_t n, uint64_t seed)
 {
     char *base = lines;
     for (size_t j = 0; j < n; j++)
         order[j] = (uint32_t)j;
     for (size_t j = n - 1; j > 0; j--) { /* Fisher-Yates: a uniform random order */
-        size_t r = (size_t)(((unsigned __int128)splitmix64(&seed) * (j + 1)) >> 64);
+        size_t r = (size_t)(((unsigned __int128)hpcp_splitmix64(&seed) * (j + 1)) >> 64);
         uint32_t t = order[j];
         order[j] = order[r];
         order[r] = t;
