@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "beff.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 struct beff_results {

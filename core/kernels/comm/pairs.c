@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 enum { TAG_DATA = 300, TAG_ACK };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "contention.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 int cont_setup(struct hpcp_bench *b, cont_planner plan)
@@ -203,7 +204,7 @@ int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int 
     memset(&s, 0, sizeof s);
     memset(&R, 0, sizeof R);
     int rc = cont_params_prepare(&s.p, &s.topo, k->variant, argc, argv, si);
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     if (rc == 0) {
         if ((rc = k->setup(&b)) == 0) {
             R.G = s.plan.ngroups, R.S = s.p.nsizes, R.R = s.p.repeat;

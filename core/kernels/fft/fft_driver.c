@@ -7,6 +7,7 @@
 
 #include "../linalg/dense.h"
 #include "fft.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 #ifdef HPCP_HAVE_FFTW
 #include <fftw3.h>

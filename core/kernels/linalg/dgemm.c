@@ -8,6 +8,7 @@
 
 #include "blas.h"
 #include "dense.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 #define DGEMM_TOLERANCE 16.0
@@ -203,7 +204,7 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
     int rc = dense_params_prepare(&s.p, "dgemm", k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench bench = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench bench = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     blas_set_threads(s.p.threads);
     s.n = (int)s.p.n;
     s.active = strcmp(k->variant, "star") == 0 || si->rank == 0;

@@ -7,6 +7,7 @@
 
 #include "blas.h"
 #include "hpl.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 #define HPL_THRESHOLD 16.0

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 #define PTRANS_TOLERANCE 16.0

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "mem_sweep.h"
@@ -270,7 +271,7 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     struct pass_ctx c = {k, &b};
     struct sweep_results R;
     memset(&R, 0, sizeof R);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 #include "mem_rw.h"
 #include "mem_sweep.h"

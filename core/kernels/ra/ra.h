@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
 
@@ -162,13 +163,11 @@ struct ra_params {
     int oversubscribe;
     int updates_per_word;    /* HPCC: 4 */
     int threads_given, mode_given, sync_given, roles_given;
-    int repeat, warmup;
+    struct hpcp_common run;  /* --repeat, --warmup, --no-verify, --out, --quiet */
     double time_limit_s;     /* 0: none */
-    int verify;
     int hugepages;
     double memory_fraction;  /* < 0 when --table-log2 was given */
-    const char *out, *dump;
-    int quiet;
+    const char *dump;
 };
 
 /* "prepost,late-wait" for a set of enum ra_mods bits ("none" when empty). */
@@ -200,6 +199,7 @@ struct ra_state {
     char thread_roles[512];
     double ticks_per_ns;     /* TSC rate measured over the run; 0 when unknown */
     void *algo;              /* algorithm-private state */
+    struct ra_samples *samples; /* the driver's figures per repetition (ra_record.h) */
 };
 
 /* The per-thread arrays and executed ranges of a threaded algorithm for

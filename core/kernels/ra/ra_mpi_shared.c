@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 #include "ra_mpi.h"
 #include "ra_threads.h"

@@ -10,20 +10,15 @@
 #include "hpcprobe/util.h"
 #include "ra_params.h"
 
-const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
+static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL},
     [RA_OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
     [RA_OPT_RNG] = {"--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg"},
     [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL},
     [RA_OPT_NONCOMPLIANT] = {"--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
-    [RA_OPT_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
     [RA_OPT_TIME_LIMIT] = {"--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL},
-    [RA_OPT_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
-    [RA_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_DUMP] = {"--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_OWNER] = {"--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict"},
     [RA_OPT_GRID] = {"--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL},
@@ -36,6 +31,13 @@ const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD,
                                  0, 0, 0, NULL},
 };
+
+const struct hpcp_cli ra_cli = {
+    ra_option_spec, RA_OPT_COUNT,
+    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
+        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
+        HPCP_TAKES(HPCP_COMMON_QUIET),
+    0, 1, 0, 0};
 
 static const char *const mod_names[] = {"prepost", "late-update", "late-wait", "isend"};
 #define MOD_COUNT ((int)(sizeof mod_names / sizeof mod_names[0]))
@@ -174,10 +176,11 @@ static int parse_grid(const char *text, int *grid, int *ndims, char *err, size_t
     return 0;
 }
 
-int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, char *err,
-                           size_t errlen)
+int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
+                           const struct hpcp_common *c, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
+    p->run = *c;
     if (v[RA_OPT_LOG2].set && v[RA_OPT_FRACTION].set) {
         snprintf(err, errlen, "give --table-log2 or --memory-fraction, not both");
         return -1;
@@ -212,14 +215,9 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, cha
     p->grid_given = v[RA_OPT_GRID].set;
     p->mods_given = v[RA_OPT_MODS].set;
     p->owner_given = v[RA_OPT_OWNER].set;
-    p->repeat = v[RA_OPT_REPEAT].set ? (int)v[RA_OPT_REPEAT].i : 1;
-    p->warmup = v[RA_OPT_WARMUP].set ? (int)v[RA_OPT_WARMUP].i : 0;
     p->time_limit_s = v[RA_OPT_TIME_LIMIT].set ? v[RA_OPT_TIME_LIMIT].d : 0.0;
-    p->verify = !v[RA_OPT_NO_VERIFY].set;
     p->hugepages = !(v[RA_OPT_HUGEPAGES].set && strcmp(v[RA_OPT_HUGEPAGES].s, "off") == 0);
-    p->out = v[RA_OPT_OUT].set ? v[RA_OPT_OUT].s : NULL;
     p->dump = v[RA_OPT_DUMP].set ? v[RA_OPT_DUMP].s : NULL;
-    p->quiet = v[RA_OPT_QUIET].set;
     return multicore_from_options(p, v, err, errlen);
 }
 
