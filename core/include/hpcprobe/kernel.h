@@ -32,6 +32,9 @@ struct hpcp_kernel {
     int (*run)(struct hpcp_bench *b, double *seconds);   /* one timed repetition */
     int (*verify)(struct hpcp_bench *b, double *error);  /* error in family units */
     void (*teardown)(struct hpcp_bench *b);
+    /* What the family knows of this kernel beyond the phases, or NULL (ra:
+     * a struct ra_algorithm), so shared code reads data, not names. */
+    const void *family_data;
 };
 
 /* The registry (runtime/registry.c). */

@@ -219,4 +219,4 @@ int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 const struct hpcp_kernel hpcp_beff_hpcc = {
     "beff", "hpcc", "reference",
     "HPCC b_eff: ping-pong latency/bandwidth over pairs, natural and random rings",
-    hpcp_beff_driver, NULL, NULL, NULL, NULL};
+    hpcp_beff_driver, NULL, NULL, NULL, NULL, NULL};

@@ -301,4 +301,4 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
 const struct hpcp_kernel hpcp_pairs_bandwidth = {
     "pairs", "bandwidth", "tournament",
     "bandwidth of every ordered rank pair, one pair per rank at a time (paper 002 4.4)",
-    hpcp_pairs_driver, NULL, NULL, NULL, NULL};
+    hpcp_pairs_driver, NULL, NULL, NULL, NULL, NULL};

@@ -299,14 +299,14 @@ int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
 const struct hpcp_kernel hpcp_fft_single = {
     "fft", "single", "local",
     "HPCC SingleFFT: 1-D complex FFT of 2^k points on one rank (FFTW3 or internal Stockham)",
-    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+    hpcp_fft_driver, NULL, NULL, NULL, NULL, NULL};
 
 const struct hpcp_kernel hpcp_fft_star = {
     "fft", "star", "local",
     "HPCC StarFFT: every rank transforms its own vector at once; mean rate over ranks",
-    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+    hpcp_fft_driver, NULL, NULL, NULL, NULL, NULL};
 
 const struct hpcp_kernel hpcp_fft_mpi = {
     "fft", "mpi", "sixstep",
     "HPCC MPIFFT: one distributed 1-D FFT, six-step with three MPI_Alltoallv transposes",
-    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+    hpcp_fft_driver, NULL, NULL, NULL, NULL, NULL};

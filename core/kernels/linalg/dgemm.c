@@ -238,9 +238,9 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
 const struct hpcp_kernel hpcp_dgemm_single = {
     "dgemm", "single", "blas",
     "HPCC SingleDGEMM: C <- beta C + alpha A B through the BLAS on one rank, the others idle",
-    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown};
+    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown, NULL};
 
 const struct hpcp_kernel hpcp_dgemm_star = {
     "dgemm", "star", "blas",
     "HPCC StarDGEMM: every rank multiplies its own matrices at once; mean rate over ranks",
-    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown};
+    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown, NULL};

@@ -195,4 +195,4 @@ static int hpl_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
 const struct hpcp_kernel hpcp_hpl_mpi = {
     "hpl", "mpi", "right-looking",
     "HPL: LU with partial pivoting on a PxQ block-cyclic grid, look-ahead 1, HPL's residual",
-    hpl_driver, NULL, NULL, NULL, NULL};
+    hpl_driver, NULL, NULL, NULL, NULL, NULL};

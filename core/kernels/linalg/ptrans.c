@@ -274,4 +274,4 @@ static int ptrans_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo 
 const struct hpcp_kernel hpcp_ptrans_mpi = {
     "ptrans", "mpi", "alltoallv",
     "HPCC PTRANS: C <- A^T + C on a PxQ block-cyclic grid, one all-to-all of the blocks",
-    ptrans_driver, NULL, NULL, NULL, NULL};
+    ptrans_driver, NULL, NULL, NULL, NULL, NULL};

@@ -132,4 +132,4 @@ static void chase_teardown(struct hpcp_bench *b)
 const struct hpcp_kernel hpcp_mem_latency = {
     "mem", "latency", "chase",
     "dependent-load latency vs working set (random cycle of lines), plateaus = caches",
-    hpcp_mem_driver, chase_setup, chase_run, chase_verify, chase_teardown};
+    hpcp_mem_driver, chase_setup, chase_run, chase_verify, chase_teardown, NULL};

@@ -198,13 +198,13 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
     int bad = hpcp_cli_parse(&ra_cli, argc, argv, context, v, &c, err, sizeof err) ||
               ra_params_from_options(p, v, &c, err, sizeof err) ||
               ra_params_size(p, ra_is_mpi(k), si, err, sizeof err) ||
-              ra_params_check_algorithm(p, k->algorithm, si->ranks, err, sizeof err);
+              ra_params_check_algorithm(p, k, si->ranks, err, sizeof err);
     if (!bad) /* every rank parsed the same options: all get here, or none */
         bad = ra_params_check_threads(p, si, err, sizeof err);
     if (!bad)
         bad = hpcp_check_writable(MPI_COMM_WORLD, p->run.out, "--out", err, sizeof err);
     if (!bad) {
-        int active = strcmp(k->variant, "single") != 0 || si->rank == 0;
+        int active = ra_algo(k)->scope != RA_SCOPE_SINGLE || si->rank == 0;
         bad = ra_params_check_memory(p, ra_is_mpi(k), active, si, err, sizeof err);
     }
     if (bad)

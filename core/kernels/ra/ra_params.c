@@ -339,9 +339,9 @@ static int refuse(const char *option, const char *algorithm, const char *takes, 
 /* Table 1 of Garg et al.: table, generation and 1024 look-ahead each per
  * core (C) or per node (N). 2-4 put a per-core table under per-node
  * generation or look-ahead, which the paper rules out. */
-static int check_mode(struct ra_params *p, const char *algorithm, char *err, size_t errlen)
+static int check_mode(struct ra_params *p, const struct hpcp_kernel *k, char *err, size_t errlen)
 {
-    int shared = strcmp(algorithm, "shared") == 0, pipeline = strcmp(algorithm, "pipeline") == 0;
+    const struct ra_algorithm *a = ra_algo(k);
     int m = p->mapping_mode;
     if (m >= 2 && m <= 4) {
         snprintf(err, errlen, "--mapping-mode %d is refused: a per-core table needs per-core "
@@ -350,13 +350,12 @@ static int check_mode(struct ra_params *p, const char *algorithm, char *err, siz
         return -1;
     }
     if (m == 0)
-        m = p->mapping_mode = shared ? 5 : pipeline ? 8 : 1;
+        m = p->mapping_mode = a->default_mode;
     const char *wants = m == 1 ? "reference|alltoall|hypercube|torus (one rank per core)"
                         : m <= 6 ? "shared" : "pipeline";
-    if ((m == 1 && (shared || pipeline)) || (m >= 5 && m <= 6 && !shared) ||
-        (m >= 7 && !pipeline)) {
+    if (!(a->modes & (1 << m))) {
         snprintf(err, errlen, "--mapping-mode %d runs with --algo %s, not '%s'", m, wants,
-                 algorithm);
+                 k->algorithm);
         return -1;
     }
     if (m == 1 && p->threads > 1) {
@@ -370,27 +369,26 @@ static int check_mode(struct ra_params *p, const char *algorithm, char *err, siz
     return 0;
 }
 
-static int check_multicore(struct ra_params *p, const char *algorithm, char *err, size_t errlen)
+static int check_multicore(struct ra_params *p, const struct hpcp_kernel *k, char *err,
+                           size_t errlen)
 {
-    if (strcmp(algorithm, "serial") == 0) {
+    const struct ra_algorithm *a = ra_algo(k);
+    if (!(a->takes & RA_TAKES_MULTICORE)) {
         if (p->threads_given || p->mode_given || p->sync_given || p->roles_given)
             return refuse(p->threads_given ? "--threads" : p->mode_given ? "--mapping-mode"
-                          : p->sync_given ? "--sync" : "--roles", algorithm,
+                          : p->sync_given ? "--sync" : "--roles", k->algorithm,
                           "shared|pipeline of ra mpi", err, errlen);
         return 0;
     }
-    if (check_mode(p, algorithm, err, errlen))
+    if (check_mode(p, k, err, errlen))
         return -1;
-    int shared = strcmp(algorithm, "shared") == 0, pipeline = strcmp(algorithm, "pipeline") == 0;
-    if (p->sync_given && !shared) {
-        snprintf(err, errlen, "--sync applies to --algo shared only%s", pipeline
-                 ? ": the pipeline's updaters own disjoint slices of the table and need none"
-                 : "");
+    if (p->sync_given && !(a->takes & RA_TAKES_SYNC)) {
+        snprintf(err, errlen, "--sync applies to --algo shared only%s", a->sync_refusal);
         return -1;
     }
-    if (p->roles_given && !pipeline)
-        return refuse("--roles", algorithm, "pipeline", err, errlen);
-    if (pipeline && p->roles >= p->threads) {
+    if (p->roles_given && !(a->takes & RA_TAKES_ROLES))
+        return refuse("--roles", k->algorithm, "pipeline", err, errlen);
+    if ((a->takes & RA_TAKES_ROLES) && p->roles >= p->threads) {
         snprintf(err, errlen, "--roles %d leaves no thread to update the table with --threads "
                  "%d; allowed: auto or 0 to %d routing threads", p->roles, p->threads,
                  p->threads - 1);
@@ -443,25 +441,24 @@ int ra_params_check_threads(const struct ra_params *p, const struct hpcp_sysinfo
     return any ? -1 : 0;
 }
 
-int ra_params_check_algorithm(struct ra_params *p, const char *algorithm, int ranks, char *err,
-                              size_t errlen)
+int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, int ranks,
+                              char *err, size_t errlen)
 {
-    if (check_multicore(p, algorithm, err, errlen))
+    const struct ra_algorithm *a = ra_algo(k);
+    if (check_multicore(p, k, err, errlen))
         return -1;
-    if (strcmp(algorithm, "serial") == 0 && p->owner_given)
-        return refuse("--owner", algorithm, "reference|alltoall|hypercube|torus", err, errlen);
-    int torus = strcmp(algorithm, "torus") == 0, hypercube = strcmp(algorithm, "hypercube") == 0;
-    int pipeline = strcmp(algorithm, "pipeline") == 0;
-    if (!torus && !pipeline && (p->grid_given || p->ndims))
-        return refuse(p->grid_given ? "--grid" : "--dims", algorithm, "torus|pipeline", err,
+    if (!(a->takes & RA_TAKES_OWNER) && p->owner_given)
+        return refuse("--owner", k->algorithm, "reference|alltoall|hypercube|torus", err, errlen);
+    if (!(a->takes & RA_TAKES_GRID) && (p->grid_given || p->ndims))
+        return refuse(p->grid_given ? "--grid" : "--dims", k->algorithm, "torus|pipeline", err,
                       errlen);
-    if (!hypercube && p->mods_given)
-        return refuse("--mods", algorithm, "hypercube", err, errlen);
-    if (!hypercube)
+    if (!(a->takes & RA_TAKES_MODS) && p->mods_given)
+        return refuse("--mods", k->algorithm, "hypercube", err, errlen);
+    if (!(a->takes & RA_TAKES_MODS))
         p->mods = 0;
-    if ((torus || pipeline) && check_grid(p, ranks, err, errlen))
+    if ((a->takes & RA_TAKES_GRID) && check_grid(p, ranks, err, errlen))
         return -1;
-    if (pipeline && resolve_roles(p, err, errlen))
+    if ((a->takes & RA_TAKES_ROLES) && resolve_roles(p, err, errlen))
         return -1;
     struct ra_dist d;
     ra_dist_init(&d, p->table_words, ranks);

@@ -32,8 +32,8 @@ int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysin
                    char *err, size_t errlen);
 /* Options that only some algorithms take, the torus grid against the rank
  * count, and the owner rule's range: -1 and one line in err if invalid. */
-int ra_params_check_algorithm(struct ra_params *p, const char *algorithm, int ranks, char *err,
-                              size_t errlen);
+int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, int ranks,
+                              char *err, size_t errlen);
 /* Threads against the cores this rank may use and its node holds: -1 and
  * one line in err (on every rank) when oversubscribed without
  * --oversubscribe. Collective. */

@@ -31,51 +31,23 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
     hpcp_record_param_bool(r, "verify", p->run.verify);
 }
 
-/* What only some algorithms take: the torus grid, the hypercube switches. */
-static void add_algorithm_params(struct hpcp_record *r, const struct hpcp_kernel *k,
-                                 const struct ra_params *p)
-{
-    char text[128] = "";
-    if (strcmp(k->algorithm, "torus") == 0) {
-        for (int i = 0; i < p->ndims; i++) {
-            size_t u = strlen(text);
-            snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
-        }
-        hpcp_record_param_string(r, "grid", text);
-    }
-    if (strcmp(k->algorithm, "hypercube") == 0)
-        hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
-}
-
-static int is_threaded(const struct hpcp_kernel *k)
-{
-    return strcmp(k->algorithm, "shared") == 0 || strcmp(k->algorithm, "pipeline") == 0;
-}
-
 /* Each mpi record names its mapping mode (Garg et al., Table 1); threaded
  * ones say how the table is kept right and who did what. */
 static void add_multicore_params(struct hpcp_record *r, const struct hpcp_kernel *k,
                                  const struct ra_state *s)
 {
     const struct ra_params *p = &s->p;
+    const struct ra_algorithm *a = ra_algo(k);
     if (!ra_is_mpi(k))
         return;
     hpcp_record_param_int(r, "mapping_mode", p->mapping_mode);
     hpcp_record_param_int(r, "threads", p->threads);
-    if (!is_threaded(k))
+    if (!a->threaded)
         return;
     int m = p->mapping_mode;
     hpcp_record_param_string(r, "lookahead_scope", m == 5 || m == 7 ? "core" : "node");
-    if (strcmp(k->algorithm, "shared") == 0) {
-        static const char *const names[] = {"none", "atomic", "locks"};
-        hpcp_record_param_string(r, "sync", names[p->sync]);
-        if (p->sync == RA_SYNC_LOCKS)
-            hpcp_record_param_int(r, "locks", p->locks);
-        else
-            hpcp_record_param_null(r, "locks");
-    } else {
-        hpcp_record_param_int(r, "roles", p->roles);
-    }
+    if (a->record_threads)
+        a->record_threads(r, p);
     hpcp_record_param_string(r, "thread_roles", s->thread_roles);
 }
 
@@ -203,7 +175,8 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     if (b->rank != 0)
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
-    add_algorithm_params(r, k, &s->p);
+    if (ra_algo(k)->record_params) /* what only some algorithms take */
+        ra_algo(k)->record_params(r, &s->p);
     add_multicore_params(r, k, s);
     r->threads_per_rank = s->p.threads > 0 ? s->p.threads : 1;
     add_thread_counters(r, s);
