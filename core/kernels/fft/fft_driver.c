@@ -33,8 +33,8 @@ static double complex *vec(uint64_t n)
 static void generate(struct fft_run *f, double complex *x)
 {
     for (uint64_t i = 0; i < f->count; i++)
-        x[i] = dense_element(f->p.seed, f->first + i, 0) +
-               I * dense_element(f->p.seed, f->first + i, 1);
+        x[i] = dense_element(f->p.run.seed, f->first + i, 0) +
+               I * dense_element(f->p.run.seed, f->first + i, 1);
 }
 
 /* The transform of one direction: FFTW's own 1-D plan (single, star), or the six-step. */
@@ -106,8 +106,8 @@ static double check(struct fft_run *f, struct fft_exec *inverse)
     exec_run(inverse, f->y, f->x);
     double worst = 0;
     for (uint64_t i = 0; i < f->count; i++) {
-        double complex want = dense_element(f->p.seed, f->first + i, 0) +
-                              I * dense_element(f->p.seed, f->first + i, 1);
+        double complex want = dense_element(f->p.run.seed, f->first + i, 0) +
+                              I * dense_element(f->p.run.seed, f->first + i, 1);
         double e = cabs(f->x[i] / (double)f->m - want);
         worst = isnan(e) ? INFINITY : fmax(worst, e);
     }
@@ -143,7 +143,7 @@ static int measure(struct fft_run *f, const struct hpcp_sysinfo *si, double *err
         return -1;
     hpcp_fault_point(si->rank);
     int star = !strcmp(f->p.variant, "star");
-    for (int r = 0; f->active && r < f->p.repeat; r++) {
+    for (int r = 0; f->active && r < f->p.run.repeat; r++) {
         if (star)
             MPI_Barrier(MPI_COMM_WORLD);
         f->seconds[r] = timed_forward(f, &fwd);
@@ -155,7 +155,7 @@ static int measure(struct fft_run *f, const struct hpcp_sysinfo *si, double *err
     if (f->active && si->rank == 0 && hpcp_fault_corrupt_words())
         f->y[f->count / 3] += 1e-6; /* test hook: one wrong point */
     *error = 0;
-    if (f->active && f->p.verify) {
+    if (f->active && f->p.run.verify) {
         bad = exec_init(&inv, f, +1, 0);
         *error = bad ? INFINITY : check(f, &inv);
         if (!bad)
@@ -194,7 +194,7 @@ static void add_phases(struct hpcp_record *r, const struct fft_run *f)
     static const char *names[5] = {"transpose1_time", "fft1_twiddle_time", "transpose2_time",
                                    "fft2_time", "transpose3_time"};
     for (int i = 0; i < 5; i++) {
-        double per = f->phases[i] / f->p.repeat;
+        double per = f->phases[i] / f->p.run.repeat;
         hpcp_record_metric(r, names[i], "s", &per, 1, 0);
     }
 }
@@ -203,7 +203,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                          const struct hpcp_sysinfo *si, const struct fft_run *f,
                          const double *all, int copies, double error)
 {
-    int reps = f->p.repeat;
+    int reps = f->p.run.repeat;
     double flops = 5.0 * (double)f->m * f->p.log2;
     double *mean = calloc((size_t)reps, sizeof *mean);
     for (int c = 0; mean && c < copies; c++)
@@ -216,13 +216,13 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     r->headline_metric = "flop_rate";
     if (f->mpi)
         add_phases(r, f);
-    if (f->p.verify)
+    if (f->p.run.verify)
         hpcp_record_validation(r, "HPCC's check: the inverse transform of the result against "
                                "the input, max |x - ifft(fft(x))/m| / (eps ln m), worst rank",
                                "1", &error, 1, FFT_THRESHOLD);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
-    if (!f->p.quiet) {
+    if (!f->p.run.quiet) {
         double best = 0;
         for (int i = 0; mean && i < reps; i++)
             best = fmax(best, mean[i]);
@@ -238,14 +238,14 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
 static int finish(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, struct fft_run *f,
                   double error)
 {
-    int copies = !strcmp(k->variant, "star") ? si->ranks : 1, reps = f->p.repeat;
+    int copies = !strcmp(k->variant, "star") ? si->ranks : 1, reps = f->p.run.repeat;
     double *all = si->rank == 0 ? malloc((size_t)si->ranks * reps * sizeof *all) : NULL;
     MPI_Gather(f->seconds, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     struct hpcp_record r;
     memset(&r, 0, sizeof r);
     if (si->rank == 0)
         build_record(&r, k, si, f, all, copies, error);
-    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, f->p.out);
+    int rc = hpcp_harness_commit(MPI_COMM_WORLD, &r, si, f->p.run.out);
     free(all);
     return rc;
 }
@@ -280,7 +280,7 @@ int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     f.mpi = !strcmp(k->variant, "mpi");
     f.active = f.mpi || !strcmp(k->variant, "star") || si->rank == 0;
     sizes(&f, si->rank, si->ranks);
-    f.seconds = calloc((size_t)f.p.repeat, sizeof *f.seconds);
+    f.seconds = calloc((size_t)f.p.run.repeat, sizeof *f.seconds);
     double error = 0, worst = 0;
     if (hpcp_any(MPI_COMM_WORLD, !f.seconds) || measure(&f, si, &error)) {
         hpcp_error(MPI_COMM_WORLD, "cannot allocate or plan the transform of 2^%d points",

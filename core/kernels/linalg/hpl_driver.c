@@ -58,7 +58,7 @@ struct hpl_run {
 static void measure(struct hpl *h, const struct dense_params *p, struct hpl_run *run, double *x)
 {
     double n = (double)h->N, flops = 2.0 / 3.0 * n * n * n + 1.5 * n * n;
-    for (int rep = 0; rep < p->repeat; rep++) {
+    for (int rep = 0; rep < p->run.repeat; rep++) {
         hpl_generate(h);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
@@ -104,8 +104,8 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                              1.5 * (double)h->N * h->N);
     dense_record_common(r, p);
     dense_blas_setup(r, p->threads, blas_set_threads(p->threads));
-    hpcp_record_metric(r, "flop_rate", "flop/s", run->rates, p->repeat, 1);
-    hpcp_record_metric(r, "time", "s", run->seconds, p->repeat, 0);
+    hpcp_record_metric(r, "flop_rate", "flop/s", run->rates, p->run.repeat, 1);
+    hpcp_record_metric(r, "time", "s", run->seconds, p->run.repeat, 0);
     /* Where rank 0's time went in the last factorization (the rest: the solve). */
     hpcp_record_metric(r, "panel_factorization_time_rank0", "s", &h->seconds_panel, 1, 0);
     hpcp_record_metric(r, "trailing_update_time_rank0", "s", &h->seconds_update, 1, 0);
@@ -115,7 +115,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     if (run->singular)
         hpcp_record_note(r, "a pivot was exactly zero: the matrix is singular to working "
                          "precision");
-    add_check(r, &run->check, p->verify);
+    add_check(r, &run->check, p->run.verify);
 }
 
 static void print_summary(const struct hpl *h, const struct hpcp_record *r, const double *rates,
@@ -138,8 +138,8 @@ static int run_hpl(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, s
 {
     struct hpl_run run;
     memset(&run, 0, sizeof run);
-    run.seconds = calloc((size_t)p->repeat, sizeof(double));
-    run.rates = calloc((size_t)p->repeat, sizeof(double));
+    run.seconds = calloc((size_t)p->run.repeat, sizeof(double));
+    run.rates = calloc((size_t)p->run.repeat, sizeof(double));
     double *x = malloc((size_t)h->N * sizeof *x);
     if (hpcp_any(MPI_COMM_WORLD, !run.seconds || !run.rates || !x)) {
         hpcp_error(MPI_COMM_WORLD, "out of memory for the solution vector (N = %lld)", h->N);
@@ -150,16 +150,16 @@ static int run_hpl(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, s
     measure(h, p, &run, x);
     if (hpcp_fault_corrupt_words())
         x[h->N / 2] += 1e-3 * (1.0 + fabs(x[h->N / 2])); /* test hook: a wrong solution */
-    if (p->verify)
+    if (p->run.verify)
         hpl_residual(h, x, &run.check);
     struct hpcp_record r;
     memset(&r, 0, sizeof r);
     if (si->rank == 0) {
         build_record(&r, k, si, h, p, &run);
-        if (!p->quiet)
-            print_summary(h, &r, run.rates, p->repeat);
+        if (!p->run.quiet)
+            print_summary(h, &r, run.rates, p->run.repeat);
     }
-    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, p->out);
+    int rc = hpcp_harness_commit(MPI_COMM_WORLD, &r, si, p->run.out);
     free(run.seconds), free(run.rates), free(x);
     return rc;
 }
@@ -174,7 +174,7 @@ static int hpl_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
     blas_set_threads(p.threads);
     struct hpl h;
     memset(&h, 0, sizeof h);
-    h.P = p.p, h.Q = p.q, h.N = p.n, h.nb = p.nb, h.lookahead = p.lookahead, h.seed = p.seed;
+    h.P = p.p, h.Q = p.q, h.N = p.n, h.nb = p.nb, h.lookahead = p.lookahead, h.seed = p.run.seed;
     h.myrow = si->rank / h.Q, h.mycol = si->rank % h.Q;
     MPI_Comm_split(MPI_COMM_WORLD, h.myrow, h.mycol, &h.row);
     MPI_Comm_split(MPI_COMM_WORLD, h.mycol, h.myrow, &h.col);

@@ -45,8 +45,8 @@ static void generate(struct ptrans *t)
         long long gj = grid_global(c, nb, t->mycol, t->p.q);
         for (long long i = 0; i < t->mp; i++) {
             long long gi = grid_global(i, nb, t->myrow, t->p.p);
-            t->a[c * t->mp + i] = dense_element(t->p.seed, (uint64_t)gi, (uint64_t)gj);
-            t->c[c * t->mp + i] = dense_element(t->p.seed + 1, (uint64_t)gi, (uint64_t)gj);
+            t->a[c * t->mp + i] = dense_element(t->p.run.seed, (uint64_t)gi, (uint64_t)gj);
+            t->c[c * t->mp + i] = dense_element(t->p.run.seed + 1, (uint64_t)gi, (uint64_t)gj);
         }
     }
 }
@@ -155,9 +155,9 @@ static double verify(const struct ptrans *t)
         long long gj = grid_global(c, nb, t->mycol, t->p.q);
         for (long long i = 0; i < t->mp; i++) {
             long long gi = grid_global(i, nb, t->myrow, t->p.p);
-            double want = dense_element(t->p.seed + 1, (uint64_t)gi, (uint64_t)gj);
-            double a = dense_element(t->p.seed, (uint64_t)gj, (uint64_t)gi);
-            for (int r = 0; r < t->p.repeat; r++)
+            double want = dense_element(t->p.run.seed + 1, (uint64_t)gi, (uint64_t)gj);
+            double a = dense_element(t->p.run.seed, (uint64_t)gj, (uint64_t)gi);
+            for (int r = 0; r < t->p.run.repeat; r++)
                 want += a;
             double e = fabs(t->c[c * t->mp + i] - want) / (0x1p-53 * fmax(fabs(want), 1e-300));
             worst = isnan(e) ? INFINITY : fmax(worst, e);
@@ -193,7 +193,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                          const struct hpcp_sysinfo *si, const struct ptrans *t,
                          const double *seconds, double error)
 {
-    int reps = t->p.repeat;
+    int reps = t->p.run.repeat;
     double *rates = malloc((size_t)reps * sizeof *rates);
     for (int i = 0; rates && i < reps; i++)
         rates[i] = (double)t->n * (double)t->n * 8.0 / seconds[i];
@@ -207,13 +207,13 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
         hpcp_record_metric(r, "bandwidth", "B/s", rates, reps, 1);
     hpcp_record_metric(r, "time", "s", seconds, reps, 0);
     r->headline_metric = "bandwidth";
-    if (t->p.verify)
+    if (t->p.run.verify)
         hpcp_record_validation(r, "every element of C against C0 + A^T replayed from the "
                                "regenerated matrices: max relative error in units of eps", "1",
                                &error, 1, PTRANS_TOLERANCE);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
-    if (!t->p.quiet)
+    if (!t->p.run.quiet)
         printf("ptrans: n = %lld, NB = %d, grid %dx%d: %.3f GB/s (median of %d), validation %s\n",
                t->n, t->p.nb, t->p.p, t->p.q, rates ? hpcp_median(rates, reps) * 1e-9 : 0.0, reps,
                r->validation.verdict == HPCP_PASSED ? "passed"
@@ -225,7 +225,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
 static int run_ptrans(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
                       struct ptrans *t)
 {
-    double *seconds = calloc((size_t)t->p.repeat, sizeof *seconds);
+    double *seconds = calloc((size_t)t->p.run.repeat, sizeof *seconds);
     int *fill = malloc((size_t)t->ranks * sizeof *fill);
     if (hpcp_any(MPI_COMM_WORLD, !seconds || !fill)) {
         free(seconds), free(fill);
@@ -234,16 +234,16 @@ static int run_ptrans(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
     generate(t);
     plan_exchange(t);
     hpcp_fault_point(t->rank);
-    for (int i = 0; i < t->p.repeat; i++)
+    for (int i = 0; i < t->p.run.repeat; i++)
         seconds[i] = transpose_add(t, fill);
     if (t->rank == 0 && hpcp_fault_corrupt_words() && t->mp * t->nq > 0)
         t->c[(t->mp * t->nq) / 2] *= 1.0 + 1e-9; /* test hook: one wrong element */
-    double error = t->p.verify ? verify(t) : 0;
+    double error = t->p.run.verify ? verify(t) : 0;
     struct hpcp_record r;
     memset(&r, 0, sizeof r);
     if (t->rank == 0)
         build_record(&r, k, si, t, seconds, error);
-    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, t->p.out);
+    int rc = hpcp_harness_commit(MPI_COMM_WORLD, &r, si, t->p.run.out);
     free(seconds), free(fill);
     return rc;
 }
