@@ -92,7 +92,7 @@ static int chase_run(struct hpcp_bench *b, double *seconds)
     *seconds = 0;
     if (s->passes == 0) {
         d->n = (size_t)(s->x[s->point] / MEM_LINE_BYTES);
-        mem_chase_build(d->lines, d->order, d->n, s->p.seed + (uint64_t)s->point);
+        mem_chase_build(d->lines, d->order, d->n, s->p.run.seed + (uint64_t)s->point);
         d->cur = (void **)(d->lines + (size_t)d->order[0] * MEM_LINE_BYTES);
         d->steps = 0;
         return 0;
