@@ -172,7 +172,7 @@ int cont_plan_wicon(struct cont_plan *pl, const struct cont_topo *t, const struc
         int *b = malloc((size_t)(P / 2 + 1) * sizeof *b);
         int bad = !a || !b;
         if (!bad)
-            cont_random_matching(P, p->seed, a, b);
+            cont_random_matching(P, p->run.seed, a, b);
         for (int k = 0; !bad && k < P / 2; k++)
             bad = add_pair(pl, a[k], b[k], 0);
         free(a), free(b);
