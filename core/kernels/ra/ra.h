@@ -257,8 +257,14 @@ static inline const struct ra_algorithm *ra_algo(const struct hpcp_kernel *k)
 {
     return k->family_data;
 }
-static inline int ra_is_star(const struct hpcp_kernel *k) { return ra_algo(k)->scope == RA_SCOPE_STAR; }
-static inline int ra_is_mpi(const struct hpcp_kernel *k) { return ra_algo(k)->scope == RA_SCOPE_MPI; }
+static inline int ra_is_star(const struct hpcp_kernel *k)
+{
+    return ra_algo(k)->scope == RA_SCOPE_STAR;
+}
+static inline int ra_is_mpi(const struct hpcp_kernel *k)
+{
+    return ra_algo(k)->scope == RA_SCOPE_MPI;
+}
 
 /* The family driver (ra_driver.c), named in each ra kernel. */
 int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
