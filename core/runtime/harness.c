@@ -170,7 +170,7 @@ static int finish_last(struct hpcp_bench *b, const struct hpcp_family_hooks *h)
 {
     int rc = h->after_last ? h->after_last(b) : 0;
     uint64_t words = hpcp_fault_corrupt_words();
-    if (!rc && words && b->rank == 0 && h->corrupt)
+    if (!rc && words && h->corrupt)
         h->corrupt(b, words);
     return rc;
 }

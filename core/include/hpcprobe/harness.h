@@ -100,8 +100,9 @@ struct hpcp_family_hooks {
     /* After the last timed run, before the fault hook and verification: 0 or
      * an HPCP_EXIT_* status (ra writes --dump-table here). */
     int (*after_last)(struct hpcp_bench *b);
-    /* "corrupt:N": spoil `words` words of rank 0's result, so that
-     * verification must fail. Called on rank 0 only. */
+    /* "corrupt:N": spoil `words` words of the result, so that verification
+     * must fail. Called on every rank: a result held by rank 0 is spoilt
+     * there, a replicated one (HPL's solution vector) on every rank. */
     void (*corrupt)(struct hpcp_bench *b, uint64_t words);
     /* After each timed repetition and its verification, if any (error: on
      * rank 0, the worst rank's; 0 when not verified). */

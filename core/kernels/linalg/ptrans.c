@@ -275,7 +275,7 @@ static void corrupt(struct hpcp_bench *b, uint64_t words)
 {
     struct ptrans *t = b->state;
     (void)words;
-    if (t->mp * t->nq > 0)
+    if (b->rank == 0 && t->mp * t->nq > 0)
         t->c[(t->mp * t->nq) / 2] *= 1.0 + 1e-9;
 }
 
