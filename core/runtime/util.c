@@ -85,51 +85,6 @@ double hpcp_median(const double *v, int n)
     return hpcp_percentile(v, n, 0.5); /* odd n: the middle; even n: the mean of the two */
 }
 
-/* Parse "<what>:<number>" from HPCPROBE_INJECT_FAULT; -1 if absent. */
-static long long fault_arg(const char *what)
-{
-    const char *spec = getenv("HPCPROBE_INJECT_FAULT");
-    size_t n = strlen(what);
-    if (!spec || strncmp(spec, what, n) != 0 || spec[n] != ':')
-        return -1;
-    char *end;
-    long long v = strtoll(spec + n + 1, &end, 10);
-    return (*end == '\0' && v >= 0) ? v : -1;
-}
-
-void hpcp_fault_point(int rank)
-{
-    if (fault_arg("exit") == rank) {
-        fprintf(stderr, "hpcprobe-bench: injected fault: rank %d exits\n", rank);
-        fflush(stderr);
-        _exit(17);
-    }
-    if (fault_arg("hang") == rank) {
-        fprintf(stderr, "hpcprobe-bench: injected fault: rank %d hangs\n", rank);
-        fflush(stderr);
-        for (;;)
-            pause();
-    }
-}
-
-uint64_t hpcp_fault_corrupt_words(void)
-{
-    long long v = fault_arg("corrupt");
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-uint64_t hpcp_fault_nan_words(void)
-{
-    long long v = fault_arg("nan");
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-uint64_t hpcp_fault_lost_updates(void)
-{
-    long long v = fault_arg("lose");
-    return v > 0 ? (uint64_t)v : 0;
-}
-
 uint64_t hpcp_meminfo_bytes(const char *key)
 {
     FILE *f = fopen("/proc/meminfo", "r");

@@ -5,15 +5,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "hpcprobe/rng.h"
 #include "ra.h"
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* The theorem's condition, as the guard reads it: n < floor(words / n). */
 static int theorem_holds(uint64_t words, int ranks)
@@ -84,7 +77,7 @@ static const int large_ranks[] = {2, 3, 5, 6, 7, 12, 100, 1000, 4096, 10007, 327
  * where a wrong prediction would show. */
 static uint64_t random_index(const struct ra_dist *d, uint64_t *seed)
 {
-    uint64_t r = splitmix(seed);
+    uint64_t r = hpcp_splitmix64(seed);
     if (r & 1)
         return r >> (64 - d->log2_words);
     uint64_t b = ra_dist_start(d, (int)((r >> 1) % (uint64_t)d->ranks));

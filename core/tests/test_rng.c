@@ -3,15 +3,8 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "hpcprobe/rng.h"
 #include "ra.h"
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 static void known_values(void)
 {
@@ -30,13 +23,13 @@ static void known_values(void)
 static void jump_equals_steps(enum ra_rng rng)
 {
     enum { STEPS = 1 << 20 };
-    uint64_t seed = 42 + rng, r = ra_rng_jump(rng, 0), next_check = splitmix(&seed) % 4096;
+    uint64_t seed = 42 + rng, r = ra_rng_jump(rng, 0), next_check = hpcp_splitmix64(&seed) % 4096;
     int checked = 0;
     for (uint64_t n = 0; n <= STEPS; n++) {
         if (n == next_check) {
             CHECK(ra_rng_jump(rng, n) == r);
             checked++;
-            next_check += 1 + splitmix(&seed) % 8192;
+            next_check += 1 + hpcp_splitmix64(&seed) % 8192;
         }
         r = ra_next(rng, r);
     }
@@ -48,7 +41,7 @@ static void consecutive_after_jump(enum ra_rng rng)
 {
     uint64_t seed = 7 + rng;
     for (int t = 0; t < 20; t++) {
-        uint64_t n = splitmix(&seed) >> 4, r = ra_rng_jump(rng, n);
+        uint64_t n = hpcp_splitmix64(&seed) >> 4, r = ra_rng_jump(rng, n);
         int same = 1;
         for (uint64_t i = 1; i <= 1000; i++) {
             r = ra_next(rng, r);

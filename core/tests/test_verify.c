@@ -37,10 +37,10 @@ static double run_one(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
     s.p.lookahead = RA_MAX_LOOKAHEAD;
     s.p.updates_per_word = RA_UPDATES_PER_WORD;
     s.p.threads = 1;
-    s.p.repeat = 1;
-    s.p.verify = 1;
+    s.p.run.repeat = 1;
+    s.p.run.verify = 1;
     s.p.hugepages = 1;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     double seconds = 0, error = -1;
     CHECK(k->setup(&b) == 0);
     CHECK(k->run(&b, &seconds) == 0);

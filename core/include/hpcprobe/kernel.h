@@ -5,15 +5,16 @@
 #include <mpi.h>
 #include "hpcprobe/sysinfo.h"
 
+struct hpcp_kernel;
+
 /* Everything a kernel sees of one run. `state` belongs to the family. */
 struct hpcp_bench {
     MPI_Comm comm;
     int rank, ranks;
     const struct hpcp_sysinfo *si;
     void *state;
+    const struct hpcp_kernel *kernel; /* the kernel being run */
 };
-
-struct hpcp_kernel;
 
 /* A family's driver parses its options, sizes and runs a kernel through the
  * phases below, and writes the record. Returns an HPCP_EXIT_* status. */
@@ -31,6 +32,9 @@ struct hpcp_kernel {
     int (*run)(struct hpcp_bench *b, double *seconds);   /* one timed repetition */
     int (*verify)(struct hpcp_bench *b, double *error);  /* error in family units */
     void (*teardown)(struct hpcp_bench *b);
+    /* What the family knows of this kernel beyond the phases, or NULL (ra:
+     * a struct ra_algorithm), so shared code reads data, not names. */
+    const void *family_data;
 };
 
 /* The registry (runtime/registry.c). */

@@ -33,19 +33,6 @@ double hpcp_median(const double *v, int n);
  * the sorted values (numpy's default); NaN when n == 0. */
 double hpcp_percentile(const double *v, int n, double q);
 
-/* Test-only fault injection from HPCPROBE_INJECT_FAULT ("exit:R", "hang:R"):
- * rank R exits with status 17 or sleeps forever when it reaches this call. */
-void hpcp_fault_point(int rank);
-/* Words to corrupt from "corrupt:N" (0 when not set): rank 0 flips them after
- * the last repetition, before verification. */
-uint64_t hpcp_fault_corrupt_words(void);
-/* "nan:N" (N >= 1): rank 0 puts a NaN into its floating-point result after the
- * last repetition, before verification, which must fail (0 when not set). */
-uint64_t hpcp_fault_nan_words(void);
-/* "lose:N": a threaded RandomAccess run drops N updates on rank 0, which
- * stay counted as executed (tests of the error-rate study). */
-uint64_t hpcp_fault_lost_updates(void);
-
 /* Bytes of memory on this node: MemTotal or MemAvailable from /proc/meminfo
  * (key "MemTotal:" / "MemAvailable:"), 0 if unknown. */
 uint64_t hpcp_meminfo_bytes(const char *key);

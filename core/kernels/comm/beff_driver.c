@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "beff.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 struct beff_results {
@@ -64,9 +65,9 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct beff_resul
         (rc = beff_pingpong_run(comm, BEFF_BW_BYTES, BEFF_PP_BW_LOOP, BEFF_PP_BW_MEAS,
                                 p->bw_pairs_time, R->wtick, &R->bw)) ||
         (rc = beff_rings_run(comm, BEFF_LAT_BYTES, BEFF_RING_LAT_LOOP, BEFF_RING_LAT_MEAS,
-                             BEFF_RING_LAT_RANDOM, p->seed, R->wtick, &R->ring_lat)) ||
+                             BEFF_RING_LAT_RANDOM, p->run.seed, R->wtick, &R->ring_lat)) ||
         (rc = beff_rings_run(comm, BEFF_BW_BYTES, BEFF_RING_BW_LOOP, BEFF_RING_BW_MEAS,
-                             BEFF_RING_BW_RANDOM, p->seed, R->wtick, &R->ring_bw)))
+                             BEFF_RING_BW_RANDOM, p->run.seed, R->wtick, &R->ring_bw)))
         return rc;
     int *order = malloc((size_t)ranks * sizeof *order);
     if (hpcp_any(comm, !order)) {
@@ -76,7 +77,7 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct beff_resul
     for (int i = 0; i < ranks; i++)
         order[i] = i;
     R->full_wrong = full_check(comm, order, BEFF_BW_BYTES, 0);
-    beff_random_ring(ranks, p->seed, 1, order);
+    beff_random_ring(ranks, p->run.seed, 1, order);
     R->full_wrong += full_check(comm, order, BEFF_BW_BYTES, hpcp_fault_corrupt_words() > 0);
     free(order);
     return 0;
@@ -93,7 +94,7 @@ static void add_parameters(struct hpcp_record *r, const struct comm_params *p,
     hpcp_record_param_string(r, "ring_bandwidth_loop_x_measurements", "2x3");
     hpcp_record_param_int(r, "random_rings_latency", BEFF_RING_LAT_RANDOM);
     hpcp_record_param_int(r, "random_rings_bandwidth", BEFF_RING_BW_RANDOM);
-    hpcp_record_param_int(r, "seed", (long long)p->seed);
+    hpcp_record_param_int(r, "seed", (long long)p->run.seed);
     hpcp_record_param_double(r, "latency_pairs_time_s", p->lat_pairs_time);
     hpcp_record_param_double(r, "bandwidth_pairs_time_s", p->bw_pairs_time);
     hpcp_record_param_int(r, "pingpong_stride_latency", R->lat.stride);
@@ -218,4 +219,4 @@ int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 const struct hpcp_kernel hpcp_beff_hpcc = {
     "beff", "hpcc", "reference",
     "HPCC b_eff: ping-pong latency/bandwidth over pairs, natural and random rings",
-    hpcp_beff_driver, NULL, NULL, NULL, NULL};
+    hpcp_beff_driver, NULL, NULL, NULL, NULL, NULL};

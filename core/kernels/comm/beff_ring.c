@@ -7,26 +7,19 @@
 #include <string.h>
 
 #include "beff.h"
+#include "hpcprobe/rng.h"
 #include "hpcprobe/util.h"
 
 enum { TO_RIGHT = 200, TO_LEFT };
 
-/* splitmix64: a small, well-mixed stream; pattern p of a seed has its own. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
 void beff_random_ring(int ranks, uint64_t seed, int pattern, int *order)
 {
+    /* pattern p of a seed has its own stream */
     uint64_t state = seed * 0x2545F4914F6CDD1DULL + (uint64_t)pattern;
     for (int i = 0; i < ranks; i++)
         order[i] = i;
     for (int i = ranks - 1; i > 0; i--) { /* Fisher-Yates: every ordering equally likely */
-        int j = (int)(next_random(&state) % (uint64_t)(i + 1));
+        int j = (int)(hpcp_splitmix64(&state) % (uint64_t)(i + 1));
         int t = order[i];
         order[i] = order[j], order[j] = t;
     }

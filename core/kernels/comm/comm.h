@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/options.h"
 #include "hpcprobe/record.h"
@@ -18,11 +19,12 @@
 #define COMM_MAX_MESSAGE ((size_t)1 << 30)
 #define COMM_DEFAULT_MAX_SIZE ((size_t)4 << 20)
 
+/* The communication families' own options; --seed (beff), --repeat (pairs),
+ * --out and --quiet are the harness's common ones. */
 enum {
     COMM_OPT_SIZES, COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE, COMM_OPT_CHECK,
-    COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS, COMM_OPT_SEED, COMM_OPT_LAT_TIME,
-    COMM_OPT_BW_TIME, COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_REPEAT,
-    COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, COMM_OPT_OUT, COMM_OPT_QUIET, COMM_OPT_COUNT
+    COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS, COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME,
+    COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, COMM_OPT_COUNT
 };
 
 /* Where the ranks run: asked for with --placement, applied by the launcher
@@ -39,14 +41,14 @@ struct comm_params {
     double time_per_size;        /* comm: seconds of timed calls per size */
     int off_cache, check, np_sweep;
     const char *functions;       /* comm all: a comma list, NULL for every function */
-    uint64_t seed;               /* beff: the random rings */
     double lat_pairs_time, bw_pairs_time; /* beff: ping-pong budgets (s) */
     size_t size;                 /* pairs: message size */
-    int messages, repeat;        /* pairs: messages per transfer, schedule repetitions */
+    int messages;                /* pairs: messages per transfer */
     uint64_t llc_bytes;          /* node's last-level caches (sysfs), 0 if unknown */
     struct comm_place place;
-    const char *out;
-    int quiet;
+    /* beff: --seed of the random rings; pairs: --repeat of the schedule;
+     * every one: --out, --quiet. */
+    struct hpcp_common run;
 };
 
 /* Parse and check the options of `bench` ("comm", "beff", "pairs"); 0, or

@@ -85,19 +85,18 @@ int comm_begin(struct comm_params *p, const char *bench, const char *variant, in
 int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p,
                 const struct hpcp_sysinfo *si, comm_print_fn print, const void *ctx)
 {
-    int rank, rc = 0;
+    int rank;
     MPI_Comm_rank(comm, &rank);
     comm_place_record(&p->place, comm, r);
-    if (rank == 0) {
-        rc = hpcp_record_commit(r, si, p->out);
-        if (!p->quiet)
+    if (rank != 0) {
+        memset(r, 0, sizeof *r); /* built on rank 0 only */
+    } else {
+        if (!p->run.quiet)
             print(r, ctx);
         if (hpcp_verdict_fails(r->validation.verdict))
             hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
-        hpcp_record_free(r);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-    return rc;
+    return hpcp_harness_commit(comm, r, si, p->run.out);
 }
 
 int comm_parse_size(const char *text, size_t *bytes)

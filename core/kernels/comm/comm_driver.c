@@ -6,6 +6,7 @@
 
 #include "comm_measure.h"
 #include "comm_run.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 static int unknown_function(const char *name)

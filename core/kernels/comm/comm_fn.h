@@ -52,6 +52,6 @@ void comm_equal_counts(const struct comm_call *c);
 
 #define COMM_KERNEL(sym, fname, summary)                                                   \
     const struct hpcp_kernel sym = {"comm", fname, "imb", summary, hpcp_comm_driver, NULL, \
-                                    NULL, NULL, NULL}
+                                    NULL, NULL, NULL, NULL}
 
 #endif

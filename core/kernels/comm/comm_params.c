@@ -20,26 +20,26 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
     [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
     [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
     [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
     [COMM_OPT_SIZE] = {"--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
-    [COMM_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
     [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_PLACEMENT_BY] = {"--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
                                "launcher|hpcprobe"},
-    [COMM_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
 };
+
+#define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
+static const struct hpcp_cli comm_cli = {
+    spec, COMM_OPT_COUNT,
+    HPCP_TAKES(HPCP_COMMON_SEED) | HPCP_TAKES(HPCP_COMMON_REPEAT) | TAKES_OUT, 0, 3, 0, 1};
 
 /* Which options each benchmark reads; the others are refused by name. */
 static const int comm_opts[] = {COMM_OPT_SIZES, COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE,
                                 COMM_OPT_CHECK, COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS, -1};
-static const int beff_opts[] = {COMM_OPT_SEED, COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
-static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_REPEAT, -1};
-static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, COMM_OPT_OUT,
-                                  COMM_OPT_QUIET, -1};
+static const int beff_opts[] = {COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
+static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1};
+static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1};
 
 static int listed(const int *list, int opt)
 {
@@ -49,18 +49,23 @@ static int listed(const int *list, int opt)
     return 0;
 }
 
-static int check_applies(const struct hpcp_optval *v, const char *bench, const char *context,
-                         char *err, size_t len)
+static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
+                         const char *bench, const char *context, char *err, size_t len)
 {
-    const int *own = strcmp(bench, "comm") == 0   ? comm_opts
-                     : strcmp(bench, "beff") == 0 ? beff_opts
-                                                  : pairs_opts;
-    for (int o = 0; o < COMM_OPT_COUNT; o++)
-        if (v[o].set && !listed(own, o) && !listed(common_opts, o)) {
-            snprintf(err, len, "%s does not apply to %s", spec[o].name, context);
-            return -1;
-        }
-    return 0;
+    int beff = strcmp(bench, "beff") == 0, pairs = strcmp(bench, "pairs") == 0;
+    const int *own = beff ? beff_opts : pairs ? pairs_opts : comm_opts;
+    unsigned takes = TAKES_OUT | (beff ? HPCP_TAKES(HPCP_COMMON_SEED) : 0) |
+                     (pairs ? HPCP_TAKES(HPCP_COMMON_REPEAT) : 0);
+    const char *name = NULL;
+    for (int o = 0; o < COMM_OPT_COUNT && !name; o++)
+        if (v[o].set && !listed(own, o) && !listed(common_opts, o))
+            name = spec[o].name;
+    int refused = hpcp_common_refused(c, takes);
+    if (!name && refused >= 0)
+        name = hpcp_common_name(refused);
+    if (name)
+        snprintf(err, len, "%s does not apply to %s", name, context);
+    return name ? -1 : 0;
 }
 
 static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *err,
@@ -90,7 +95,6 @@ static int pairs_size(struct comm_params *p, const struct hpcp_optval *v, char *
         return -1;
     }
     p->messages = v[COMM_OPT_MESSAGES].set ? (int)v[COMM_OPT_MESSAGES].i : 4;
-    p->repeat = v[COMM_OPT_REPEAT].set ? (int)v[COMM_OPT_REPEAT].i : 3;
     return 0;
 }
 
@@ -99,11 +103,9 @@ static int parse(struct comm_params *p, const char *bench, const char *context, 
 {
     struct hpcp_optval v[COMM_OPT_COUNT];
     memset(p, 0, sizeof *p);
-    if (hpcp_parse_options(argc, argv, spec, COMM_OPT_COUNT, v, context, err, len) ||
-        check_applies(v, bench, context, err, len))
+    if (hpcp_cli_parse(&comm_cli, argc, argv, context, v, &p->run, err, len) ||
+        check_applies(v, &p->run, bench, context, err, len))
         return -1;
-    p->out = v[COMM_OPT_OUT].set ? v[COMM_OPT_OUT].s : NULL;
-    p->quiet = v[COMM_OPT_QUIET].set;
     p->place.spec = v[COMM_OPT_PLACEMENT].set ? v[COMM_OPT_PLACEMENT].s : NULL;
     p->place.by_launcher = v[COMM_OPT_PLACEMENT_BY].set &&
                            strcmp(v[COMM_OPT_PLACEMENT_BY].s, "launcher") == 0;
@@ -118,7 +120,6 @@ static int parse(struct comm_params *p, const char *bench, const char *context, 
     struct mem_caches caches;
     mem_caches_read(&caches);
     p->llc_bytes = caches.llc_per_node;
-    p->seed = v[COMM_OPT_SEED].set ? (uint64_t)v[COMM_OPT_SEED].i : 1;
     p->lat_pairs_time = v[COMM_OPT_LAT_TIME].set ? v[COMM_OPT_LAT_TIME].d : BEFF_LAT_PAIRS_TIME;
     p->bw_pairs_time = v[COMM_OPT_BW_TIME].set ? v[COMM_OPT_BW_TIME].d : BEFF_BW_PAIRS_TIME;
     if (strcmp(bench, "comm") == 0)
@@ -134,7 +135,7 @@ int comm_params_prepare(struct comm_params *p, const char *bench, const char *va
     char err[512], context[64];
     snprintf(context, sizeof context, "%s %s", bench, variant);
     int bad = parse(p, bench, context, argc, argv, err, sizeof err) ||
-              hpcp_check_writable(world, p->out, "--out", err, sizeof err);
+              hpcp_check_writable(world, p->run.out, "--out", err, sizeof err);
     if (bad)
         hpcp_error(world, "%s", err);
     return bad ? HPCP_EXIT_USAGE : 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "comm_run.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 static int measure_group(const struct comm_plan *pl, const struct comm_params *p, MPI_Comm gc,

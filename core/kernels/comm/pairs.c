@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 enum { TAG_DATA = 300, TAG_ACK };
@@ -107,7 +108,7 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     MPI_Comm_size(comm, &ranks);
     struct transfer t = {comm, malloc(p->size), p->size, p->messages, 0, -1,
                          me == 0 && hpcp_fault_corrupt_words() > 0};
-    double *rows = malloc((size_t)p->repeat * ranks * sizeof *rows);
+    double *rows = malloc((size_t)p->run.repeat * ranks * sizeof *rows);
     double *mine = malloc((size_t)ranks * sizeof *mine);
     if (me == 0) {
         R->bw = malloc((size_t)ranks * ranks * sizeof *R->bw);
@@ -118,12 +119,12 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
         return HPCP_EXIT_RUNTIME;
     }
     memset(t.buf, 0, p->size);
-    schedule(&t, p->repeat, rows);
+    schedule(&t, p->run.repeat, rows);
     double col[1000];
     for (int d = 0; d < ranks; d++) {
-        for (int rep = 0; rep < p->repeat; rep++)
+        for (int rep = 0; rep < p->run.repeat; rep++)
             col[rep] = rows[(size_t)rep * ranks + d];
-        mine[d] = d == me ? NAN : hpcp_median(col, p->repeat);
+        mine[d] = d == me ? NAN : hpcp_median(col, p->run.repeat);
     }
     MPI_Gather(mine, ranks, MPI_DOUBLE, R->bw, ranks, MPI_DOUBLE, 0, comm);
     MPI_Allreduce(&t.wrong, &R->wrong, 1, MPI_LONG, MPI_SUM, comm);
@@ -179,7 +180,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_init(r, "pairs", k->variant, k->algorithm, si);
     hpcp_record_param_int(r, "message_bytes", (long long)p->size);
     hpcp_record_param_int(r, "messages_per_transfer", p->messages);
-    hpcp_record_param_int(r, "repetitions", p->repeat);
+    hpcp_record_param_int(r, "repetitions", p->run.repeat);
     hpcp_record_param_int(r, "rounds", pairs_rounds(ranks));
     hpcp_record_param_string(r, "statistic", "median over repetitions");
     hpcp_record_matrix(r, "bandwidth", "src_rank", "dst_rank", "B/s", "median", R->bw, ranks,
@@ -300,4 +301,4 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
 const struct hpcp_kernel hpcp_pairs_bandwidth = {
     "pairs", "bandwidth", "tournament",
     "bandwidth of every ordered rank pair, one pair per rank at a time (paper 002 4.4)",
-    hpcp_pairs_driver, NULL, NULL, NULL, NULL};
+    hpcp_pairs_driver, NULL, NULL, NULL, NULL, NULL};

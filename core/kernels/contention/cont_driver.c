@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "contention.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 int cont_setup(struct hpcp_bench *b, cont_planner plan)
@@ -72,14 +73,14 @@ static void run_phase(const struct hpcp_kernel *k, struct hpcp_bench *b, int g, 
                       struct cont_results *R)
 {
     struct cont_state *s = b->state;
-    int first, S = s->p.nsizes, reps = s->p.repeat, npairs = s->plan.npairs;
+    int first, S = s->p.nsizes, reps = s->p.run.repeat, npairs = s->plan.npairs;
     int active = find_partner(s, b->rank, g, &first) >= 0;
     int spoil = hpcp_fault_corrupt_words() > 0 && g == s->plan.ngroups - 1 && b->rank == first;
     MPI_Comm_split(b->comm, active ? 0 : MPI_UNDEFINED, b->rank, &s->active);
     s->group = g;
     for (int z = 0; active && z < S; z++) {
         s->size_index = z;
-        for (int rep = -s->p.warmup; rep < reps; rep++) {
+        for (int rep = -s->p.run.warmup; rep < reps; rep++) {
             double seconds;
             s->rep = rep;
             s->corrupt_now = spoil && z == S - 1 && rep == reps - 1;
@@ -203,10 +204,10 @@ int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int 
     memset(&s, 0, sizeof s);
     memset(&R, 0, sizeof R);
     int rc = cont_params_prepare(&s.p, &s.topo, k->variant, argc, argv, si);
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     if (rc == 0) {
         if ((rc = k->setup(&b)) == 0) {
-            R.G = s.plan.ngroups, R.S = s.p.nsizes, R.R = s.p.repeat;
+            R.G = s.plan.ngroups, R.S = s.p.nsizes, R.R = s.p.run.repeat;
             rc = measure(k, &b, &R);
             if (rc == 0)
                 rc = cont_write_record(k, &b, &R);

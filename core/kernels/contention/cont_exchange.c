@@ -75,7 +75,7 @@ static long long recv_burst(struct cont_state *s, size_t bytes)
     for (int j = 0; j < s->p.messages; j++) {
         MPI_Recv(s->recv, (int)bytes, MPI_BYTE, s->partner, TAG_DATA, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-        wrong += s->p.verify && !cont_message_ok(s->recv, bytes, s->partner, s->rep, j, 0);
+        wrong += s->p.run.verify && !cont_message_ok(s->recv, bytes, s->partner, s->rep, j, 0);
     }
     return wrong;
 }
@@ -99,7 +99,7 @@ int cont_exchange_run(struct hpcp_bench *b, double *seconds)
     /* The whole payload of the last message, outside the timed region (a
      * wrong stamp was counted already). */
     int last = s->p.messages - 1;
-    if (s->p.verify && cont_message_ok(s->recv, bytes, s->partner, s->rep, last, 0) &&
+    if (s->p.run.verify && cont_message_ok(s->recv, bytes, s->partner, s->rep, last, 0) &&
         !cont_message_ok(s->recv, bytes, s->partner, s->rep, last, 1))
         wrong++;
     s->wrong += wrong;

@@ -5,14 +5,7 @@
 #include <string.h>
 
 #include "contention.h"
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
+#include "hpcprobe/rng.h"
 
 /* A Fisher-Yates shuffle of the ranks, paired in order: a uniformly random
  * perfect matching; with an odd count the shuffle's last rank is left out.
@@ -24,7 +17,7 @@ void cont_random_matching(int ranks, uint64_t seed, int *a, int *b)
     for (int i = 0; i < ranks; i++)
         order[i] = i;
     for (int i = ranks - 1; i > 0; i--) {
-        int j = (int)(splitmix64(&state) % (uint64_t)(i + 1));
+        int j = (int)(hpcp_splitmix64(&state) % (uint64_t)(i + 1));
         int swap = order[i];
         order[i] = order[j];
         order[j] = swap;
@@ -179,7 +172,7 @@ int cont_plan_wicon(struct cont_plan *pl, const struct cont_topo *t, const struc
         int *b = malloc((size_t)(P / 2 + 1) * sizeof *b);
         int bad = !a || !b;
         if (!bad)
-            cont_random_matching(P, p->seed, a, b);
+            cont_random_matching(P, p->run.seed, a, b);
         for (int k = 0; !bad && k < P / 2; k++)
             bad = add_pair(pl, a[k], b[k], 0);
         free(a), free(b);

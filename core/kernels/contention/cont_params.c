@@ -9,19 +9,17 @@
 #include "hpcprobe/options.h"
 #include "hpcprobe/util.h"
 
+/* Contention's own options; --repeat, --warmup, --seed, --no-verify, --out
+ * and --quiet are the harness's common ones. */
 enum {
-    OPT_SIZES, OPT_REPEAT, OPT_WARMUP, OPT_MESSAGES, OPT_PAIRS, OPT_SEED, OPT_AXIS,
-    OPT_MAX_PAIRS, OPT_DISTANCE, OPT_TORUS, OPT_MESH, OPT_WRAP, OPT_RPN, OPT_COORDS,
-    OPT_NO_VERIFY, OPT_OUT, OPT_QUIET, OPT_COUNT
+    OPT_SIZES, OPT_MESSAGES, OPT_PAIRS, OPT_AXIS, OPT_MAX_PAIRS, OPT_DISTANCE, OPT_TORUS,
+    OPT_MESH, OPT_WRAP, OPT_RPN, OPT_COORDS, OPT_COUNT
 };
 
 static const struct hpcp_optspec spec[OPT_COUNT] = {
     [OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
-    [OPT_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
     [OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL},
     [OPT_PAIRS] = {"--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd"},
-    [OPT_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
     [OPT_AXIS] = {"--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL},
     [OPT_MAX_PAIRS] = {"--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL},
     [OPT_DISTANCE] = {"--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
@@ -30,35 +28,40 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
     [OPT_WRAP] = {"--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [OPT_RPN] = {"--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL},
     [OPT_COORDS] = {"--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
 };
+
+static const struct hpcp_cli cont_cli = {spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1};
 
 #define MEASURING "wocon wicon stress-link equidistant"
 
-/* The options only some variants read; the topology options apply to every
- * one, `topology show` included. */
+/* The options only some variants read (common: one of the harness's); the
+ * topology options and --quiet apply to every one, `topology show` included. */
 static const struct {
-    int opt;
+    int common, opt;
     const char *variants;
 } only[] = {
-    {OPT_SIZES, MEASURING}, {OPT_REPEAT, MEASURING}, {OPT_WARMUP, MEASURING},
-    {OPT_MESSAGES, MEASURING}, {OPT_NO_VERIFY, MEASURING}, {OPT_OUT, MEASURING},
-    {OPT_PAIRS, "wicon"}, {OPT_SEED, "wicon"}, {OPT_AXIS, "wicon stress-link equidistant"},
-    {OPT_MAX_PAIRS, "stress-link"}, {OPT_DISTANCE, "equidistant"},
+    {0, OPT_SIZES, MEASURING}, {1, HPCP_COMMON_REPEAT, MEASURING},
+    {1, HPCP_COMMON_WARMUP, MEASURING}, {0, OPT_MESSAGES, MEASURING},
+    {1, HPCP_COMMON_NO_VERIFY, MEASURING}, {1, HPCP_COMMON_OUT, MEASURING},
+    {0, OPT_PAIRS, "wicon"}, {1, HPCP_COMMON_SEED, "wicon"},
+    {0, OPT_AXIS, "wicon stress-link equidistant"}, {0, OPT_MAX_PAIRS, "stress-link"},
+    {0, OPT_DISTANCE, "equidistant"},
 };
 
-static int check_applies(const struct hpcp_optval *v, const char *variant, char *err,
-                         size_t errlen)
+static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
+                         const char *variant, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
-        if (v[only[i].opt].set && !strstr(only[i].variants, variant)) {
+    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
+        int o = only[i].opt;
+        int set = only[i].common ? (c->given & HPCP_TAKES(o)) != 0 : v[o].set;
+        if (set && !strstr(only[i].variants, variant)) {
             snprintf(err, errlen, "%s does not apply to %s %s (only to contention %s)",
-                     spec[only[i].opt].name, strcmp(variant, "show") ? "contention" : "topology",
-                     variant, only[i].variants);
+                     only[i].common ? hpcp_common_name(o) : spec[o].name,
+                     strcmp(variant, "show") ? "contention" : "topology", variant,
+                     only[i].variants);
             return -1;
         }
+    }
     return 0;
 }
 
@@ -141,27 +144,21 @@ static int parse(struct cont_params *p, const char *variant, int argc, char **ar
     snprintf(context, sizeof context, "%s %s", strcmp(variant, "show") ? "contention" : "topology",
              variant);
     memset(p, 0, sizeof *p);
-    if (hpcp_parse_options(argc, argv, spec, OPT_COUNT, v, context, err, errlen) ||
-        check_applies(v, variant, err, errlen) || topology_options(p, v, err, errlen) ||
+    if (hpcp_cli_parse(&cont_cli, argc, argv, context, v, &p->run, err, errlen) ||
+        check_applies(v, &p->run, variant, err, errlen) || topology_options(p, v, err, errlen) ||
         parse_sizes(p, v[OPT_SIZES].set ? v[OPT_SIZES].s : "16,64,256,1K,4K,16K,64K,256K,1M",
                     err, errlen) ||
         (v[OPT_DISTANCE].set && parse_distances(p, v[OPT_DISTANCE].s, err, errlen)))
         return -1;
-    p->repeat = v[OPT_REPEAT].set ? (int)v[OPT_REPEAT].i : 5;
-    p->warmup = v[OPT_WARMUP].set ? (int)v[OPT_WARMUP].i : 1;
     p->messages = v[OPT_MESSAGES].set ? (int)v[OPT_MESSAGES].i : 50;
     const char *pairs = v[OPT_PAIRS].set ? v[OPT_PAIRS].s : "rnd";
     p->pairing = !strcmp(pairs, "nn") ? CONT_PAIRS_NN
                  : !strcmp(pairs, "nn-torus") ? CONT_PAIRS_NN_TORUS : CONT_PAIRS_RND;
-    p->seed = v[OPT_SEED].set ? (uint64_t)v[OPT_SEED].i : 1;
     p->axis = v[OPT_AXIS].set ? (int)v[OPT_AXIS].i : -1;
     p->max_pairs = v[OPT_MAX_PAIRS].set ? (int)v[OPT_MAX_PAIRS].i : 0;
     p->distance_text = v[OPT_DISTANCE].set ? v[OPT_DISTANCE].s : NULL;
-    p->verify = !v[OPT_NO_VERIFY].set;
-    p->quiet = v[OPT_QUIET].set;
-    p->out = v[OPT_OUT].set ? v[OPT_OUT].s : NULL;
     const char *bad = NULL;
-    if (v[OPT_SEED].set && p->pairing != CONT_PAIRS_RND)
+    if ((p->run.given & HPCP_TAKES(HPCP_COMMON_SEED)) && p->pairing != CONT_PAIRS_RND)
         bad = "--seed applies to --pairs rnd only (the random matching)";
     else if (v[OPT_AXIS].set && !strcmp(variant, "wicon") && p->pairing != CONT_PAIRS_NN_TORUS)
         bad = "--axis applies to wicon with --pairs nn-torus only";
@@ -194,7 +191,7 @@ int cont_params_prepare(struct cont_params *p, struct cont_topo *t, const char *
     memset(t, 0, sizeof *t);
     int bad = parse(p, variant, argc, argv, err, sizeof err) ||
               (strcmp(variant, "show") && check_memory(p, si, err, sizeof err)) ||
-              hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err) ||
+              hpcp_check_writable(MPI_COMM_WORLD, p->run.out, "--out", err, sizeof err) ||
               cont_topo_resolve(t, &p->topo, si, err, sizeof err);
     if (bad)
         hpcp_error(MPI_COMM_WORLD, "%s", err);

@@ -36,13 +36,13 @@ void cont_print(const struct hpcp_kernel *k, const struct cont_state *s,
     printf("contention %s: %d pair(s), %d node(s) of up to %d rank(s), topology %s%s%s (%s); "
            "%d repetition(s) of %d message(s)\n", k->variant, s->plan.npairs, s->topo.nodes,
            s->topo.ranks_per_node, cont_topo_kind_name(&s->topo), dims[0] ? " " : "", dims,
-           s->topo.coord_source, s->p.repeat, s->p.messages);
+           s->topo.coord_source, s->p.run.repeat, s->p.messages);
     if (s->plan.nidle)
         printf("%d rank(s) in no pair, idle (the first: rank %d)\n", s->plan.nidle,
                s->plan.idle[0]);
     for (int g = 0; g < R->G; g++)
         print_phase(s, R, g, k->variant);
-    if (s->p.verify)
+    if (s->p.run.verify)
         printf("contention %s: validation %s (%lld wrong message(s))\n", k->variant,
                R->wrong ? "FAILED" : "passed", R->wrong);
     fflush(stdout);

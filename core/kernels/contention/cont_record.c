@@ -48,13 +48,13 @@ static void add_parameters(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_param_int(r, "max_message_bytes", (long long)p->sizes[p->nsizes - 1]);
     hpcp_record_param_int(r, "message_sizes", p->nsizes);
     hpcp_record_param_int(r, "messages_per_burst", p->messages);
-    hpcp_record_param_int(r, "repeat", p->repeat);
-    hpcp_record_param_int(r, "warmup", p->warmup);
-    hpcp_record_param_bool(r, "verify", p->verify);
+    hpcp_record_param_int(r, "repeat", p->run.repeat);
+    hpcp_record_param_int(r, "warmup", p->run.warmup);
+    hpcp_record_param_bool(r, "verify", p->run.verify);
     if (!strcmp(k->variant, "wicon")) {
         hpcp_record_param_string(r, "pairs", pairing_names[p->pairing]);
         if (p->pairing == CONT_PAIRS_RND)
-            hpcp_record_param_int(r, "seed", (long long)p->seed);
+            hpcp_record_param_int(r, "seed", (long long)p->run.seed);
     }
     if (s->plan.axis >= 0 && (strcmp(k->variant, "wicon") || p->pairing == CONT_PAIRS_NN_TORUS))
         hpcp_record_param_int(r, "axis", s->plan.axis);
@@ -280,7 +280,7 @@ static void build(struct hpcp_record *r, const struct hpcp_kernel *k, const stru
     else
         add_wocon_wicon(r, s, R, !strcmp(k->variant, "wocon"));
     double wrong = (double)R->wrong;
-    if (s->p.verify)
+    if (s->p.run.verify)
         hpcp_record_validation(r, "every message's stamp (sender, repetition, number) and the "
                                "whole payload of the last message of each burst, checked by "
                                "its receiver; error = wrong messages", "1", &wrong, 1, 0);
@@ -294,15 +294,12 @@ int cont_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
                       const struct cont_results *R)
 {
     const struct cont_state *s = b->state;
-    int rc = 0;
+    struct hpcp_record r;
+    memset(&r, 0, sizeof r);
     if (b->rank == 0) {
-        struct hpcp_record r;
         build(&r, k, b, R);
-        rc = hpcp_record_commit(&r, b->si, s->p.out);
-        if (!s->p.quiet)
+        if (!s->p.run.quiet)
             cont_print(k, s, R);
-        hpcp_record_free(&r);
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
-    return rc;
+    return hpcp_harness_commit(b->comm, &r, b->si, s->p.run.out);
 }

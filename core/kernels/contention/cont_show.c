@@ -96,5 +96,5 @@ int cont_show_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 const struct hpcp_kernel hpcp_topology_show = {
     "topology", "show", "resolve",
     "where each rank sits: nodes, coordinates, the topology (no measurement)",
-    cont_show_driver, NULL, NULL, NULL, NULL,
+    cont_show_driver, NULL, NULL, NULL, NULL, NULL,
 };

@@ -23,12 +23,12 @@ static long long ping(struct cont_state *s, int dest, size_t bytes, double *seco
         MPI_Send(s->send, (int)bytes, MPI_BYTE, dest, TAG_PING, MPI_COMM_WORLD);
         MPI_Recv(s->recv, (int)bytes, MPI_BYTE, dest, TAG_PING, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
-        wrong += s->p.verify && !cont_message_ok(s->recv, bytes, dest, s->rep, j, 0);
+        wrong += s->p.run.verify && !cont_message_ok(s->recv, bytes, dest, s->rep, j, 0);
     }
     *seconds = (MPI_Wtime() - t0) / (2.0 * M);
     if (s->corrupt_now)
         cont_fill_payload(s->send, bytes, 0);
-    if (s->p.verify && cont_message_ok(s->recv, bytes, dest, s->rep, last, 0) &&
+    if (s->p.run.verify && cont_message_ok(s->recv, bytes, dest, s->rep, last, 0) &&
         !cont_message_ok(s->recv, bytes, dest, s->rep, last, 1))
         wrong++;
     return wrong;
@@ -44,11 +44,11 @@ static long long pong(struct cont_state *s, int me, size_t bytes)
     MPI_Send(&token, 0, MPI_BYTE, 0, TAG_READY, MPI_COMM_WORLD);
     for (int j = 0; j < M; j++) {
         MPI_Recv(s->recv, (int)bytes, MPI_BYTE, 0, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        wrong += s->p.verify && !cont_message_ok(s->recv, bytes, 0, s->rep, j, 0);
+        wrong += s->p.run.verify && !cont_message_ok(s->recv, bytes, 0, s->rep, j, 0);
         cont_stamp(s->send, bytes, me, s->rep, j);
         MPI_Send(s->send, (int)bytes, MPI_BYTE, 0, TAG_PING, MPI_COMM_WORLD);
     }
-    if (s->p.verify && cont_message_ok(s->recv, bytes, 0, s->rep, last, 0) &&
+    if (s->p.run.verify && cont_message_ok(s->recv, bytes, 0, s->rep, last, 0) &&
         !cont_message_ok(s->recv, bytes, 0, s->rep, last, 1))
         wrong++;
     return wrong;
@@ -81,5 +81,5 @@ static int wocon_setup(struct hpcp_bench *b)
 const struct hpcp_kernel hpcp_contention_wocon = {
     "contention", "wocon", "pingpong",
     "paper 004 WOCON: rank 0 to every other node in turn, latency against hops",
-    cont_driver, wocon_setup, wocon_run, cont_verify, cont_teardown,
+    cont_driver, wocon_setup, wocon_run, cont_verify, cont_teardown, NULL,
 };

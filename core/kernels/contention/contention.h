@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cont_topo.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 
 #define CONT_MAX_SIZES 24
@@ -19,17 +20,15 @@ enum cont_pairing { CONT_PAIRS_NN, CONT_PAIRS_NN_TORUS, CONT_PAIRS_RND };
 struct cont_params {
     uint64_t sizes[CONT_MAX_SIZES];
     int nsizes;
-    int repeat, warmup, messages;
+    int messages;
     enum cont_pairing pairing;
-    uint64_t seed;
     int axis;                          /* -1: the longest dimension */
     int max_pairs;                     /* stress-link: 0 = all */
     int distances[CONT_MAX_GROUPS];    /* equidistant */
     int ndistances;
     const char *distance_text;
     struct cont_topo_request topo;
-    int verify, quiet;
-    const char *out;
+    struct hpcp_common run; /* --repeat, --warmup, --seed (wicon rnd), --no-verify, --out... */
 };
 
 /* Parse and check the options of `variant`, then the topology; prints the

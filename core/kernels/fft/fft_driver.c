@@ -7,6 +7,7 @@
 
 #include "../linalg/dense.h"
 #include "fft.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 #ifdef HPCP_HAVE_FFTW
 #include <fftw3.h>
@@ -14,14 +15,24 @@
 
 #define FFT_THRESHOLD 16.0
 
+/* The transform of one direction: FFTW's own 1-D plan (single, star), or the six-step. */
+struct fft_exec {
+    struct fft_sixstep six;
+    void *plan;
+    int use_six;
+};
+
 struct fft_run {
     struct dense_params p;
-    int active, mpi;
+    int active, mpi, star;
     uint64_t m, n1, n2, first, count; /* count: my points; first: global index of the first */
     uint64_t out_count;               /* my points of the transform */
     double complex *x, *y;
     double *seconds;
     double phases[5];
+    struct fft_exec fwd;              /* the timed forward transform */
+    int planned;                      /* fwd is set up (until the last repetition) */
+    double best_rate, error;          /* rank 0, for the summary line */
 };
 
 static double complex *vec(uint64_t n)
@@ -32,16 +43,9 @@ static double complex *vec(uint64_t n)
 static void generate(struct fft_run *f, double complex *x)
 {
     for (uint64_t i = 0; i < f->count; i++)
-        x[i] = dense_element(f->p.seed, f->first + i, 0) +
-               I * dense_element(f->p.seed, f->first + i, 1);
+        x[i] = dense_element(f->p.run.seed, f->first + i, 0) +
+               I * dense_element(f->p.run.seed, f->first + i, 1);
 }
-
-/* The transform of one direction: FFTW's own 1-D plan (single, star), or the six-step. */
-struct fft_exec {
-    struct fft_sixstep six;
-    void *plan;
-    int use_six;
-};
 
 static int exec_init(struct fft_exec *e, struct fft_run *f, int sign, int flags_measure)
 {
@@ -105,8 +109,8 @@ static double check(struct fft_run *f, struct fft_exec *inverse)
     exec_run(inverse, f->y, f->x);
     double worst = 0;
     for (uint64_t i = 0; i < f->count; i++) {
-        double complex want = dense_element(f->p.seed, f->first + i, 0) +
-                              I * dense_element(f->p.seed, f->first + i, 1);
+        double complex want = dense_element(f->p.run.seed, f->first + i, 0) +
+                              I * dense_element(f->p.run.seed, f->first + i, 1);
         double e = cabs(f->x[i] / (double)f->m - want);
         worst = isnan(e) ? INFINITY : fmax(worst, e);
     }
@@ -127,42 +131,52 @@ static void sizes(struct fft_run *f, int rank, int ranks)
     }
 }
 
-static int measure(struct fft_run *f, const struct hpcp_sysinfo *si, double *error)
+/* The kernel's phases: the vectors and the forward plan, one timed forward
+ * transform, HPCC's check by the inverse. */
+static int fft_setup(struct hpcp_bench *b)
 {
-    struct fft_exec fwd, inv;
+    struct fft_run *f = b->state;
     int bad = 0;
     if (f->active) {
         f->x = vec(f->count);
         f->y = vec(f->out_count);
-        bad = !f->x || !f->y || exec_init(&fwd, f, -1, 1);
+        bad = !f->x || !f->y || exec_init(&f->fwd, f, -1, 1);
+        f->planned = !bad;
         if (!bad) /* the output's pages exist before the timed transform writes it */
             memset(f->y, 0, f->out_count * sizeof *f->y);
     }
-    if (hpcp_any(MPI_COMM_WORLD, bad))
-        return -1;
-    hpcp_fault_point(si->rank);
-    int star = !strcmp(f->p.variant, "star");
-    for (int r = 0; f->active && r < f->p.repeat; r++) {
-        if (star)
-            MPI_Barrier(MPI_COMM_WORLD);
-        f->seconds[r] = timed_forward(f, &fwd);
-    }
-    if (f->active && f->mpi)
-        memcpy(f->phases, fwd.six.phase_seconds, sizeof f->phases);
-    if (f->active)
-        exec_free(&fwd);
-    if (f->active && si->rank == 0 && hpcp_fault_corrupt_words())
-        f->y[f->count / 3] += 1e-6; /* test hook: one wrong point */
-    if (f->active && si->rank == 0 && hpcp_fault_nan_words())
-        f->y[f->count / 3] = NAN; /* test hook: a NaN point */
-    *error = 0;
-    if (f->active && f->p.verify) {
-        bad = exec_init(&inv, f, +1, 0);
-        *error = bad ? INFINITY : check(f, &inv);
-        if (!bad)
-            exec_free(&inv);
-    }
+    return hpcp_any(MPI_COMM_WORLD, bad) ? HPCP_EXIT_RUNTIME : 0;
+}
+
+static int fft_run_once(struct hpcp_bench *b, double *seconds)
+{
+    struct fft_run *f = b->state;
+    *seconds = f->active ? timed_forward(f, &f->fwd) : 0;
     return 0;
+}
+
+static int fft_verify(struct hpcp_bench *b, double *error)
+{
+    struct fft_run *f = b->state;
+    struct fft_exec inv;
+    *error = 0;
+    if (!f->active)
+        return 0;
+    int bad = exec_init(&inv, f, +1, 0);
+    *error = bad ? INFINITY : check(f, &inv);
+    if (!bad)
+        exec_free(&inv);
+    return 0;
+}
+
+static void fft_teardown(struct hpcp_bench *b)
+{
+    struct fft_run *f = b->state;
+    if (f->planned)
+        exec_free(&f->fwd);
+    f->planned = 0;
+    free(f->x), free(f->y);
+    f->x = f->y = NULL;
 }
 
 static const char *engine(const struct fft_run *f)
@@ -195,16 +209,16 @@ static void add_phases(struct hpcp_record *r, const struct fft_run *f)
     static const char *names[5] = {"transpose1_time", "fft1_twiddle_time", "transpose2_time",
                                    "fft2_time", "transpose3_time"};
     for (int i = 0; i < 5; i++) {
-        double per = f->phases[i] / f->p.repeat;
+        double per = f->phases[i] / f->p.run.repeat;
         hpcp_record_metric(r, names[i], "s", &per, 1, 0);
     }
 }
 
 static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
-                         const struct hpcp_sysinfo *si, const struct fft_run *f,
+                         const struct hpcp_sysinfo *si, struct fft_run *f,
                          const double *all, int copies, double error)
 {
-    int reps = f->p.repeat;
+    int reps = f->p.run.repeat;
     double flops = 5.0 * (double)f->m * f->p.log2;
     double *mean = calloc((size_t)reps, sizeof *mean);
     for (int c = 0; mean && c < copies; c++)
@@ -217,38 +231,102 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     r->headline_metric = "flop_rate";
     if (f->mpi)
         add_phases(r, f);
-    if (f->p.verify)
+    if (f->p.run.verify)
         hpcp_record_validation(r, "HPCC's check: the inverse transform of the result against "
                                "the input, max |x - ifft(fft(x))/m| / (eps ln m), worst rank",
                                "1", &error, 1, FFT_THRESHOLD);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
-    if (!f->p.quiet) {
-        double best = 0;
-        for (int i = 0; mean && i < reps; i++)
-            best = fmax(best, mean[i]);
-        printf("fft %s: m = 2^%d, %s: %.3f Gflop/s (best of %d), validation %s (%.3g)\n",
-               k->variant, f->p.log2, engine(f), best * 1e-9, reps,
-               hpcp_verdict_word(r->validation.verdict), error);
-        fflush(stdout);
-    }
+    f->best_rate = 0, f->error = error;
+    for (int i = 0; mean && i < reps; i++)
+        f->best_rate = fmax(f->best_rate, mean[i]);
     free(mean);
 }
 
-static int finish(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, struct fft_run *f,
-                  double error)
+static void print_summary(const struct hpcp_record *r, struct hpcp_bench *b)
 {
-    int copies = !strcmp(k->variant, "star") ? si->ranks : 1, reps = f->p.repeat;
-    double *all = si->rank == 0 ? malloc((size_t)si->ranks * reps * sizeof *all) : NULL;
-    MPI_Gather(f->seconds, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (si->rank == 0)
-        build_record(&r, k, si, f, all, copies, error);
-    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, f->p.out);
-    free(all);
-    return rc;
+    const struct fft_run *f = b->state;
+    printf("fft %s: m = 2^%d, %s: %.3f Gflop/s (best of %d), validation %s (%.3g)\n",
+           b->kernel->variant, f->p.log2, engine(f), f->best_rate * 1e-9, f->p.run.repeat,
+           hpcp_verdict_word(r->validation.verdict), f->error);
+    fflush(stdout);
 }
+
+/* Collective: every rank's times to rank 0, which builds the record. */
+static void record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct fft_run *f = b->state;
+    int copies = f->star ? b->ranks : 1, reps = f->p.run.repeat;
+    double *all = b->rank == 0 ? malloc((size_t)b->ranks * reps * sizeof *all) : NULL;
+    MPI_Gather(f->seconds, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (b->rank == 0)
+        build_record(r, b->kernel, b->si, f, all, copies, v->n ? v->error[0] : 0);
+    free(all);
+}
+
+static void start_together(struct hpcp_bench *b)
+{
+    struct fft_run *f = b->state;
+    if (f->star)
+        MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void keep(struct hpcp_bench *b, int rep, int warm, double seconds)
+{
+    struct fft_run *f = b->state;
+    if (!warm)
+        f->seconds[rep] = seconds;
+}
+
+/* The six-step's phase times, then the forward plan goes before the
+ * inverse one is made; single's idle ranks wait without spinning. */
+static int after_last(struct hpcp_bench *b)
+{
+    struct fft_run *f = b->state;
+    if (f->active && f->mpi)
+        memcpy(f->phases, f->fwd.six.phase_seconds, sizeof f->phases);
+    if (f->planned)
+        exec_free(&f->fwd);
+    f->planned = 0;
+    if (!f->mpi && !f->star)
+        hpcp_idle_barrier(MPI_COMM_WORLD);
+    return 0;
+}
+
+/* Test hook: one wrong point of rank 0's transform. */
+static void corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    struct fft_run *f = b->state;
+    (void)words;
+    if (b->rank == 0 && f->active)
+        f->y[f->count / 3] += 1e-6;
+}
+
+/* Test hook: a NaN point in rank 0's transform. */
+static void poison(struct hpcp_bench *b)
+{
+    struct fft_run *f = b->state;
+    if (b->rank == 0 && f->active)
+        f->y[f->count / 3] = NAN;
+}
+
+static void setup_failed(struct hpcp_bench *b)
+{
+    const struct fft_run *f = b->state;
+    hpcp_error(MPI_COMM_WORLD, "cannot allocate or plan the transform of 2^%d points",
+               f->p.log2);
+}
+
+static const struct hpcp_family_hooks fft_hooks = {
+    .setup_failed = setup_failed,
+    .before_run = start_together,
+    .keep = keep,
+    .after_last = after_last,
+    .corrupt = corrupt,
+    .poison = poison,
+    .record = record,
+    .print = print_summary,
+};
 
 /* HPCP_FFT_ISA (avx512, avx2, portable) forces the internal FFT's instruction set, to
  * compare them; unset, the fastest this CPU runs. */
@@ -278,35 +356,32 @@ int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     if (rc)
         return rc;
     f.mpi = !strcmp(k->variant, "mpi");
-    f.active = f.mpi || !strcmp(k->variant, "star") || si->rank == 0;
+    f.star = !strcmp(k->variant, "star");
+    f.active = f.mpi || f.star || si->rank == 0;
     sizes(&f, si->rank, si->ranks);
-    f.seconds = calloc((size_t)f.p.repeat, sizeof *f.seconds);
-    double error = 0, worst = 0;
-    if (hpcp_any(MPI_COMM_WORLD, !f.seconds) || measure(&f, si, &error)) {
-        hpcp_error(MPI_COMM_WORLD, "cannot allocate or plan the transform of 2^%d points",
-                   f.p.log2);
+    f.seconds = calloc((size_t)f.p.run.repeat, sizeof *f.seconds);
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &f, k};
+    if (hpcp_any(MPI_COMM_WORLD, !f.seconds)) {
+        setup_failed(&b);
         rc = HPCP_EXIT_RUNTIME;
     } else {
-        if (!strcmp(k->variant, "single"))
-            hpcp_idle_barrier(MPI_COMM_WORLD); /* the others wait without spinning */
-        MPI_Reduce(&error, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        rc = finish(k, si, &f, worst);
+        rc = hpcp_harness_run(k, &b, &f.p.run, &fft_hooks);
     }
-    free(f.x), free(f.y), free(f.seconds);
+    free(f.seconds);
     return rc;
 }
 
 const struct hpcp_kernel hpcp_fft_single = {
     "fft", "single", "local",
     "HPCC SingleFFT: 1-D complex FFT of 2^k points on one rank (FFTW3 or internal Stockham)",
-    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+    hpcp_fft_driver, fft_setup, fft_run_once, fft_verify, fft_teardown, NULL};
 
 const struct hpcp_kernel hpcp_fft_star = {
     "fft", "star", "local",
     "HPCC StarFFT: every rank transforms its own vector at once; mean rate over ranks",
-    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+    hpcp_fft_driver, fft_setup, fft_run_once, fft_verify, fft_teardown, NULL};
 
 const struct hpcp_kernel hpcp_fft_mpi = {
     "fft", "mpi", "sixstep",
     "HPCC MPIFFT: one distributed 1-D FFT, six-step with three MPI_Alltoallv transposes",
-    hpcp_fft_driver, NULL, NULL, NULL, NULL};
+    hpcp_fft_driver, fft_setup, fft_run_once, fft_verify, fft_teardown, NULL};

@@ -7,14 +7,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/options.h"
 #include "hpcprobe/record.h"
+#include "hpcprobe/rng.h"
 
+/* The dense families' own options; --repeat, --seed, --no-verify, --out and
+ * --quiet are the harness's common ones. */
 enum {
     DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, DENSE_OPT_LOOKAHEAD, DENSE_OPT_LOG2,
-    DENSE_OPT_FFT, DENSE_OPT_MEMORY_FRACTION, DENSE_OPT_REPEAT, DENSE_OPT_THREADS,
-    DENSE_OPT_SEED, DENSE_OPT_NO_VERIFY, DENSE_OPT_OUT, DENSE_OPT_QUIET, DENSE_OPT_COUNT
+    DENSE_OPT_FFT, DENSE_OPT_MEMORY_FRACTION, DENSE_OPT_THREADS, DENSE_OPT_COUNT
 };
 
 #define DENSE_DEFAULT_FRACTION 0.25
@@ -30,9 +33,8 @@ struct dense_params {
     int use_fftw;          /* fft: 1 FFTW, 0 the internal Stockham FFT */
     int size_from_option;  /* --n or --log2 given (else sized from memory) */
     double fraction;       /* --memory-fraction */
-    int repeat, threads, verify, quiet;
-    uint64_t seed;
-    const char *out;
+    int threads;
+    struct hpcp_common run; /* --repeat, --seed, --no-verify, --out, --quiet */
     double proc_bytes;     /* what one rank may use: HPCC's HPLMaxProcMem */
 };
 
@@ -56,17 +58,10 @@ long long grid_global(long long l, int nb, int me, int np);
  * rank count generates the same matrix and a verifier can regenerate any element. */
 static inline double dense_element(uint64_t seed, uint64_t i, uint64_t j)
 {
-    uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (i * 0x100000001b3ULL + j + 1);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    uint64_t z = hpcp_mix64(seed + HPCP_GOLDEN_GAMMA * (i * 0x100000001b3ULL + j + 1));
     return (double)(z >> 11) * 0x1.0p-53 - 0.5;
 }
 
-/* Rank 0 appends the record it built (NULL out: nowhere) and frees it; the exit status:
- * write failure, failed validation, or 0, broadcast to every rank. */
-int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
-                        const char *out);
 /* The parameters every dense record carries: repeat, threads, seed, memory sizing. */
 void dense_record_common(struct hpcp_record *r, const struct dense_params *p);
 

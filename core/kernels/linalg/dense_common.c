@@ -1,5 +1,4 @@
 /* The block-cyclic grid arithmetic and the record parts the dense families share. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,29 +45,10 @@ void *dense_alloc(size_t bytes)
     return p;
 }
 
-int dense_finish_record(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
-                        const char *out)
-{
-    int rank, rc = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        if (out && hpcp_record_append(r, si, out) != 0) {
-            hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out,
-                       strerror(errno));
-            rc = HPCP_EXIT_RUNTIME;
-        } else if (hpcp_verdict_fails(r->validation.verdict)) {
-            rc = HPCP_EXIT_VALIDATION;
-        }
-        hpcp_record_free(r);
-    }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
-    return rc;
-}
-
 void dense_record_common(struct hpcp_record *r, const struct dense_params *p)
 {
-    hpcp_record_param_int(r, "repeat", p->repeat);
-    hpcp_record_param_int(r, "seed", (long long)p->seed);
+    hpcp_record_param_int(r, "repeat", p->run.repeat);
+    hpcp_record_param_int(r, "seed", (long long)p->run.seed);
     hpcp_record_param_string(r, "size_rule", p->size_from_option ? "option" : "memory_fraction");
     hpcp_record_param_double(r, "memory_fraction", p->fraction);
 }

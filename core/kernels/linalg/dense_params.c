@@ -18,17 +18,19 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
     [DENSE_OPT_LOG2] = OPT("--log2", HPCP_OPT_INT, 1, 40, NULL),
     [DENSE_OPT_FFT] = OPT("--fft", HPCP_OPT_CHOICE, 0, 0, "fftw|internal"),
     [DENSE_OPT_MEMORY_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
-    [DENSE_OPT_REPEAT] = OPT("--repeat", HPCP_OPT_INT, 1, 1000, NULL),
     [DENSE_OPT_THREADS] = OPT("--threads", HPCP_OPT_INT, 1, 1024, NULL),
-    [DENSE_OPT_SEED] = OPT("--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, NULL),
-    [DENSE_OPT_NO_VERIFY] = OPT("--no-verify", HPCP_OPT_FLAG, 0, 0, NULL),
-    [DENSE_OPT_OUT] = OPT("--out", HPCP_OPT_STRING, 0, 0, NULL),
-    [DENSE_OPT_QUIET] = OPT("--quiet", HPCP_OPT_FLAG, 0, 0, NULL),
     /* --m: fft points, a power of two (an alternative to --log2) */
     [DENSE_OPT_COUNT] = OPT("--m", HPCP_OPT_STRING, 0, 0, NULL),
 };
 #define DENSE_OPT_M DENSE_OPT_COUNT
 #define NSPEC (DENSE_OPT_COUNT + 1)
+
+static const struct hpcp_cli dense_cli = {
+    dense_spec, NSPEC,
+    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
+        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
+        HPCP_TAKES(HPCP_COMMON_QUIET),
+    0, 1, 0, 42};
 
 /* Which options each family reads beyond the common ones; the rest are refused by name. */
 static const int dgemm_opts[] = {DENSE_OPT_N, DENSE_OPT_THREADS, -1};
@@ -36,8 +38,7 @@ static const int hpl_opts[] = {DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, DENSE_
                                DENSE_OPT_THREADS, -1};
 static const int ptrans_opts[] = {DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, -1};
 static const int fft_opts[] = {DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, -1};
-static const int common_opts[] = {DENSE_OPT_MEMORY_FRACTION, DENSE_OPT_REPEAT, DENSE_OPT_SEED,
-                                  DENSE_OPT_NO_VERIFY, DENSE_OPT_OUT, DENSE_OPT_QUIET, -1};
+static const int common_opts[] = {DENSE_OPT_MEMORY_FRACTION, -1};
 
 int dense_have_fftw(void)
 {
@@ -253,18 +254,13 @@ static int parse_all(struct dense_params *p, int argc, char **argv,
     struct hpcp_optval v[NSPEC];
     char context[32];
     snprintf(context, sizeof context, "%s %s", p->family, p->variant);
-    if (hpcp_parse_options(argc, argv, dense_spec, NSPEC, v, context, err, errlen) ||
+    if (hpcp_cli_parse(&dense_cli, argc, argv, context, v, &p->run, err, errlen) ||
         check_applies(v, p->family, err, errlen))
         return -1;
     p->fraction = v[DENSE_OPT_MEMORY_FRACTION].set ? v[DENSE_OPT_MEMORY_FRACTION].d
                                                    : DENSE_DEFAULT_FRACTION;
-    p->repeat = v[DENSE_OPT_REPEAT].set ? (int)v[DENSE_OPT_REPEAT].i : 1;
     p->threads = v[DENSE_OPT_THREADS].set ? (int)v[DENSE_OPT_THREADS].i : 1;
     p->lookahead = v[DENSE_OPT_LOOKAHEAD].set ? (int)v[DENSE_OPT_LOOKAHEAD].i : 1;
-    p->seed = v[DENSE_OPT_SEED].set ? (uint64_t)v[DENSE_OPT_SEED].i : 42;
-    p->verify = !v[DENSE_OPT_NO_VERIFY].set;
-    p->quiet = v[DENSE_OPT_QUIET].set;
-    p->out = v[DENSE_OPT_OUT].set ? v[DENSE_OPT_OUT].s : NULL;
     p->proc_bytes = p->fraction * (double)si->memory_available_min_node /
                     (si->ranks_per_node_max > 0 ? si->ranks_per_node_max : 1);
     int bad = !strcmp(p->family, "fft") ? parse_fft_size(p, v, si->ranks, err, errlen)
@@ -286,7 +282,7 @@ int dense_params_prepare(struct dense_params *p, const char *family, const char 
     memset(p, 0, sizeof *p);
     p->family = family, p->variant = variant;
     int bad = parse_all(p, argc, argv, si, err, sizeof err) ||
-              hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
+              hpcp_check_writable(MPI_COMM_WORLD, p->run.out, "--out", err, sizeof err);
     if (bad)
         hpcp_error(MPI_COMM_WORLD, "%s", err);
     return bad ? HPCP_EXIT_USAGE : 0;

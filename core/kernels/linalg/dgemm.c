@@ -8,13 +8,14 @@
 
 #include "blas.h"
 #include "dense.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 #define DGEMM_TOLERANCE 16.0
 
 struct dgemm_state {
     struct dense_params p;
-    int active;
+    int star, active;             /* star: every rank multiplies; else rank 0 alone */
     int n;
     double *a, *b, *c, *c_before; /* c_before: C as the last product found it */
     double alpha, beta;
@@ -42,7 +43,7 @@ static int dgemm_setup(struct hpcp_bench *bench)
         s->a = alloc_matrix(n), s->b = alloc_matrix(n), s->c = alloc_matrix(n);
         s->c_before = alloc_matrix(n);
         failed = !s->a || !s->b || !s->c || !s->c_before;
-        uint64_t seed = s->p.seed + 3 * (uint64_t)bench->rank;
+        uint64_t seed = s->p.run.seed + 3 * (uint64_t)bench->rank;
         if (!failed) {
             generate(s->a, s->n, seed);
             generate(s->b, s->n, seed + 1);
@@ -106,7 +107,7 @@ static int dgemm_verify(struct hpcp_bench *bench, double *error)
     }
     double *y = x + n, *z = y + n, *w = z + n, xmax = 0;
     for (int i = 0; i < n; i++) {
-        x[i] = dense_element(s->p.seed + 99, (uint64_t)i, 0);
+        x[i] = dense_element(s->p.run.seed + 99, (uint64_t)i, 0);
         xmax = worst_of(xmax, fabs(x[i]));
     }
     blas_dgemv(n, n, 1.0, s->c, n, x, 0.0, y);        /* y = C x */
@@ -135,7 +136,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                          struct hpcp_bench *bench, const double *all, int copies, double error)
 {
     struct dgemm_state *s = bench->state;
-    int reps = s->p.repeat;
+    int reps = s->p.run.repeat;
     double flops = 2.0 * (double)s->n * s->n * s->n;
     double *mean = calloc((size_t)reps, sizeof *mean), *best = calloc((size_t)copies, 8);
     double *x = calloc((size_t)copies, sizeof *x);
@@ -161,7 +162,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     if (best && x)
         hpcp_record_series(r, "best_flop_rate", "rank", "1", "flop/s", "max", x, best, copies);
     r->headline_metric = "flop_rate";
-    if (s->p.verify)
+    if (s->p.run.verify)
         hpcp_record_validation(r, "HPCC's residual of C x against beta C0 x + alpha A (B x), "
                                "random x: ||.||_inf / (||C||_inf ||x||_inf n eps), worst rank",
                                "1", &error, 1, DGEMM_TOLERANCE);
@@ -170,35 +171,88 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     free(mean), free(best), free(x);
 }
 
-static void print_summary(const struct hpcp_kernel *k, const struct hpcp_record *r, int n)
+static void print_summary(const struct hpcp_record *r, struct hpcp_bench *bench)
 {
+    const struct dgemm_state *s = bench->state;
     const struct hpcp_metric *m = &r->metrics[0];
     double best = 0;
     for (int i = 0; r->nmetrics && i < m->nsamples; i++)
         best = fmax(best, m->samples[i]);
     printf("dgemm %s: n = %d, %s: %.2f Gflop/s per rank (best of %d), validation %s\n",
-           k->variant, n, blas_build_name(), best * 1e-9, r->nmetrics ? m->nsamples : 0,
+           bench->kernel->variant, s->n, blas_build_name(), best * 1e-9,
+           r->nmetrics ? m->nsamples : 0,
            hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
 }
 
-static int finish(const struct hpcp_kernel *k, struct hpcp_bench *bench, double error)
+/* Collective: every rank's times to rank 0, which builds the record. */
+static void record(struct hpcp_record *r, struct hpcp_bench *bench, const struct hpcp_checks *v)
 {
     struct dgemm_state *s = bench->state;
-    int copies = strcmp(k->variant, "star") == 0 ? bench->ranks : 1, reps = s->p.repeat;
+    int copies = s->star ? bench->ranks : 1, reps = s->p.run.repeat;
     double *all = bench->rank == 0 ? malloc((size_t)bench->ranks * reps * sizeof *all) : NULL;
     MPI_Gather(s->seconds, reps, MPI_DOUBLE, all, reps, MPI_DOUBLE, 0, bench->comm);
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (bench->rank == 0) {
-        build_record(&r, k, bench, all, copies, error);
-        if (!s->p.quiet)
-            print_summary(k, &r, s->n);
-    }
-    int rc = dense_finish_record(bench->comm, &r, bench->si, s->p.out);
+    if (bench->rank == 0)
+        build_record(r, bench->kernel, bench, all, copies, v->n ? v->error[0] : 0);
     free(all);
-    return rc;
 }
+
+static void start_together(struct hpcp_bench *bench)
+{
+    struct dgemm_state *s = bench->state;
+    if (s->star)
+        MPI_Barrier(bench->comm); /* every rank's product starts together */
+}
+
+static void keep(struct hpcp_bench *bench, int rep, int warm, double seconds)
+{
+    struct dgemm_state *s = bench->state;
+    if (!warm)
+        s->seconds[rep] = seconds;
+}
+
+static int after_last(struct hpcp_bench *bench)
+{
+    struct dgemm_state *s = bench->state;
+    if (!s->star)
+        hpcp_idle_barrier(bench->comm); /* single: the others wait without spinning */
+    return 0;
+}
+
+/* Test hook: one wrong element of rank 0's product. */
+static void corrupt(struct hpcp_bench *bench, uint64_t words)
+{
+    struct dgemm_state *s = bench->state;
+    (void)words;
+    if (bench->rank != 0)
+        return;
+    s->c[(size_t)s->n * (s->n / 2) + s->n / 3] += 1.0;
+}
+
+/* Test hook: a NaN in rank 0's product (fmax-style checks would drop it). */
+static void poison(struct hpcp_bench *bench)
+{
+    struct dgemm_state *s = bench->state;
+    if (bench->rank == 0)
+        s->c[(size_t)s->n * (s->n / 2) + s->n / 3] = NAN;
+}
+
+static void setup_failed(struct hpcp_bench *bench)
+{
+    struct dgemm_state *s = bench->state;
+    hpcp_error(bench->comm, "cannot allocate four %d x %d matrices", s->n, s->n);
+}
+
+static const struct hpcp_family_hooks dgemm_hooks = {
+    .setup_failed = setup_failed,
+    .before_run = start_together,
+    .keep = keep,
+    .after_last = after_last,
+    .corrupt = corrupt,
+    .poison = poison,
+    .record = record,
+    .print = print_summary,
+};
 
 static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                         char **argv)
@@ -208,35 +262,18 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
     int rc = dense_params_prepare(&s.p, "dgemm", k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench bench = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench bench = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     blas_set_threads(s.p.threads);
     s.n = (int)s.p.n;
-    s.active = strcmp(k->variant, "star") == 0 || si->rank == 0;
-    s.seconds = calloc((size_t)s.p.repeat, sizeof *s.seconds);
-    if (hpcp_any(bench.comm, !s.seconds) || (rc = k->setup(&bench))) {
-        hpcp_error(bench.comm, "cannot allocate four %d x %d matrices", s.n, s.n);
+    s.star = strcmp(k->variant, "star") == 0;
+    s.active = s.star || si->rank == 0;
+    s.seconds = calloc((size_t)s.p.run.repeat, sizeof *s.seconds);
+    if (hpcp_any(bench.comm, !s.seconds)) {
+        setup_failed(&bench);
         rc = HPCP_EXIT_RUNTIME;
     } else {
-        hpcp_fault_point(bench.rank);
-        int star = strcmp(k->variant, "star") == 0;
-        for (int i = 0; i < s.p.repeat && s.active; i++) {
-            if (star)
-                MPI_Barrier(bench.comm); /* every rank's product starts together */
-            k->run(&bench, &s.seconds[i]);
-        }
-        if (!star)
-            hpcp_idle_barrier(bench.comm); /* single: the others wait without spinning */
-        if (bench.rank == 0 && hpcp_fault_corrupt_words())
-            s.c[(size_t)s.n * (s.n / 2) + s.n / 3] += 1.0; /* test hook: one wrong element */
-        if (bench.rank == 0 && hpcp_fault_nan_words())
-            s.c[(size_t)s.n * (s.n / 2) + s.n / 3] = NAN; /* test hook: a NaN row */
-        double error = 0, worst = 0;
-        if (s.p.verify)
-            k->verify(&bench, &error);
-        MPI_Reduce(&error, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, bench.comm);
-        rc = finish(k, &bench, worst);
+        rc = hpcp_harness_run(k, &bench, &s.p.run, &dgemm_hooks);
     }
-    k->teardown(&bench);
     free(s.seconds);
     return rc;
 }
@@ -244,9 +281,9 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
 const struct hpcp_kernel hpcp_dgemm_single = {
     "dgemm", "single", "blas",
     "HPCC SingleDGEMM: C <- beta C + alpha A B through the BLAS on one rank, the others idle",
-    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown};
+    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown, NULL};
 
 const struct hpcp_kernel hpcp_dgemm_star = {
     "dgemm", "star", "blas",
     "HPCC StarDGEMM: every rank multiplies its own matrices at once; mean rate over ranks",
-    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown};
+    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown, NULL};

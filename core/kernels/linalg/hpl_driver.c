@@ -7,6 +7,7 @@
 
 #include "blas.h"
 #include "hpl.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 #define HPL_THRESHOLD 16.0
@@ -54,20 +55,53 @@ struct hpl_run {
     int singular;
 };
 
-static void measure(struct hpl *h, const struct dense_params *p, struct hpl_run *run, double *x)
+/* One run of the family: the distributed matrix, the options, the times and
+ * the solution vector (every rank holds all of it). */
+struct hpl_state {
+    struct hpl h;
+    struct dense_params p;
+    struct hpl_run run;
+    double *x;
+};
+
+/* The kernel's phases: the run's vectors, one timed factorization and solve
+ * of a freshly generated system, HPL's residual. */
+static int hpl_setup(struct hpcp_bench *b)
 {
-    double n = (double)h->N, flops = 2.0 / 3.0 * n * n * n + 1.5 * n * n;
-    for (int rep = 0; rep < p->repeat; rep++) {
-        hpl_generate(h);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        run->singular |= hpl_factor(h) != 0;
-        hpl_solve(h, x);
-        double t = MPI_Wtime() - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        run->seconds[rep] = t;
-        run->rates[rep] = flops / t;
-    }
+    struct hpl_state *s = b->state;
+    s->run.seconds = calloc((size_t)s->p.run.repeat, sizeof(double));
+    s->run.rates = calloc((size_t)s->p.run.repeat, sizeof(double));
+    s->x = malloc((size_t)s->h.N * sizeof *s->x);
+    int bad = !s->run.seconds || !s->run.rates || !s->x;
+    return hpcp_any(MPI_COMM_WORLD, bad) ? HPCP_EXIT_RUNTIME : 0;
+}
+
+static int hpl_run_once(struct hpcp_bench *b, double *seconds)
+{
+    struct hpl_state *s = b->state;
+    hpl_generate(&s->h);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    s->run.singular |= hpl_factor(&s->h) != 0;
+    hpl_solve(&s->h, s->x);
+    double t = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *seconds = t;
+    return 0;
+}
+
+static int hpl_verify(struct hpcp_bench *b, double *error)
+{
+    struct hpl_state *s = b->state;
+    hpl_residual(&s->h, s->x, &s->run.check);
+    *error = s->run.check.scaled;
+    return 0;
+}
+
+static void hpl_teardown(struct hpcp_bench *b)
+{
+    struct hpl_state *s = b->state;
+    free(s->run.seconds), free(s->run.rates), free(s->x);
 }
 
 static void add_check(struct hpcp_record *r, const struct hpl_check *c, int verify)
@@ -103,8 +137,8 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                              1.5 * (double)h->N * h->N);
     dense_record_common(r, p);
     dense_blas_setup(r, p->threads, blas_set_threads(p->threads));
-    hpcp_record_metric(r, "flop_rate", "flop/s", run->rates, p->repeat, 1);
-    hpcp_record_metric(r, "time", "s", run->seconds, p->repeat, 0);
+    hpcp_record_metric(r, "flop_rate", "flop/s", run->rates, p->run.repeat, 1);
+    hpcp_record_metric(r, "time", "s", run->seconds, p->run.repeat, 0);
     /* Where rank 0's time went in the last factorization (the rest: the solve). */
     hpcp_record_metric(r, "panel_factorization_time_rank0", "s", &h->seconds_panel, 1, 0);
     hpcp_record_metric(r, "trailing_update_time_rank0", "s", &h->seconds_update, 1, 0);
@@ -114,15 +148,17 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     if (run->singular)
         hpcp_record_note(r, "a pivot was exactly zero: the matrix is singular to working "
                          "precision");
-    add_check(r, &run->check, p->verify);
+    add_check(r, &run->check, p->run.verify);
 }
 
-static void print_summary(const struct hpl *h, const struct hpcp_record *r, const double *rates,
-                          int reps)
+static void print_summary(const struct hpcp_record *r, struct hpcp_bench *b)
 {
+    const struct hpl_state *s = b->state;
+    const struct hpl *h = &s->h;
+    int reps = s->p.run.repeat;
     double best = 0;
     for (int i = 0; i < reps; i++)
-        best = fmax(best, rates[i]);
+        best = fmax(best, s->run.rates[i]);
     printf("hpl: N = %lld, NB = %d, grid %dx%d, look-ahead %d: %.2f Gflop/s (best of %d), "
            "rank 0: panels %.2f s, update %.2f s, waiting %.2f s; scaled residual %.3g, "
            "validation %s\n", h->N, h->nb, h->P, h->Q, h->lookahead, best * 1e-9, reps,
@@ -131,68 +167,86 @@ static void print_summary(const struct hpl *h, const struct hpcp_record *r, cons
     fflush(stdout);
 }
 
-static int run_hpl(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, struct hpl *h,
-                   const struct dense_params *p)
+static void keep(struct hpcp_bench *b, int rep, int warm, double seconds)
 {
-    struct hpl_run run;
-    memset(&run, 0, sizeof run);
-    run.seconds = calloc((size_t)p->repeat, sizeof(double));
-    run.rates = calloc((size_t)p->repeat, sizeof(double));
-    double *x = malloc((size_t)h->N * sizeof *x);
-    if (hpcp_any(MPI_COMM_WORLD, !run.seconds || !run.rates || !x)) {
-        hpcp_error(MPI_COMM_WORLD, "out of memory for the solution vector (N = %lld)", h->N);
-        free(run.seconds), free(run.rates), free(x);
-        return HPCP_EXIT_RUNTIME;
-    }
-    hpcp_fault_point(si->rank);
-    measure(h, p, &run, x);
-    if (hpcp_fault_corrupt_words())
-        x[h->N / 2] += 1e-3 * (1.0 + fabs(x[h->N / 2])); /* test hook: a wrong solution */
-    if (hpcp_fault_nan_words())
-        x[h->N / 2] = NAN; /* test hook: a NaN in the solution */
-    if (p->verify)
-        hpl_residual(h, x, &run.check);
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (si->rank == 0) {
-        build_record(&r, k, si, h, p, &run);
-        if (!p->quiet)
-            print_summary(h, &r, run.rates, p->repeat);
-    }
-    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, p->out);
-    free(run.seconds), free(run.rates), free(x);
-    return rc;
+    struct hpl_state *s = b->state;
+    double n = (double)s->h.N, flops = 2.0 / 3.0 * n * n * n + 1.5 * n * n;
+    if (warm)
+        return;
+    s->run.seconds[rep] = seconds;
+    s->run.rates[rep] = flops / seconds;
 }
+
+/* Test hook: a wrong solution, on every rank (each holds all of x). */
+static void corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    struct hpl_state *s = b->state;
+    double *x = s->x;
+    (void)words;
+    x[s->h.N / 2] += 1e-3 * (1.0 + fabs(x[s->h.N / 2]));
+}
+
+/* Test hook: a NaN in the solution, on every rank. */
+static void poison(struct hpcp_bench *b)
+{
+    struct hpl_state *s = b->state;
+    s->x[s->h.N / 2] = NAN;
+}
+
+static void record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct hpl_state *s = b->state;
+    (void)v; /* the residual's parts are in s->run.check */
+    if (b->rank == 0)
+        build_record(r, b->kernel, b->si, &s->h, &s->p, &s->run);
+}
+
+static void setup_failed(struct hpcp_bench *b)
+{
+    const struct hpl_state *s = b->state;
+    hpcp_error(MPI_COMM_WORLD, "out of memory for the solution vector (N = %lld)", s->h.N);
+}
+
+static const struct hpcp_family_hooks hpl_hooks = {
+    .setup_failed = setup_failed,
+    .keep = keep,
+    .corrupt = corrupt,
+    .poison = poison,
+    .record = record,
+    .print = print_summary,
+};
 
 static int hpl_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                       char **argv)
 {
-    struct dense_params p;
-    int rc = dense_params_prepare(&p, "hpl", k->variant, argc, argv, si);
+    struct hpl_state s;
+    memset(&s, 0, sizeof s);
+    struct hpl *h = &s.h;
+    int rc = dense_params_prepare(&s.p, "hpl", k->variant, argc, argv, si);
     if (rc)
         return rc;
-    blas_set_threads(p.threads);
-    struct hpl h;
-    memset(&h, 0, sizeof h);
-    h.P = p.p, h.Q = p.q, h.N = p.n, h.nb = p.nb, h.lookahead = p.lookahead, h.seed = p.seed;
-    h.myrow = si->rank / h.Q, h.mycol = si->rank % h.Q;
-    MPI_Comm_split(MPI_COMM_WORLD, h.myrow, h.mycol, &h.row);
-    MPI_Comm_split(MPI_COMM_WORLD, h.mycol, h.myrow, &h.col);
-    if (hpl_alloc(&h)) {
+    blas_set_threads(s.p.threads);
+    h->P = s.p.p, h->Q = s.p.q, h->N = s.p.n, h->nb = s.p.nb, h->lookahead = s.p.lookahead;
+    h->seed = s.p.run.seed;
+    h->myrow = si->rank / h->Q, h->mycol = si->rank % h->Q;
+    MPI_Comm_split(MPI_COMM_WORLD, h->myrow, h->mycol, &h->row);
+    MPI_Comm_split(MPI_COMM_WORLD, h->mycol, h->myrow, &h->col);
+    if (hpl_alloc(h)) {
         char size[32];
         hpcp_error(MPI_COMM_WORLD, "cannot allocate the local matrix (%s on a rank)",
-                   hpcp_format_bytes(8.0 * h.lda * (h.nq + 1), size, sizeof size));
+                   hpcp_format_bytes(8.0 * h->lda * (h->nq + 1), size, sizeof size));
         rc = HPCP_EXIT_RUNTIME;
     } else {
-        rc = run_hpl(k, si, &h, &p);
+        struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+        rc = hpcp_harness_run(k, &b, &s.p.run, &hpl_hooks);
     }
-    hpl_free(&h);
-    MPI_Comm_free(&h.row);
-    MPI_Comm_free(&h.col);
+    hpl_free(h);
+    MPI_Comm_free(&h->row);
+    MPI_Comm_free(&h->col);
     return rc;
 }
 
 const struct hpcp_kernel hpcp_hpl_mpi = {
     "hpl", "mpi", "right-looking",
     "HPL: LU with partial pivoting on a PxQ block-cyclic grid, look-ahead 1, HPL's residual",
-    hpl_driver, NULL, NULL, NULL, NULL};
+    hpl_driver, hpl_setup, hpl_run_once, hpl_verify, hpl_teardown, NULL};

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 #define PTRANS_TOLERANCE 16.0
@@ -18,6 +19,8 @@ struct ptrans {
     long long n, mp, nq;
     double *a, *c, *send, *recv;
     int *scount, *sdispl, *rcount, *rdispl;
+    int *fill;        /* unpacking: where each source's next block starts */
+    double *seconds;  /* per repetition, the slowest rank's */
 };
 
 static int block_dim(long long n, int nb, long long b)
@@ -44,8 +47,8 @@ static void generate(struct ptrans *t)
         long long gj = grid_global(c, nb, t->mycol, t->p.q);
         for (long long i = 0; i < t->mp; i++) {
             long long gi = grid_global(i, nb, t->myrow, t->p.p);
-            t->a[c * t->mp + i] = dense_element(t->p.seed, (uint64_t)gi, (uint64_t)gj);
-            t->c[c * t->mp + i] = dense_element(t->p.seed + 1, (uint64_t)gi, (uint64_t)gj);
+            t->a[c * t->mp + i] = dense_element(t->p.run.seed, (uint64_t)gi, (uint64_t)gj);
+            t->c[c * t->mp + i] = dense_element(t->p.run.seed + 1, (uint64_t)gi, (uint64_t)gj);
         }
     }
 }
@@ -154,9 +157,9 @@ static double verify(const struct ptrans *t)
         long long gj = grid_global(c, nb, t->mycol, t->p.q);
         for (long long i = 0; i < t->mp; i++) {
             long long gi = grid_global(i, nb, t->myrow, t->p.p);
-            double want = dense_element(t->p.seed + 1, (uint64_t)gi, (uint64_t)gj);
-            double a = dense_element(t->p.seed, (uint64_t)gj, (uint64_t)gi);
-            for (int r = 0; r < t->p.repeat; r++)
+            double want = dense_element(t->p.run.seed + 1, (uint64_t)gi, (uint64_t)gj);
+            double a = dense_element(t->p.run.seed, (uint64_t)gj, (uint64_t)gi);
+            for (int r = 0; r < t->p.run.repeat; r++)
                 want += a;
             double e = fabs(t->c[c * t->mp + i] - want) / (0x1p-53 * fmax(fabs(want), 1e-300));
             worst = isnan(e) ? INFINITY : fmax(worst, e);
@@ -172,7 +175,9 @@ static int alloc_all(struct ptrans *t)
     t->a = dense_alloc(local * sizeof(double)), t->c = dense_alloc(local * sizeof(double));
     t->send = dense_alloc(local * sizeof(double)), t->recv = dense_alloc(local * sizeof(double));
     t->scount = malloc(5 * (size_t)t->ranks * sizeof(int));
-    int bad = !t->a || !t->c || !t->send || !t->recv || !t->scount;
+    t->fill = malloc((size_t)t->ranks * sizeof *t->fill);
+    t->seconds = calloc((size_t)t->p.run.repeat, sizeof *t->seconds);
+    int bad = !t->a || !t->c || !t->send || !t->recv || !t->scount || !t->fill || !t->seconds;
     if (!bad) {
         t->sdispl = t->scount + t->ranks, t->rcount = t->sdispl + t->ranks;
         t->rdispl = t->rcount + t->ranks;
@@ -186,13 +191,14 @@ static int alloc_all(struct ptrans *t)
 static void free_all(struct ptrans *t)
 {
     free(t->a), free(t->c), free(t->send), free(t->recv), free(t->scount);
+    free(t->fill), free(t->seconds);
 }
 
 static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                          const struct hpcp_sysinfo *si, const struct ptrans *t,
                          const double *seconds, double error)
 {
-    int reps = t->p.repeat;
+    int reps = t->p.run.repeat;
     double *rates = malloc((size_t)reps * sizeof *rates);
     for (int i = 0; rates && i < reps; i++)
         rates[i] = (double)t->n * (double)t->n * 8.0 / seconds[i];
@@ -206,47 +212,101 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
         hpcp_record_metric(r, "bandwidth", "B/s", rates, reps, 1);
     hpcp_record_metric(r, "time", "s", seconds, reps, 0);
     r->headline_metric = "bandwidth";
-    if (t->p.verify)
+    if (t->p.run.verify)
         hpcp_record_validation(r, "every element of C against C0 + A^T replayed from the "
                                "regenerated matrices: max relative error in units of eps", "1",
                                &error, 1, PTRANS_TOLERANCE);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
-    if (!t->p.quiet)
-        printf("ptrans: n = %lld, NB = %d, grid %dx%d: %.3f GB/s (median of %d), validation %s\n",
-               t->n, t->p.nb, t->p.p, t->p.q, rates ? hpcp_median(rates, reps) * 1e-9 : 0.0, reps,
-               hpcp_verdict_word(r->validation.verdict));
-    fflush(stdout);
     free(rates);
 }
 
-static int run_ptrans(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
-                      struct ptrans *t)
+static void print_summary(const struct hpcp_record *r, struct hpcp_bench *b)
 {
-    double *seconds = calloc((size_t)t->p.repeat, sizeof *seconds);
-    int *fill = malloc((size_t)t->ranks * sizeof *fill);
-    if (hpcp_any(MPI_COMM_WORLD, !seconds || !fill)) {
-        free(seconds), free(fill);
+    const struct ptrans *t = b->state;
+    const struct hpcp_metric *m = &r->metrics[0];
+    int rates = r->nmetrics > 1; /* the bandwidth metric comes first when it was computed */
+    printf("ptrans: n = %lld, NB = %d, grid %dx%d: %.3f GB/s (median of %d), validation %s\n",
+           t->n, t->p.nb, t->p.p, t->p.q, rates ? hpcp_median(m->samples, m->nsamples) * 1e-9
+           : 0.0, t->p.run.repeat, hpcp_verdict_word(r->validation.verdict));
+    fflush(stdout);
+}
+
+/* The kernel's phases: the matrices and the exchange plan, one timed
+ * transpose-and-add, the element-by-element replay. */
+static int ptrans_setup(struct hpcp_bench *b)
+{
+    struct ptrans *t = b->state;
+    if (alloc_all(t))
         return HPCP_EXIT_RUNTIME;
-    }
     generate(t);
     plan_exchange(t);
-    hpcp_fault_point(t->rank);
-    for (int i = 0; i < t->p.repeat; i++)
-        seconds[i] = transpose_add(t, fill);
-    if (t->rank == 0 && hpcp_fault_corrupt_words() && t->mp * t->nq > 0)
-        t->c[(t->mp * t->nq) / 2] *= 1.0 + 1e-9; /* test hook: one wrong element */
-    if (t->rank == 0 && hpcp_fault_nan_words() && t->mp * t->nq > 0)
-        t->c[(t->mp * t->nq) / 2] = NAN; /* test hook: a NaN element */
-    double error = t->p.verify ? verify(t) : 0;
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (t->rank == 0)
-        build_record(&r, k, si, t, seconds, error);
-    int rc = dense_finish_record(MPI_COMM_WORLD, &r, si, t->p.out);
-    free(seconds), free(fill);
-    return rc;
+    return 0;
 }
+
+static int ptrans_run(struct hpcp_bench *b, double *seconds)
+{
+    struct ptrans *t = b->state;
+    *seconds = transpose_add(t, t->fill);
+    return 0;
+}
+
+static int ptrans_verify(struct hpcp_bench *b, double *error)
+{
+    *error = verify(b->state);
+    return 0;
+}
+
+static void ptrans_teardown(struct hpcp_bench *b)
+{
+    free_all(b->state);
+}
+
+static void keep(struct hpcp_bench *b, int rep, int warm, double seconds)
+{
+    struct ptrans *t = b->state;
+    if (!warm)
+        t->seconds[rep] = seconds;
+}
+
+/* Test hook: one wrong element of rank 0's C. */
+static void corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    struct ptrans *t = b->state;
+    (void)words;
+    if (b->rank == 0 && t->mp * t->nq > 0)
+        t->c[(t->mp * t->nq) / 2] *= 1.0 + 1e-9;
+}
+
+/* Test hook: a NaN in rank 0's C. */
+static void poison(struct hpcp_bench *b)
+{
+    struct ptrans *t = b->state;
+    if (b->rank == 0 && t->mp * t->nq > 0)
+        t->c[(t->mp * t->nq) / 2] = NAN;
+}
+
+static void record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct ptrans *t = b->state;
+    if (b->rank == 0)
+        build_record(r, b->kernel, b->si, t, t->seconds, v->n ? v->error[0] : 0);
+}
+
+static void setup_failed(struct hpcp_bench *b)
+{
+    const struct ptrans *t = b->state;
+    hpcp_error(b->comm, "cannot allocate PTRANS's matrices and buffers (n = %lld)", t->n);
+}
+
+static const struct hpcp_family_hooks ptrans_hooks = {
+    .setup_failed = setup_failed,
+    .keep = keep,
+    .corrupt = corrupt,
+    .poison = poison,
+    .record = record,
+    .print = print_summary,
+};
 
 static int ptrans_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                          char **argv)
@@ -260,18 +320,11 @@ static int ptrans_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo 
     t.myrow = t.rank / t.p.q, t.mycol = t.rank % t.p.q;
     t.mp = grid_local_count(t.n, t.p.nb, t.myrow, t.p.p);
     t.nq = grid_local_count(t.n, t.p.nb, t.mycol, t.p.q);
-    if (alloc_all(&t)) {
-        hpcp_error(MPI_COMM_WORLD, "cannot allocate PTRANS's matrices and buffers (n = %lld)",
-                   t.n);
-        rc = HPCP_EXIT_RUNTIME;
-    } else {
-        rc = run_ptrans(k, si, &t);
-    }
-    free_all(&t);
-    return rc;
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &t, k};
+    return hpcp_harness_run(k, &b, &t.p.run, &ptrans_hooks);
 }
 
 const struct hpcp_kernel hpcp_ptrans_mpi = {
     "ptrans", "mpi", "alltoallv",
     "HPCC PTRANS: C <- A^T + C on a PxQ block-cyclic grid, one all-to-all of the blocks",
-    ptrans_driver, NULL, NULL, NULL, NULL};
+    ptrans_driver, ptrans_setup, ptrans_run, ptrans_verify, ptrans_teardown, NULL};

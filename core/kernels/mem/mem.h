@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
 #include "hpcprobe/options.h"
@@ -17,12 +18,13 @@
 
 enum mem_sweep { MEM_SWEEP_STRIDE, MEM_SWEEP_BLOCK, MEM_SWEEP_LATENCY };
 
+/* The memory families' own options; --repeat, --seed, --no-verify, --out and
+ * --quiet are the harness's common ones. */
 enum {
     MEM_OPT_ARRAY_BYTES, MEM_OPT_BUFFER_BYTES, MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES,
     MEM_OPT_MIN_STRIDE, MEM_OPT_MAX_STRIDE, MEM_OPT_PER_OCTAVE, MEM_OPT_SWEEP,
     MEM_OPT_BUILD_VARIANT, MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, MEM_OPT_THREADS,
-    MEM_OPT_REPEAT, MEM_OPT_MIN_TIME, MEM_OPT_HUGEPAGES, MEM_OPT_SEED, MEM_OPT_NO_VERIFY,
-    MEM_OPT_OUT, MEM_OPT_QUIET, MEM_OPT_COUNT
+    MEM_OPT_MIN_TIME, MEM_OPT_HUGEPAGES, MEM_OPT_COUNT
 };
 extern const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT];
 
@@ -43,12 +45,11 @@ struct mem_params {
     int build_o0;                      /* --build-variant O0 */
     int copies;                        /* 1: one copy only; else one, then this many */
     char copies_text[16];              /* as given: one, all, N */
-    int oversubscribe, threads, repeat, hugepages, verify, quiet;
+    int oversubscribe, threads, hugepages;
     double min_time;                   /* seconds per timed sample */
-    uint64_t seed;
+    struct hpcp_common run;            /* --repeat, --seed (latency), --no-verify, --out, --quiet */
     int array_from_option;
     int max_bytes_default;             /* latency: 2 GiB, halved until the copies fit */
-    const char *out;
     struct mem_caches caches;
 };
 

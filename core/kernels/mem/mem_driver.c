@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "mem_sweep.h"
@@ -53,14 +54,14 @@ static void measure_point(struct pass_ctx *c, const struct mem_phase *ph, double
     else
         MPI_Bcast(passes, 1, MPI_LONG, 0, ph->comm);
     long filler = *passes / 4 > 0 ? *passes / 4 : 1;
-    for (int r = 0; r < s->p.repeat; r++) {
+    for (int r = 0; r < s->p.run.repeat; r++) {
         double t = mem_overlapped(ph, pass_fn, c, *passes, filler);
         samples[r] = t / ((double)*passes * s->accesses[s->point]);
     }
     double error = 0;
     if (ph->copies == 1 && s->point == s->npoints - 1 && hpcp_fault_corrupt_words())
         pass_fn(c, -1); /* test hook: damage the buffer; validation must see it */
-    if (s->p.verify)
+    if (s->p.run.verify)
         c->k->verify(c->b, &error);
     *wrong += error;
 }
@@ -74,7 +75,7 @@ static void run_phase(struct pass_ctx *c, int copies, struct sweep_results *R)
     for (int i = 0; ph.active && i < s->npoints; i++) {
         s->point = i;
         measure_point(c, &ph, samples, &R->passes[i], &R->wrong);
-        double median = hpcp_median(samples, s->p.repeat);
+        double median = hpcp_median(samples, s->p.run.repeat);
         if (copies == 1) {
             memcpy(R->one + (size_t)i * R->repeat, samples, (size_t)R->repeat * sizeof *samples);
             R->one_median[i] = median;
@@ -116,9 +117,9 @@ static void add_parameters(struct hpcp_record *r, const struct mem_sweep_state *
     }
     if (p->sweep == MEM_SWEEP_LATENCY) {
         hpcp_record_param_int(r, "points_per_octave", p->points_per_octave);
-        hpcp_record_param_int(r, "seed", (long long)p->seed);
+        hpcp_record_param_int(r, "seed", (long long)p->run.seed);
     }
-    hpcp_record_param_int(r, "repeat", p->repeat);
+    hpcp_record_param_int(r, "repeat", p->run.repeat);
     hpcp_record_param_double(r, "min_sample_seconds", p->min_time);
     hpcp_record_param_int(r, "copies", p->copies);
     hpcp_record_param_string(r, "copies_requested", p->copies_text);
@@ -185,7 +186,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     add_parameters(r, s);
     add_headline(r, s, R);
     add_curves(r, s, R);
-    if (s->p.verify)
+    if (s->p.run.verify)
         hpcp_record_validation(r, s->p.sweep == MEM_SWEEP_LATENCY
             ? "after T dependent loads the chase stands on element T mod n of its cycle, "
               "at every point, phase and copy; error = points where it does not"
@@ -221,7 +222,7 @@ static void print_curve(const struct hpcp_kernel *k, const struct mem_sweep_stat
 {
     char x[32];
     printf("mem %s (%s): %d point(s), %d sample(s) each, copies %s\n", k->variant,
-           sweep_name(&s->p), s->npoints, s->p.repeat, s->p.copies_text);
+           sweep_name(&s->p), s->npoints, s->p.run.repeat, s->p.copies_text);
     printf("%12s %12s", s->x_name, "one ns");
     if (R->many)
         printf(" %12s %8s", "many ns", "ratio");
@@ -233,7 +234,7 @@ static void print_curve(const struct hpcp_kernel *k, const struct mem_sweep_stat
         printf("\n");
     }
     print_plateaus(s, R);
-    if (s->p.verify)
+    if (s->p.run.verify)
         printf("mem %s: validation %s (%.0f wrong)\n", k->variant,
                R->wrong == 0 ? "passed" : "FAILED", R->wrong);
     fflush(stdout);
@@ -246,20 +247,17 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
     double wrong = R->wrong;
     MPI_Reduce(&wrong, &R->wrong, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
-    int rc = 0;
+    struct hpcp_record r;
+    memset(&r, 0, sizeof r);
     if (b->rank == 0) {
-        struct hpcp_record r;
         if (s->p.sweep == MEM_SWEEP_LATENCY)
             find_plateaus(s, R);
         build_record(&r, k, b, R, cpus, (long long)s->thp_bytes);
-        rc = hpcp_record_commit(&r, b->si, s->p.out);
-        if (!s->p.quiet)
+        if (!s->p.run.quiet)
             print_curve(k, s, R);
-        hpcp_record_free(&r);
     }
     free(cpus);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
-    return rc;
+    return hpcp_harness_commit(b->comm, &r, b->si, s->p.run.out);
 }
 
 int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
@@ -270,15 +268,15 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     struct pass_ctx c = {k, &b};
     struct sweep_results R;
     memset(&R, 0, sizeof R);
     s.cpu = mem_pin_rank(si, 1);
     s.active = si->rank < s.p.copies; /* the others only wait: no buffer for them */
     if ((rc = k->setup(&b)) == 0) {
-        R.npoints = s.npoints, R.repeat = s.p.repeat, R.many = s.p.copies > 1;
-        int bad = !(R.one = calloc((size_t)s.npoints * (size_t)s.p.repeat, sizeof *R.one));
+        R.npoints = s.npoints, R.repeat = s.p.run.repeat, R.many = s.p.copies > 1;
+        int bad = !(R.one = calloc((size_t)s.npoints * (size_t)s.p.run.repeat, sizeof *R.one));
         rc = hpcp_any(b.comm, bad) ? HPCP_EXIT_RUNTIME : 0;
     }
     if (rc) {

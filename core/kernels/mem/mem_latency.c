@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/rng.h"
 #include "hpcprobe/util.h"
 #include "mem_sweep.h"
 
@@ -18,21 +19,13 @@ struct chase_data {
     uint64_t steps;        /* loads made since the point was prepared */
 };
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void mem_chase_build(void *lines, uint32_t *order, size_t n, uint64_t seed)
 {
     char *base = lines;
     for (size_t j = 0; j < n; j++)
         order[j] = (uint32_t)j;
     for (size_t j = n - 1; j > 0; j--) { /* Fisher-Yates: a uniform random order */
-        size_t r = (size_t)(((unsigned __int128)splitmix64(&seed) * (j + 1)) >> 64);
+        size_t r = (size_t)(((unsigned __int128)hpcp_splitmix64(&seed) * (j + 1)) >> 64);
         uint32_t t = order[j];
         order[j] = order[r];
         order[r] = t;
@@ -99,7 +92,7 @@ static int chase_run(struct hpcp_bench *b, double *seconds)
     *seconds = 0;
     if (s->passes == 0) {
         d->n = (size_t)(s->x[s->point] / MEM_LINE_BYTES);
-        mem_chase_build(d->lines, d->order, d->n, s->p.seed + (uint64_t)s->point);
+        mem_chase_build(d->lines, d->order, d->n, s->p.run.seed + (uint64_t)s->point);
         d->cur = (void **)(d->lines + (size_t)d->order[0] * MEM_LINE_BYTES);
         d->steps = 0;
         return 0;
@@ -139,4 +132,4 @@ static void chase_teardown(struct hpcp_bench *b)
 const struct hpcp_kernel hpcp_mem_latency = {
     "mem", "latency", "chase",
     "dependent-load latency vs working set (random cycle of lines), plateaus = caches",
-    hpcp_mem_driver, chase_setup, chase_run, chase_verify, chase_teardown};
+    hpcp_mem_driver, chase_setup, chase_run, chase_verify, chase_teardown, NULL};

@@ -25,14 +25,17 @@ const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT] = {
     [MEM_OPT_COPIES] = {"--copies", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [MEM_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [MEM_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, MEM_MAX_THREADS, 0, 0, 0, NULL},
-    [MEM_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 2, 1000, 0, 0, 0, NULL},
     [MEM_OPT_MIN_TIME] = {"--min-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 60.0, 1, NULL},
     [MEM_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
-    [MEM_OPT_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
-    [MEM_OPT_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
 };
+
+/* STREAM's first iteration is its warm-up: --repeat counts it, so at least 2. */
+static const struct hpcp_cli mem_cli = {
+    mem_option_spec, MEM_OPT_COUNT,
+    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
+        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
+        HPCP_TAKES(HPCP_COMMON_QUIET),
+    2, 5, 0, 12345};
 
 /* Which options each variant reads; the rest are refused by name. */
 static const int stream_opts[] = {MEM_OPT_ARRAY_BYTES, MEM_OPT_THREADS, MEM_OPT_HUGEPAGES, -1};
@@ -41,9 +44,10 @@ static const int stride_opts[] = {MEM_OPT_BUFFER_BYTES, MEM_OPT_MIN_BYTES, MEM_O
                                   MEM_OPT_BUILD_VARIANT, MEM_OPT_HUGEPAGES, MEM_OPT_MIN_TIME,
                                   -1};
 static const int latency_opts[] = {MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES, MEM_OPT_PER_OCTAVE,
-                                   MEM_OPT_HUGEPAGES, MEM_OPT_SEED, MEM_OPT_MIN_TIME, -1};
-static const int common_opts[] = {MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, MEM_OPT_REPEAT,
-                                  MEM_OPT_NO_VERIFY, MEM_OPT_OUT, MEM_OPT_QUIET, -1};
+                                   MEM_OPT_HUGEPAGES, MEM_OPT_MIN_TIME, -1};
+static const int common_opts[] = {MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, -1};
+/* Of the harness's common options, only the latency chase takes --seed. */
+#define MEM_COMMON_ALL (mem_cli.takes & ~HPCP_TAKES(HPCP_COMMON_SEED))
 
 int mem_parse_size(const char *text, uint64_t *bytes)
 {
@@ -58,19 +62,24 @@ static int listed(const int *list, int opt)
     return 0;
 }
 
-static int check_applies(const struct hpcp_optval *v, const char *variant, char *err,
-                         size_t errlen)
+static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
+                         const char *variant, char *err, size_t errlen)
 {
-    const int *own = strcmp(variant, "stride") == 0    ? stride_opts
-                     : strcmp(variant, "latency") == 0 ? latency_opts
-                                                       : stream_opts;
-    for (int o = 0; o < MEM_OPT_COUNT; o++)
-        if (v[o].set && !listed(own, o) && !listed(common_opts, o)) {
-            snprintf(err, errlen, "%s does not apply to %s %s", mem_option_spec[o].name,
-                     own == stream_opts ? "stream" : "mem", variant);
-            return -1;
-        }
-    return 0;
+    int latency = strcmp(variant, "latency") == 0;
+    const int *own = strcmp(variant, "stride") == 0 ? stride_opts
+                     : latency                       ? latency_opts
+                                                     : stream_opts;
+    const char *name = NULL;
+    for (int o = 0; o < MEM_OPT_COUNT && !name; o++)
+        if (v[o].set && !listed(own, o) && !listed(common_opts, o))
+            name = mem_option_spec[o].name;
+    int refused = hpcp_common_refused(c, latency ? mem_cli.takes : MEM_COMMON_ALL);
+    if (!name && refused >= 0)
+        name = hpcp_common_name(refused);
+    if (name)
+        snprintf(err, errlen, "%s does not apply to %s %s", name,
+                 own == stream_opts ? "stream" : "mem", variant);
+    return name ? -1 : 0;
 }
 
 /* Sizes: a positive byte count with an optional K/M/G/T suffix. */
@@ -145,10 +154,11 @@ static int stream_sizes(struct mem_params *p, const struct hpcp_optval *v, char 
                  : env && atoi(env) > 0 ? atoi(env) : 1;
     if (p->threads > MEM_MAX_THREADS)
         p->threads = MEM_MAX_THREADS;
-    p->repeat = v[MEM_OPT_REPEAT].set ? (int)v[MEM_OPT_REPEAT].i : 10;
-    if (p->repeat > MEM_STREAM_MAX_REPEAT) {
+    if (!(p->run.given & HPCP_TAKES(HPCP_COMMON_REPEAT)))
+        p->run.repeat = 10; /* STREAM's NTIMES; the sweeps default to 5 */
+    if (p->run.repeat > MEM_STREAM_MAX_REPEAT) {
         snprintf(err, errlen, "--repeat %d: STREAM's values grow 15x per iteration "
-                 "(allowed: 2..%d)", p->repeat, MEM_STREAM_MAX_REPEAT);
+                 "(allowed: 2..%d)", p->run.repeat, MEM_STREAM_MAX_REPEAT);
         return -1;
     }
     p->hugepages = !v[MEM_OPT_HUGEPAGES].set || strcmp(v[MEM_OPT_HUGEPAGES].s, "on") == 0;
@@ -199,7 +209,6 @@ static int latency_sizes(struct mem_params *p, const struct hpcp_optval *v, char
     }
     p->max_bytes_default = !v[MEM_OPT_MAX_BYTES].set;
     p->points_per_octave = v[MEM_OPT_PER_OCTAVE].set ? (int)v[MEM_OPT_PER_OCTAVE].i : 2;
-    p->seed = v[MEM_OPT_SEED].set ? (uint64_t)v[MEM_OPT_SEED].i : 12345;
     return 0;
 }
 
@@ -252,18 +261,14 @@ int mem_params_parse(struct mem_params *p, const char *variant, int argc, char *
     memset(p, 0, sizeof *p);
     snprintf(context, sizeof context, "%s %s",
              strcmp(variant, "stride") && strcmp(variant, "latency") ? "stream" : "mem", variant);
-    if (hpcp_parse_options(argc, argv, mem_option_spec, MEM_OPT_COUNT, v, context, err, errlen) ||
-        check_applies(v, variant, err, errlen))
+    if (hpcp_cli_parse(&mem_cli, argc, argv, context, v, &p->run, err, errlen) ||
+        check_applies(v, &p->run, variant, err, errlen))
         return -1;
     mem_caches_read(&p->caches);
     p->threads = 1;
-    p->repeat = v[MEM_OPT_REPEAT].set ? (int)v[MEM_OPT_REPEAT].i : 5;
     p->min_time = v[MEM_OPT_MIN_TIME].set ? v[MEM_OPT_MIN_TIME].d : 0.01;
     p->hugepages = v[MEM_OPT_HUGEPAGES].set && strcmp(v[MEM_OPT_HUGEPAGES].s, "on") == 0;
     p->oversubscribe = v[MEM_OPT_OVERSUBSCRIBE].set;
-    p->verify = !v[MEM_OPT_NO_VERIFY].set;
-    p->quiet = v[MEM_OPT_QUIET].set;
-    p->out = v[MEM_OPT_OUT].set ? v[MEM_OPT_OUT].s : NULL;
     int bad = strcmp(variant, "stride") == 0    ? stride_sizes(p, v, err, errlen)
               : strcmp(variant, "latency") == 0 ? latency_sizes(p, v, err, errlen)
                                                 : stream_sizes(p, v, err, errlen);
@@ -277,7 +282,7 @@ int mem_params_prepare(struct mem_params *p, const char *variant, int argc, char
 {
     char err[512];
     int bad = mem_params_parse(p, variant, argc, argv, si, err, sizeof err) ||
-              hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
+              hpcp_check_writable(MPI_COMM_WORLD, p->run.out, "--out", err, sizeof err);
     if (bad)
         hpcp_error(MPI_COMM_WORLD, "%s", err);
     return bad ? HPCP_EXIT_USAGE : 0;

@@ -169,9 +169,9 @@ static void stream_teardown(struct hpcp_bench *b)
 const struct hpcp_kernel hpcp_stream_single = {
     "stream", "single", "openmp",
     "STREAM Copy/Scale/Add/Triad on one rank, the others idle (HPCC SingleSTREAM)",
-    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown};
+    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown, NULL};
 
 const struct hpcp_kernel hpcp_stream_star = {
     "stream", "star", "openmp",
     "STREAM on every rank at once (HPCC StarSTREAM): per-rank min/mean/max and sum",
-    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown};
+    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown, NULL};

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "stream.h"
@@ -45,7 +46,7 @@ static void run_phase(struct hpcp_bench *b, int copies, struct stream_phase_rate
     double *rates = calloc((size_t)copies, sizeof *rates);
     R->ran = 1, R->copies = copies;
     mem_phase_begin(&ph, b->comm, copies);
-    for (int it = 0; ph.active && it < s->p.repeat; it++) {
+    for (int it = 0; ph.active && it < s->p.run.repeat; it++) {
         for (int k = 0; k < STREAM_KERNELS; k++) {
             s->kernel = k;
             double t = mem_overlapped(&ph, timed_pass, b, 1, 1);
@@ -91,7 +92,7 @@ static void add_parameters(struct hpcp_record *r, const struct stream_state *s)
     hpcp_record_param_int(r, "array_elements", (long long)s->n);
     hpcp_record_param_string(r, "array_size_rule", p->array_from_option ? "option" : "4x_llc");
     hpcp_record_param_int(r, "llc_bytes", (long long)p->caches.llc_per_node);
-    hpcp_record_param_int(r, "iterations", p->repeat);
+    hpcp_record_param_int(r, "iterations", p->run.repeat);
     hpcp_record_param_double(r, "scalar", STREAM_SCALAR);
     hpcp_record_param_int(r, "copies", p->copies);
     hpcp_record_param_string(r, "copies_requested", p->copies_text);
@@ -109,14 +110,14 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_init(r, "stream", k->variant, k->algorithm, b->si);
     r->threads_per_rank = s->p.threads;
     add_parameters(r, s);
-    add_phase_metrics(r, "single", one, s->p.repeat);
-    add_phase_metrics(r, "star", many, s->p.repeat);
+    add_phase_metrics(r, "single", one, s->p.run.repeat);
+    add_phase_metrics(r, "star", many, s->p.run.repeat);
     if (many->ran)
         add_best_series(r, many);
     int star = strcmp(k->variant, "star") == 0;
     r->headline_metric = star ? "star_triad_bandwidth" : "single_triad_bandwidth";
     r->headline_statistic = "max";
-    if (s->p.verify)
+    if (s->p.run.verify)
         hpcp_record_validation(r, "final a, b, c against STREAM's scalar replay of every "
                                "iteration each copy ran; max relative error", "1", &error, 1,
                                1e-13);
@@ -136,11 +137,11 @@ static void print_summary(const struct hpcp_kernel *k, const struct stream_state
     char size[32];
     printf("stream %s: arrays of %s (%zu doubles), %d iteration(s), %d thread(s) per rank\n",
            k->variant, hpcp_format_bytes((double)s->p.array_bytes, size, sizeof size), s->n,
-           s->p.repeat, s->p.threads);
+           s->p.run.repeat, s->p.threads);
     printf("%-8s %14s %24s\n", "Function", "single GB/s", many->ran ? "copies: mean GB/s, sum" : "");
     for (int kk = 0; kk < STREAM_KERNELS; kk++) {
         double best1 = 0, mean = 0, sum = 0;
-        for (int it = 1; it < s->p.repeat; it++)
+        for (int it = 1; it < s->p.run.repeat; it++)
             best1 = one->rate[kk][it] > best1 ? one->rate[kk][it] : best1;
         for (int c = 0; many->ran && c < many->copies; c++)
             sum += many->best[kk][c];
@@ -151,7 +152,7 @@ static void print_summary(const struct hpcp_kernel *k, const struct stream_state
                    best1 > 0 ? mean / best1 : 0);
         printf("\n");
     }
-    if (s->p.verify)
+    if (s->p.run.verify)
         printf("stream %s: validation %s (max relative error %.2e, tolerance 1e-13)\n",
                k->variant, error <= 1e-13 ? "passed" : "FAILED", error);
     fflush(stdout);
@@ -163,18 +164,15 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
 {
     struct stream_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
-    int rc = 0;
+    struct hpcp_record r;
+    memset(&r, 0, sizeof r);
     if (b->rank == 0) {
-        struct hpcp_record r;
         build_record(&r, k, b, one, many, error, cpus);
-        rc = hpcp_record_commit(&r, b->si, s->p.out);
-        if (!s->p.quiet)
+        if (!s->p.run.quiet)
             print_summary(k, s, one, many, error);
-        hpcp_record_free(&r);
     }
     free(cpus);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
-    return rc;
+    return hpcp_harness_commit(b->comm, &r, b->si, s->p.run.out);
 }
 
 static int alloc_best(struct stream_phase_rates *R, int copies)
@@ -199,7 +197,7 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     int star = strcmp(k->variant, "star") == 0;
     int many_copies = star || s.p.copies > 1 ? s.p.copies : 0;
     s.active = si->rank < (many_copies ? many_copies : 1);
@@ -223,7 +221,7 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
         if (b.rank == 0 && s.active && hpcp_fault_nan_words())
             s.a[s.n / 2] = NAN; /* test hook: a NaN must fail validation too */
         double error = 0, worst = 0;
-        if (s.p.verify)
+        if (s.p.run.verify)
             k->verify(&b, &error);
         MPI_Reduce(&error, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, b.comm);
         rc = write_record(k, &b, &one, &many, worst);

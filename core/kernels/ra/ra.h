@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
 
@@ -162,13 +163,11 @@ struct ra_params {
     int oversubscribe;
     int updates_per_word;    /* HPCC: 4 */
     int threads_given, mode_given, sync_given, roles_given;
-    int repeat, warmup;
+    struct hpcp_common run;  /* --repeat, --warmup, --no-verify, --out, --quiet */
     double time_limit_s;     /* 0: none */
-    int verify;
     int hugepages;
     double memory_fraction;  /* < 0 when --table-log2 was given */
-    const char *out, *dump;
-    int quiet;
+    const char *dump;
 };
 
 /* "prepost,late-wait" for a set of enum ra_mods bits ("none" when empty). */
@@ -200,6 +199,7 @@ struct ra_state {
     char thread_roles[512];
     double ticks_per_ns;     /* TSC rate measured over the run; 0 when unknown */
     void *algo;              /* algorithm-private state */
+    struct ra_samples *samples; /* the driver's figures per repetition (ra_record.h) */
 };
 
 /* The per-thread arrays and executed ranges of a threaded algorithm for
@@ -220,8 +220,51 @@ uint64_t ra_verify_table(struct ra_state *s, MPI_Comm comm);
 uint64_t ra_update_serial(uint64_t *table, int log2, enum ra_rng rng, uint64_t pos, uint64_t n,
                           double time_limit_s);
 
-static inline int ra_is_star(const struct hpcp_kernel *k) { return strcmp(k->variant, "star") == 0; }
-static inline int ra_is_mpi(const struct hpcp_kernel *k) { return strcmp(k->variant, "mpi") == 0; }
+/* The algorithm-only options an algorithm takes (the others are refused
+ * by name), as struct ra_algorithm.takes bits. */
+enum ra_takes {
+    RA_TAKES_MULTICORE = 1, /* --threads, --mapping-mode (mpi algorithms) */
+    RA_TAKES_OWNER = 2,     /* --owner */
+    RA_TAKES_GRID = 4,      /* --grid, --dims: a virtual grid of the ranks */
+    RA_TAKES_MODS = 8,      /* --mods: Plimpton et al.'s optimisations */
+    RA_TAKES_SYNC = 16,     /* --sync: threads updating one shared table */
+    RA_TAKES_ROLES = 32,    /* --roles: the pipeline's routing threads */
+};
+
+enum ra_scope { RA_SCOPE_SINGLE, RA_SCOPE_STAR, RA_SCOPE_MPI };
+#define RA_MODE(m) (1 << (m))  /* struct ra_algorithm.modes */
+#define RA_MODE_RANK_PER_CORE RA_MODE(1)
+
+struct hpcp_record;
+
+/* What each RandomAccess kernel declares about itself (its kernel's
+ * family_data), so that the shared checks and the record never branch on
+ * an algorithm's name. */
+struct ra_algorithm {
+    enum ra_scope scope;    /* one process, every rank its own table, one table over all */
+    unsigned takes;         /* enum ra_takes bits */
+    int modes;              /* the mapping modes it runs (Garg et al., Table 1): bit m */
+    int default_mode;       /* when --mapping-mode is not given */
+    int threaded;           /* threads share the rank's table; the record says how */
+    const char *sync_refusal; /* why --sync does not apply, after the rule ("" if nothing) */
+    /* Record parameters of its own options (torus: the grid), or NULL. */
+    void (*record_params)(struct hpcp_record *r, const struct ra_params *p);
+    /* Threaded: how the table is kept right (shared: sync, locks), or NULL. */
+    void (*record_threads)(struct hpcp_record *r, const struct ra_params *p);
+};
+
+static inline const struct ra_algorithm *ra_algo(const struct hpcp_kernel *k)
+{
+    return k->family_data;
+}
+static inline int ra_is_star(const struct hpcp_kernel *k)
+{
+    return ra_algo(k)->scope == RA_SCOPE_STAR;
+}
+static inline int ra_is_mpi(const struct hpcp_kernel *k)
+{
+    return ra_algo(k)->scope == RA_SCOPE_MPI;
+}
 
 /* The family driver (ra_driver.c), named in each ra kernel. */
 int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,

@@ -1,11 +1,11 @@
 /* RandomAccess family driver: options -> sizing -> setup -> repetitions
  * (run, verify) -> record. Every variant and algorithm goes through here, so
  * they share the generator, the verifier and the error budget. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/harness.h"
 #include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "ra.h"
@@ -15,8 +15,8 @@
 
 static void samples_free(struct ra_samples *S)
 {
-    double **all[] = {&S->rate, &S->time, &S->verify_time, &S->updates, &S->errors, &S->rate_min,
-                      &S->rate_mean, &S->rate_max, &S->rate_sum, &S->warm_rate, &S->warm_time};
+    double **all[] = {&S->rate, &S->time, &S->updates, &S->rate_min, &S->rate_mean,
+                      &S->rate_max, &S->rate_sum, &S->warm_rate, &S->warm_time};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         free(*all[i]);
         *all[i] = NULL;
@@ -26,8 +26,8 @@ static void samples_free(struct ra_samples *S)
 static int samples_alloc(struct ra_samples *S, int repeat, int warmup)
 {
     memset(S, 0, sizeof *S);
-    double **timed[] = {&S->rate, &S->time, &S->verify_time, &S->updates, &S->errors,
-                        &S->rate_min, &S->rate_mean, &S->rate_max, &S->rate_sum};
+    double **timed[] = {&S->rate, &S->time, &S->updates, &S->rate_min, &S->rate_mean,
+                        &S->rate_max, &S->rate_sum};
     int bad = 0;
     for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
         bad |= !(*timed[i] = calloc((size_t)repeat, sizeof(double)));
@@ -35,7 +35,6 @@ static int samples_alloc(struct ra_samples *S, int repeat, int warmup)
     bad |= !(S->warm_time = calloc((size_t)warmup + 1, sizeof(double)));
     return bad ? -1 : 0;
 }
-
 
 /* Reduce one repetition: total updates over the slowest rank's time, and
  * for star the spread of per-rank rates. */
@@ -101,76 +100,62 @@ static void corrupt_table(struct hpcp_bench *b, uint64_t n)
         s->table.words[i * stride] ^= 0x5a5a5a5a5a5a5a5aULL;
 }
 
-static void print_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, int i,
-                      const struct ra_samples *S, int verified)
+/* Every run starts from zeroed per-rank counters: the record keeps the last. */
+static void reset_counters(struct hpcp_bench *b)
 {
     struct ra_state *s = b->state;
-    if (b->rank != 0 || s->p.quiet)
-        return;
-    printf("ra %s %s: rep %d/%d  %.5f GUPS%s  %.0f updates in %.3f s", k->variant, k->algorithm,
-           i + 1, s->p.repeat, S->rate[i] * 1e-9, ra_is_star(k) ? " per rank (mean)" : "",
-           S->updates[i], S->time[i]);
-    if (verified)
-        printf("  %.0f wrong words", S->errors[i]);
-    printf("\n");
-    fflush(stdout);
-}
-
-/* One repetition: run, then (timed reps) dump, fault hook and verify. */
-static int one_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, struct ra_samples *S,
-                   int i, int warm)
-{
-    struct ra_state *s = b->state;
-    double seconds = 0, rates[4] = {0}, error = 0, rate, time, updates;
-    if (!warm && i == 0)
-        hpcp_fault_point(b->rank);
     s->messages_sent = s->bytes_sent = s->max_pending = 0;
     s->steps = s->stages = s->partners = s->route_ns = 0;
-    int rc = k->run(b, &seconds);
-    if (rc)
-        return rc;
-    reduce_rep(k, b, seconds, &rate, &time, &updates, rates);
+}
+
+static void keep_rep(struct hpcp_bench *b, int i, int warm, double seconds)
+{
+    struct ra_state *s = b->state;
+    struct ra_samples *S = s->samples;
+    double rates[4] = {0}, rate, time, updates;
+    reduce_rep(b->kernel, b, seconds, &rate, &time, &updates, rates);
     if (warm) {
         S->warm_rate[i] = rate;
         S->warm_time[i] = time;
-        return 0;
+        return;
     }
     S->rate[i] = rate, S->time[i] = time, S->updates[i] = updates;
     S->rate_min[i] = rates[0], S->rate_mean[i] = rates[1];
     S->rate_max[i] = rates[2], S->rate_sum[i] = rates[3];
-    int last = i == s->p.repeat - 1;
-    if (last && s->p.dump && dump_table(k, b)) {
+}
+
+static int after_last(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    if (s->p.dump && dump_table(b->kernel, b)) {
         hpcp_error(b->comm, "cannot write --dump-table %s", s->p.dump);
         return HPCP_EXIT_RUNTIME;
     }
-    if (last && hpcp_fault_corrupt_words())
-        corrupt_table(b, hpcp_fault_corrupt_words());
-    if (s->p.verify) {
-        double t0 = MPI_Wtime();
-        rc = k->verify(b, &error);
-        S->verify_time[i] = MPI_Wtime() - t0;
-        S->errors[i] = error;
-    }
-    print_rep(k, b, i, S, s->p.verify);
-    return rc;
+    return 0;
 }
 
-static int run_all(const struct hpcp_kernel *k, struct hpcp_bench *b, struct ra_samples *S)
+static void print_rep(struct hpcp_bench *b, int i, double error)
 {
+    const struct hpcp_kernel *k = b->kernel;
     struct ra_state *s = b->state;
-    int rc = 0;
-    for (int i = 0; i < s->p.warmup && !rc; i++)
-        rc = one_rep(k, b, S, i, 1);
-    for (int i = 0; i < s->p.repeat && !rc; i++)
-        rc = one_rep(k, b, S, i, 0);
-    return rc;
+    const struct ra_samples *S = s->samples;
+    if (b->rank != 0 || s->p.run.quiet)
+        return;
+    printf("ra %s %s: rep %d/%d  %.5f GUPS%s  %.0f updates in %.3f s", k->variant, k->algorithm,
+           i + 1, s->p.run.repeat, S->rate[i] * 1e-9, ra_is_star(k) ? " per rank (mean)" : "",
+           S->updates[i], S->time[i]);
+    if (s->p.run.verify)
+        printf("  %.0f wrong words", error);
+    printf("\n");
+    fflush(stdout);
 }
 
-static void print_plan(const struct hpcp_kernel *k, struct hpcp_bench *b)
+static void print_plan(struct hpcp_bench *b)
 {
+    const struct hpcp_kernel *k = b->kernel;
     struct ra_state *s = b->state;
     char size[32];
-    if (b->rank != 0 || s->p.quiet)
+    if (b->rank != 0 || s->p.run.quiet)
         return;
     printf("ra %s %s: table 2^%d words (%s %s), %llu updates%s, look-ahead %d, rng %s, "
            "%d rank(s)\n",
@@ -183,8 +168,9 @@ static void print_plan(const struct hpcp_kernel *k, struct hpcp_bench *b)
     fflush(stdout);
 }
 
-static void print_result(const struct hpcp_kernel *k, const struct hpcp_record *r)
+static void print_result(const struct hpcp_record *r, struct hpcp_bench *b)
 {
+    const struct hpcp_kernel *k = b->kernel;
     const struct hpcp_metric *m = &r->metrics[0];
     const struct hpcp_validation *v = &r->validation;
     printf("ra %s %s: %.5f GUPS%s, median of %d; verification %s", k->variant, k->algorithm,
@@ -194,6 +180,9 @@ static void print_result(const struct hpcp_kernel *k, const struct hpcp_record *
         printf(" (%.0f wrong words, tolerance %.0f)", v->error, v->tolerance);
     printf("\n");
     fflush(stdout);
+    char what[64];
+    snprintf(what, sizeof what, "ra %s %s", k->variant, k->algorithm);
+    ra_print_thread_balance(b->state, what);
 }
 
 /* Options, sizing and the memory check: one line and HPCP_EXIT_USAGE on
@@ -203,18 +192,18 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
 {
     char err[512], context[64];
     struct hpcp_optval v[RA_OPT_COUNT];
+    struct hpcp_common c;
     snprintf(context, sizeof context, "%s %s", k->family, k->variant);
-    int bad = hpcp_parse_options(argc, argv, ra_option_spec, RA_OPT_COUNT, v, context, err,
-                                 sizeof err) ||
-              ra_params_from_options(p, v, err, sizeof err) ||
+    int bad = hpcp_cli_parse(&ra_cli, argc, argv, context, v, &c, err, sizeof err) ||
+              ra_params_from_options(p, v, &c, err, sizeof err) ||
               ra_params_size(p, ra_is_mpi(k), si, err, sizeof err) ||
-              ra_params_check_algorithm(p, k->algorithm, si->ranks, err, sizeof err);
+              ra_params_check_algorithm(p, k, si->ranks, err, sizeof err);
     if (!bad) /* every rank parsed the same options: all get here, or none */
         bad = ra_params_check_threads(p, si, err, sizeof err);
     if (!bad)
-        bad = hpcp_check_writable(MPI_COMM_WORLD, p->out, "--out", err, sizeof err);
+        bad = hpcp_check_writable(MPI_COMM_WORLD, p->run.out, "--out", err, sizeof err);
     if (!bad) {
-        int active = strcmp(k->variant, "single") != 0 || si->rank == 0;
+        int active = ra_algo(k)->scope != RA_SCOPE_SINGLE || si->rank == 0;
         bad = ra_params_check_memory(p, ra_is_mpi(k), active, si, err, sizeof err);
     }
     if (bad)
@@ -222,54 +211,51 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
     return bad ? HPCP_EXIT_USAGE : 0;
 }
 
-static int write_record(struct hpcp_bench *b, const struct hpcp_kernel *k, struct ra_samples *S)
+static void build_record(struct hpcp_record *r, struct hpcp_bench *b,
+                         const struct hpcp_checks *v)
 {
     struct ra_state *s = b->state;
-    struct hpcp_record r;
-    int rc = 0;
-    ra_build_record(&r, k, b, S);
-    if (b->rank == 0) {
-        if (s->p.out && hpcp_record_append(&r, b->si, s->p.out) != 0) {
-            hpcp_error(b->comm, "cannot append the record to %s: %s", s->p.out, strerror(errno));
-            rc = HPCP_EXIT_RUNTIME;
-        }
-        if (!s->p.quiet) {
-            char what[64];
-            print_result(k, &r);
-            snprintf(what, sizeof what, "ra %s %s", k->variant, k->algorithm);
-            ra_print_thread_balance(s, what);
-        }
-        if (!rc && hpcp_verdict_fails(r.validation.verdict))
-            rc = HPCP_EXIT_VALIDATION;
-    }
-    hpcp_record_free(&r);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
-    return rc;
+    ra_build_record(r, b->kernel, b, s->samples, v);
 }
+
+static void setup_failed(struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    char size[32];
+    hpcp_error(b->comm, "cannot allocate the table (%s per rank) or its buffers",
+               hpcp_format_bytes((double)s->p.table_words * 8.0, size, sizeof size));
+}
+
+static const struct hpcp_family_hooks ra_hooks = {
+    .verify_each = 1, /* HPCC checks the table it timed; every repetition's table counts */
+    .setup_failed = setup_failed,
+    .plan = print_plan,
+    .before_run = reset_counters,
+    .keep = keep_rep,
+    .after_last = after_last,
+    .corrupt = corrupt_table,
+    .rep_done = print_rep,
+    .record = build_record,
+    .print = print_result,
+};
 
 int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                    char **argv)
 {
     struct ra_state s;
+    struct ra_samples S;
     memset(&s, 0, sizeof s);
     int rc = prepare(k, si, argc, argv, &s.p);
     if (rc)
         return rc;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s};
-    struct ra_samples S;
-    if (hpcp_any(b.comm, samples_alloc(&S, s.p.repeat, s.p.warmup)) || (rc = k->setup(&b))) {
-        char size[32];
-        hpcp_error(b.comm, "cannot allocate the table (%s per rank) or its buffers",
-                   hpcp_format_bytes((double)s.p.table_words * 8.0, size, sizeof size));
-        k->teardown(&b);
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+    s.samples = &S;
+    if (hpcp_any(b.comm, samples_alloc(&S, s.p.run.repeat, s.p.run.warmup))) {
+        setup_failed(&b);
         samples_free(&S);
         return HPCP_EXIT_RUNTIME;
     }
-    print_plan(k, &b);
-    rc = run_all(k, &b, &S);
-    if (!rc)
-        rc = write_record(&b, k, &S);
-    k->teardown(&b);
+    rc = hpcp_harness_run(k, &b, &s.p.run, &ra_hooks);
     samples_free(&S);
     return rc;
 }

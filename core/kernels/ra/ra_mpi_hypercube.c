@@ -19,6 +19,7 @@
  * late-wait (Mod3), isend (Mod6/7). */
 #include <stdlib.h>
 
+#include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "ra_mpi.h"
 
@@ -415,6 +416,18 @@ static void hc_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
+/* The record names the optimisations that ran. */
+static void hypercube_record_params(struct hpcp_record *r, const struct ra_params *p)
+{
+    char text[128];
+    hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
+}
+
+static const struct ra_algorithm hypercube = {
+    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_MODS,
+    .modes = RA_MODE_RANK_PER_CORE, .default_mode = 1, .sync_refusal = "",
+    .record_params = hypercube_record_params};
+
 const struct hpcp_kernel hpcp_ra_mpi_hypercube = {
     .family = "ra",
     .variant = "mpi",
@@ -426,4 +439,5 @@ const struct hpcp_kernel hpcp_ra_mpi_hypercube = {
     .run = hc_run,
     .verify = ra_mpi_verify,
     .teardown = hc_teardown,
+    .family_data = &hypercube,
 };

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "ra_grid.h"
 #include "ra_mpi.h"
@@ -680,6 +681,19 @@ static void pipeline_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
+/* The routing threads the pipeline ran with. */
+static void pipeline_record_threads(struct hpcp_record *r, const struct ra_params *p)
+{
+    hpcp_record_param_int(r, "roles", p->roles);
+}
+
+static const struct ra_algorithm pipeline = {
+    .scope = RA_SCOPE_MPI,
+    .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_ROLES,
+    .modes = RA_MODE(7) | RA_MODE(8), .default_mode = 8, .threaded = 1,
+    .sync_refusal = ": the pipeline's updaters own disjoint slices of the table and need none",
+    .record_threads = pipeline_record_threads};
+
 const struct hpcp_kernel hpcp_ra_mpi_pipeline = {
     .family = "ra",
     .variant = "mpi",
@@ -692,4 +706,5 @@ const struct hpcp_kernel hpcp_ra_mpi_pipeline = {
     .run = pipeline_run,
     .verify = ra_mpi_verify,
     .teardown = pipeline_teardown,
+    .family_data = &pipeline,
 };

@@ -188,6 +188,10 @@ static void ref_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
+static const struct ra_algorithm reference = {
+    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
+    .modes = RA_MODE_RANK_PER_CORE, .default_mode = 1, .sync_refusal = ""};
+
 const struct hpcp_kernel hpcp_ra_mpi_reference = {
     .family = "ra",
     .variant = "mpi",
@@ -198,4 +202,5 @@ const struct hpcp_kernel hpcp_ra_mpi_reference = {
     .run = ref_run,
     .verify = ra_mpi_verify,
     .teardown = ref_teardown,
+    .family_data = &reference,
 };

@@ -16,8 +16,10 @@
  * bucket of axis 0 or 1 but from axis-1 arrivals, and the same repeats for
  * axis 1, 2, ... Counting matters: with several receives posted, a "done"
  * can complete before a data message that arrived ahead of it. */
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "ra_grid.h"
 #include "ra_mpi.h"
@@ -278,6 +280,22 @@ static void torus_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
+/* The record names the grid the ranks were arranged in ("4x2"). */
+static void torus_record_params(struct hpcp_record *r, const struct ra_params *p)
+{
+    char text[128] = "";
+    for (int i = 0; i < p->ndims; i++) {
+        size_t u = strlen(text);
+        snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
+    }
+    hpcp_record_param_string(r, "grid", text);
+}
+
+static const struct ra_algorithm torus = {
+    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID,
+    .modes = RA_MODE_RANK_PER_CORE, .default_mode = 1, .sync_refusal = "",
+    .record_params = torus_record_params};
+
 const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .family = "ra",
     .variant = "mpi",
@@ -289,4 +307,5 @@ const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .run = torus_run,
     .verify = ra_mpi_verify,
     .teardown = torus_teardown,
+    .family_data = &torus,
 };

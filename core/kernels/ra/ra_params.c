@@ -10,20 +10,15 @@
 #include "hpcprobe/util.h"
 #include "ra_params.h"
 
-const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
+static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL},
     [RA_OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
     [RA_OPT_RNG] = {"--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg"},
     [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL},
     [RA_OPT_NONCOMPLIANT] = {"--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
-    [RA_OPT_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
     [RA_OPT_TIME_LIMIT] = {"--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL},
-    [RA_OPT_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
-    [RA_OPT_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_DUMP] = {"--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_OWNER] = {"--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict"},
     [RA_OPT_GRID] = {"--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL},
@@ -36,6 +31,13 @@ const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD,
                                  0, 0, 0, NULL},
 };
+
+const struct hpcp_cli ra_cli = {
+    ra_option_spec, RA_OPT_COUNT,
+    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
+        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
+        HPCP_TAKES(HPCP_COMMON_QUIET),
+    0, 1, 0, 0};
 
 static const char *const mod_names[] = {"prepost", "late-update", "late-wait", "isend"};
 #define MOD_COUNT ((int)(sizeof mod_names / sizeof mod_names[0]))
@@ -174,10 +176,11 @@ static int parse_grid(const char *text, int *grid, int *ndims, char *err, size_t
     return 0;
 }
 
-int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, char *err,
-                           size_t errlen)
+int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
+                           const struct hpcp_common *c, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
+    p->run = *c;
     if (v[RA_OPT_LOG2].set && v[RA_OPT_FRACTION].set) {
         snprintf(err, errlen, "give --table-log2 or --memory-fraction, not both");
         return -1;
@@ -212,14 +215,9 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v, cha
     p->grid_given = v[RA_OPT_GRID].set;
     p->mods_given = v[RA_OPT_MODS].set;
     p->owner_given = v[RA_OPT_OWNER].set;
-    p->repeat = v[RA_OPT_REPEAT].set ? (int)v[RA_OPT_REPEAT].i : 1;
-    p->warmup = v[RA_OPT_WARMUP].set ? (int)v[RA_OPT_WARMUP].i : 0;
     p->time_limit_s = v[RA_OPT_TIME_LIMIT].set ? v[RA_OPT_TIME_LIMIT].d : 0.0;
-    p->verify = !v[RA_OPT_NO_VERIFY].set;
     p->hugepages = !(v[RA_OPT_HUGEPAGES].set && strcmp(v[RA_OPT_HUGEPAGES].s, "off") == 0);
-    p->out = v[RA_OPT_OUT].set ? v[RA_OPT_OUT].s : NULL;
     p->dump = v[RA_OPT_DUMP].set ? v[RA_OPT_DUMP].s : NULL;
-    p->quiet = v[RA_OPT_QUIET].set;
     return multicore_from_options(p, v, err, errlen);
 }
 
@@ -341,9 +339,9 @@ static int refuse(const char *option, const char *algorithm, const char *takes, 
 /* Table 1 of Garg et al.: table, generation and 1024 look-ahead each per
  * core (C) or per node (N). 2-4 put a per-core table under per-node
  * generation or look-ahead, which the paper rules out. */
-static int check_mode(struct ra_params *p, const char *algorithm, char *err, size_t errlen)
+static int check_mode(struct ra_params *p, const struct hpcp_kernel *k, char *err, size_t errlen)
 {
-    int shared = strcmp(algorithm, "shared") == 0, pipeline = strcmp(algorithm, "pipeline") == 0;
+    const struct ra_algorithm *a = ra_algo(k);
     int m = p->mapping_mode;
     if (m >= 2 && m <= 4) {
         snprintf(err, errlen, "--mapping-mode %d is refused: a per-core table needs per-core "
@@ -352,13 +350,12 @@ static int check_mode(struct ra_params *p, const char *algorithm, char *err, siz
         return -1;
     }
     if (m == 0)
-        m = p->mapping_mode = shared ? 5 : pipeline ? 8 : 1;
+        m = p->mapping_mode = a->default_mode;
     const char *wants = m == 1 ? "reference|alltoall|hypercube|torus (one rank per core)"
                         : m <= 6 ? "shared" : "pipeline";
-    if ((m == 1 && (shared || pipeline)) || (m >= 5 && m <= 6 && !shared) ||
-        (m >= 7 && !pipeline)) {
+    if (!(a->modes & (1 << m))) {
         snprintf(err, errlen, "--mapping-mode %d runs with --algo %s, not '%s'", m, wants,
-                 algorithm);
+                 k->algorithm);
         return -1;
     }
     if (m == 1 && p->threads > 1) {
@@ -372,27 +369,26 @@ static int check_mode(struct ra_params *p, const char *algorithm, char *err, siz
     return 0;
 }
 
-static int check_multicore(struct ra_params *p, const char *algorithm, char *err, size_t errlen)
+static int check_multicore(struct ra_params *p, const struct hpcp_kernel *k, char *err,
+                           size_t errlen)
 {
-    if (strcmp(algorithm, "serial") == 0) {
+    const struct ra_algorithm *a = ra_algo(k);
+    if (!(a->takes & RA_TAKES_MULTICORE)) {
         if (p->threads_given || p->mode_given || p->sync_given || p->roles_given)
             return refuse(p->threads_given ? "--threads" : p->mode_given ? "--mapping-mode"
-                          : p->sync_given ? "--sync" : "--roles", algorithm,
+                          : p->sync_given ? "--sync" : "--roles", k->algorithm,
                           "shared|pipeline of ra mpi", err, errlen);
         return 0;
     }
-    if (check_mode(p, algorithm, err, errlen))
+    if (check_mode(p, k, err, errlen))
         return -1;
-    int shared = strcmp(algorithm, "shared") == 0, pipeline = strcmp(algorithm, "pipeline") == 0;
-    if (p->sync_given && !shared) {
-        snprintf(err, errlen, "--sync applies to --algo shared only%s", pipeline
-                 ? ": the pipeline's updaters own disjoint slices of the table and need none"
-                 : "");
+    if (p->sync_given && !(a->takes & RA_TAKES_SYNC)) {
+        snprintf(err, errlen, "--sync applies to --algo shared only%s", a->sync_refusal);
         return -1;
     }
-    if (p->roles_given && !pipeline)
-        return refuse("--roles", algorithm, "pipeline", err, errlen);
-    if (pipeline && p->roles >= p->threads) {
+    if (p->roles_given && !(a->takes & RA_TAKES_ROLES))
+        return refuse("--roles", k->algorithm, "pipeline", err, errlen);
+    if ((a->takes & RA_TAKES_ROLES) && p->roles >= p->threads) {
         snprintf(err, errlen, "--roles %d leaves no thread to update the table with --threads "
                  "%d; allowed: auto or 0 to %d routing threads", p->roles, p->threads,
                  p->threads - 1);
@@ -445,25 +441,24 @@ int ra_params_check_threads(const struct ra_params *p, const struct hpcp_sysinfo
     return any ? -1 : 0;
 }
 
-int ra_params_check_algorithm(struct ra_params *p, const char *algorithm, int ranks, char *err,
-                              size_t errlen)
+int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, int ranks,
+                              char *err, size_t errlen)
 {
-    if (check_multicore(p, algorithm, err, errlen))
+    const struct ra_algorithm *a = ra_algo(k);
+    if (check_multicore(p, k, err, errlen))
         return -1;
-    if (strcmp(algorithm, "serial") == 0 && p->owner_given)
-        return refuse("--owner", algorithm, "reference|alltoall|hypercube|torus", err, errlen);
-    int torus = strcmp(algorithm, "torus") == 0, hypercube = strcmp(algorithm, "hypercube") == 0;
-    int pipeline = strcmp(algorithm, "pipeline") == 0;
-    if (!torus && !pipeline && (p->grid_given || p->ndims))
-        return refuse(p->grid_given ? "--grid" : "--dims", algorithm, "torus|pipeline", err,
+    if (!(a->takes & RA_TAKES_OWNER) && p->owner_given)
+        return refuse("--owner", k->algorithm, "reference|alltoall|hypercube|torus", err, errlen);
+    if (!(a->takes & RA_TAKES_GRID) && (p->grid_given || p->ndims))
+        return refuse(p->grid_given ? "--grid" : "--dims", k->algorithm, "torus|pipeline", err,
                       errlen);
-    if (!hypercube && p->mods_given)
-        return refuse("--mods", algorithm, "hypercube", err, errlen);
-    if (!hypercube)
+    if (!(a->takes & RA_TAKES_MODS) && p->mods_given)
+        return refuse("--mods", k->algorithm, "hypercube", err, errlen);
+    if (!(a->takes & RA_TAKES_MODS))
         p->mods = 0;
-    if ((torus || pipeline) && check_grid(p, ranks, err, errlen))
+    if ((a->takes & RA_TAKES_GRID) && check_grid(p, ranks, err, errlen))
         return -1;
-    if (pipeline && resolve_roles(p, err, errlen))
+    if ((a->takes & RA_TAKES_ROLES) && resolve_roles(p, err, errlen))
         return -1;
     struct ra_dist d;
     ra_dist_init(&d, p->table_words, ranks);

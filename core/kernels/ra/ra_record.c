@@ -16,8 +16,8 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
     hpcp_record_param_int(r, "updates_per_word", p->updates_per_word);
     hpcp_record_param_int(r, "lookahead", p->lookahead);
     hpcp_record_param_string(r, "rng", ra_rng_name(p->rng));
-    hpcp_record_param_int(r, "repeat", p->repeat);
-    hpcp_record_param_int(r, "warmup", p->warmup);
+    hpcp_record_param_int(r, "repeat", p->run.repeat);
+    hpcp_record_param_int(r, "warmup", p->run.warmup);
     if (p->time_limit_s > 0)
         hpcp_record_param_double(r, "time_limit_s", p->time_limit_s);
     else
@@ -28,28 +28,7 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
         hpcp_record_param_null(r, "memory_fraction");
     hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
     hpcp_record_param_string(r, "owner", ra_owner_rule_name(p->owner));
-    hpcp_record_param_bool(r, "verify", p->verify);
-}
-
-/* What only some algorithms take: the torus grid, the hypercube switches. */
-static void add_algorithm_params(struct hpcp_record *r, const struct hpcp_kernel *k,
-                                 const struct ra_params *p)
-{
-    char text[128] = "";
-    if (strcmp(k->algorithm, "torus") == 0) {
-        for (int i = 0; i < p->ndims; i++) {
-            size_t u = strlen(text);
-            snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
-        }
-        hpcp_record_param_string(r, "grid", text);
-    }
-    if (strcmp(k->algorithm, "hypercube") == 0)
-        hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
-}
-
-static int is_threaded(const struct hpcp_kernel *k)
-{
-    return strcmp(k->algorithm, "shared") == 0 || strcmp(k->algorithm, "pipeline") == 0;
+    hpcp_record_param_bool(r, "verify", p->run.verify);
 }
 
 /* Each mpi record names its mapping mode (Garg et al., Table 1); threaded
@@ -58,24 +37,17 @@ static void add_multicore_params(struct hpcp_record *r, const struct hpcp_kernel
                                  const struct ra_state *s)
 {
     const struct ra_params *p = &s->p;
+    const struct ra_algorithm *a = ra_algo(k);
     if (!ra_is_mpi(k))
         return;
     hpcp_record_param_int(r, "mapping_mode", p->mapping_mode);
     hpcp_record_param_int(r, "threads", p->threads);
-    if (!is_threaded(k))
+    if (!a->threaded)
         return;
     int m = p->mapping_mode;
     hpcp_record_param_string(r, "lookahead_scope", m == 5 || m == 7 ? "core" : "node");
-    if (strcmp(k->algorithm, "shared") == 0) {
-        static const char *const names[] = {"none", "atomic", "locks"};
-        hpcp_record_param_string(r, "sync", names[p->sync]);
-        if (p->sync == RA_SYNC_LOCKS)
-            hpcp_record_param_int(r, "locks", p->locks);
-        else
-            hpcp_record_param_null(r, "locks");
-    } else {
-        hpcp_record_param_int(r, "roles", p->roles);
-    }
+    if (a->record_threads)
+        a->record_threads(r, p);
     hpcp_record_param_string(r, "thread_roles", s->thread_roles);
 }
 
@@ -112,18 +84,19 @@ static void add_metrics(struct hpcp_record *r, const struct ra_samples *S, int n
 }
 
 static void add_validation(struct hpcp_record *r, const struct ra_params *p,
-                           const struct ra_samples *S, int n)
+                           const struct hpcp_checks *v)
 {
-    if (!p->verify) {
+    if (!p->run.verify) {
         hpcp_record_validation_skipped(r, "xor-replay (skipped by --no-verify)");
         return;
     }
-    hpcp_record_metric(r, "verify_time", "s", S->verify_time, n, 0);
+    hpcp_record_metric(r, "verify_time", "s", v->seconds, v->n, 0);
     hpcp_record_validation(r,
                            "xor-replay: every executed update re-applied once by the owner of "
                            "its word; a word is wrong when it differs from its index; passes at "
                            "<= 1 % of the table",
-                           "words", S->errors, n, RA_TOLERANCE_FRACTION * (double)p->table_words);
+                           "words", v->error, v->n,
+                           RA_TOLERANCE_FRACTION * (double)p->table_words);
 }
 
 /* Synchronous exchanges can deliver more than the look-ahead to one rank in
@@ -151,7 +124,7 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
     MPI_Gather(mine, NCOL, MPI_LONG_LONG, all, NCOL, MPI_LONG_LONG, 0, b->comm);
     if (b->rank != 0)
         return;
-    hpcp_record_counter_int(r, "updates_executed", (long long)S->updates[s->p.repeat - 1]);
+    hpcp_record_counter_int(r, "updates_executed", (long long)S->updates[s->p.run.repeat - 1]);
     hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
     if (!all)
         return;
@@ -182,9 +155,9 @@ static void add_notes(struct hpcp_record *r, const struct ra_state *s, const str
         hpcp_record_note(r, "non-compliant: mapping mode %d gives each core its own look-ahead "
                          "on a per-node table; HPCC allows modes 1, 6 and 8", p->mapping_mode);
     double planned = (double)p->updates_per_word * (double)p->table_words;
-    if (S->updates[p->repeat - 1] < planned)
+    if (S->updates[p->run.repeat - 1] < planned)
         hpcp_record_note(r, "--time-limit stopped the last repetition after %.0f of %.0f updates",
-                         S->updates[p->repeat - 1], planned);
+                         S->updates[p->run.repeat - 1], planned);
     if (s->active && p->hugepages && s->table.region.advice_rc != 0)
         hpcp_record_note(r, "madvise(MADV_HUGEPAGE) failed (%s): the table uses base pages",
                          strerror(s->table.region.advice_errno));
@@ -193,21 +166,22 @@ static void add_notes(struct hpcp_record *r, const struct ra_state *s, const str
 }
 
 void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct hpcp_bench *b,
-                     const struct ra_samples *S)
+                     const struct ra_samples *S, const struct hpcp_checks *v)
 {
     struct ra_state *s = b->state;
-    int n = s->p.repeat;
+    int n = s->p.run.repeat;
     hpcp_record_init(r, k->family, k->variant, k->algorithm, b->si);
     add_counters(r, b, S);
     if (b->rank != 0)
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
-    add_algorithm_params(r, k, &s->p);
+    if (ra_algo(k)->record_params) /* what only some algorithms take */
+        ra_algo(k)->record_params(r, &s->p);
     add_multicore_params(r, k, s);
     r->threads_per_rank = s->p.threads > 0 ? s->p.threads : 1;
     add_thread_counters(r, s);
-    add_metrics(r, S, n, s->p.warmup, ra_is_star(k));
-    add_validation(r, &s->p, S, n);
+    add_metrics(r, S, n, s->p.run.warmup, ra_is_star(k));
+    add_validation(r, &s->p, v);
     r->compliant = s->p.compliant;
     add_notes(r, s, S);
 }

@@ -89,6 +89,9 @@ static void single_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
+static const struct ra_algorithm serial_single = {
+    .scope = RA_SCOPE_SINGLE, .sync_refusal = ""};
+
 const struct hpcp_kernel hpcp_ra_single = {
     .family = "ra",
     .variant = "single",
@@ -99,4 +102,5 @@ const struct hpcp_kernel hpcp_ra_single = {
     .run = single_run,
     .verify = single_verify,
     .teardown = single_teardown,
+    .family_data = &serial_single,
 };

@@ -45,6 +45,9 @@ static void star_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
+static const struct ra_algorithm serial_star = {
+    .scope = RA_SCOPE_STAR, .sync_refusal = ""};
+
 const struct hpcp_kernel hpcp_ra_star = {
     .family = "ra",
     .variant = "star",
@@ -55,4 +58,5 @@ const struct hpcp_kernel hpcp_ra_star = {
     .run = star_run,
     .verify = star_verify,
     .teardown = star_teardown,
+    .family_data = &serial_star,
 };
