@@ -11,7 +11,7 @@ CTEST_DIR := build/ctest-$(MPI)
 SANITIZE_DIR := build/asan-$(MPI)
 VALGRIND_DIR := build/valgrind-$(MPI)
 # Pinned: a newer formatter or linter may judge the same code differently.
-LINT_TOOLS := "ruff==0.17.6"
+LINT_TOOLS := "ruff==0.17.6" "clang-format==23.1.5"
 # The MPI integration tests of one family (RandomAccess) run against the sanitized binary.
 SANITIZE_PYTESTS := python/tests/test_integration_ra.py python/tests/test_integration_ra_algorithms.py
 
@@ -69,10 +69,12 @@ ctest: build
 pytest: build
 	$(BIN)/python -m pytest
 
-# ruff over the Python (pyproject.toml's rules).
+# ruff over the Python (pyproject.toml's rules), clang-format over the C (.clang-format).
+C_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find core bench -name '*.[ch]')
 lint: build
 	$(PIP) install $(LINT_TOOLS)
 	$(BIN)/ruff check python bench
+	$(BIN)/clang-format --dry-run --Werror $(C_SOURCES)
 
 # The C core and its unit tests with AddressSanitizer and UndefinedBehaviorSanitizer
 # (the project's warnings still errors), then RandomAccess's MPI integration tests

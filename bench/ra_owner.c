@@ -39,8 +39,8 @@ static uint64_t splitmix(uint64_t *s)
 
 /* Weighting each owner by its (odd) index makes a wrong owner visible in
  * the sum, and the multiply stays off the sum's dependency chain. */
-__attribute__((noinline)) static uint64_t sum_division(const struct ra_dist *d,
-                                                       const uint64_t *g, uint64_t n)
+__attribute__((noinline)) static uint64_t sum_division(const struct ra_dist *d, const uint64_t *g,
+                                                       uint64_t n)
 {
     uint64_t sum = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -95,7 +95,7 @@ static struct result measure(const struct config *c, const struct ra_dist *d, co
 {
     double by_division[101], by_prediction[101], ratio[101]; /* --runs is at most 101 */
     uint64_t n = 1ULL << c->owners_log2, sd, sp;
-    struct result r = {0, 0, 0, 1};
+    struct result r = { 0, 0, 0, 1 };
     timed(0, d, g, 1u << BUF_LOG2, &sd); /* warm the caches and the branch predictor */
     for (int i = 0; i < c->runs; i++) {
         int first = i % 2;
@@ -132,7 +132,7 @@ static int parse_int(const char *text, long lo, long hi, long *out)
 
 static int parse_args(int argc, char **argv, struct config *c)
 {
-    static const long defaults[] = {3, 5, 6, 7, 12, 100, 1000, 10007};
+    static const long defaults[] = { 3, 5, 6, 7, 12, 100, 1000, 10007 };
     long v;
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
@@ -179,25 +179,26 @@ static int bench_one(const struct config *c, int ranks, const uint64_t *g)
     }
     struct result r = measure(c, &d, g);
     r.same &= edges_agree(&d);
-    printf("%8d %14.1f %14.1f %10.2f  %s\n", ranks, r.division / 1e6, r.predict / 1e6,
-           r.ratio, r.same ? "agree" : "DIFFER");
+    printf("%8d %14.1f %14.1f %10.2f  %s\n", ranks, r.division / 1e6, r.predict / 1e6, r.ratio,
+           r.same ? "agree" : "DIFFER");
     return r.same ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-    struct config c = {.table_log2 = 40, .runs = 11, .owners_log2 = 24};
+    struct config c = { .table_log2 = 40, .runs = 11, .owners_log2 = 24 };
     static uint64_t g[1u << BUF_LOG2];
     if (parse_args(argc, argv, &c)) {
-        fprintf(stderr, "usage: %s [--table-log2 8..50] [--runs 1..101] [--owners-log2 %d..34] "
-                "[RANKS (1..2^24)...]\n", argv[0], BUF_LOG2);
+        fprintf(stderr,
+                "usage: %s [--table-log2 8..50] [--runs 1..101] [--owners-log2 %d..34] "
+                "[RANKS (1..2^24)...]\n",
+                argv[0], BUF_LOG2);
         return 2;
     }
     fill_indices(g, c.table_log2);
     printf("table 2^%d words; 2^%d owners per rule per run; median of %d runs\n", c.table_log2,
            c.owners_log2, c.runs);
-    printf("%8s %14s %14s %10s  %s\n", "ranks", "division M/s", "predict M/s", "ratio",
-           "owners");
+    printf("%8s %14s %14s %10s  %s\n", "ranks", "division M/s", "predict M/s", "ratio", "owners");
     int bad = 0;
     for (int i = 0; i < c.nranks; i++)
         bad |= bench_one(&c, (int)c.ranks[i], g);

@@ -14,12 +14,12 @@
 /* Every family's common options, with the ranges and names they always had;
  * --repeat's lower bound is the family's (mem needs 2). */
 static const struct hpcp_optspec common_spec[HPCP_COMMON_COUNT] = {
-    [HPCP_COMMON_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
-    [HPCP_COMMON_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
-    [HPCP_COMMON_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
-    [HPCP_COMMON_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [HPCP_COMMON_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [HPCP_COMMON_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [HPCP_COMMON_REPEAT] = { "--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL },
+    [HPCP_COMMON_WARMUP] = { "--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL },
+    [HPCP_COMMON_SEED] = { "--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL },
+    [HPCP_COMMON_NO_VERIFY] = { "--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [HPCP_COMMON_OUT] = { "--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [HPCP_COMMON_QUIET] = { "--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
 };
 
 const char *hpcp_common_name(int option)
@@ -44,9 +44,10 @@ static void common_from_values(const struct hpcp_cli *cli, const struct hpcp_opt
             c->given |= HPCP_TAKES(o);
 #define GIVEN(o) (c->given & HPCP_TAKES(o))
     c->repeat = GIVEN(HPCP_COMMON_REPEAT) ? (int)v[slot[HPCP_COMMON_REPEAT]].i
-                : cli->repeat_default ? cli->repeat_default : 1;
-    c->warmup = GIVEN(HPCP_COMMON_WARMUP) ? (int)v[slot[HPCP_COMMON_WARMUP]].i
-                                          : cli->warmup_default;
+                : cli->repeat_default     ? cli->repeat_default
+                                          : 1;
+    c->warmup =
+        GIVEN(HPCP_COMMON_WARMUP) ? (int)v[slot[HPCP_COMMON_WARMUP]].i : cli->warmup_default;
     c->seed = GIVEN(HPCP_COMMON_SEED) ? (uint64_t)v[slot[HPCP_COMMON_SEED]].i : cli->seed_default;
     c->verify = !GIVEN(HPCP_COMMON_NO_VERIFY);
     c->quiet = GIVEN(HPCP_COMMON_QUIET) != 0;
@@ -141,7 +142,7 @@ static int commit(MPI_Comm comm, struct hpcp_record *r, struct hpcp_bench *b, co
 int hpcp_harness_commit(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
                         const char *out)
 {
-    struct hpcp_bench b = {comm, 0, 0, si, NULL, NULL};
+    struct hpcp_bench b = { comm, 0, 0, si, NULL, NULL };
     return commit(comm, r, &b, out, NULL, 1);
 }
 
@@ -205,11 +206,11 @@ static int timed_reps(const struct hpcp_kernel *k, struct hpcp_bench *b,
     return rc;
 }
 
-int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                     const struct hpcp_common *c, const struct hpcp_family_hooks *h)
+int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
+                     const struct hpcp_family_hooks *h)
 {
-    struct hpcp_checks v = {calloc((size_t)c->repeat, sizeof(double)),
-                            calloc((size_t)c->repeat, sizeof(double)), 0};
+    struct hpcp_checks v = { calloc((size_t)c->repeat, sizeof(double)),
+                             calloc((size_t)c->repeat, sizeof(double)), 0 };
     int rc = hpcp_any(b->comm, !v.error || !v.seconds) ? HPCP_EXIT_RUNTIME : k->setup(b);
     if (rc) {
         if (h->setup_failed)

@@ -97,10 +97,22 @@ static void close_(struct hpcp_json *j, const char *bracket)
     puts_(j, bracket);
 }
 
-void hpcp_json_begin_object(struct hpcp_json *j, const char *key) { open_(j, key, "{"); }
-void hpcp_json_end_object(struct hpcp_json *j) { close_(j, "}"); }
-void hpcp_json_begin_array(struct hpcp_json *j, const char *key) { open_(j, key, "["); }
-void hpcp_json_end_array(struct hpcp_json *j) { close_(j, "]"); }
+void hpcp_json_begin_object(struct hpcp_json *j, const char *key)
+{
+    open_(j, key, "{");
+}
+void hpcp_json_end_object(struct hpcp_json *j)
+{
+    close_(j, "}");
+}
+void hpcp_json_begin_array(struct hpcp_json *j, const char *key)
+{
+    open_(j, key, "[");
+}
+void hpcp_json_end_array(struct hpcp_json *j)
+{
+    close_(j, "]");
+}
 
 void hpcp_json_string(struct hpcp_json *j, const char *key, const char *value)
 {

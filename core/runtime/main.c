@@ -37,8 +37,8 @@ static int unknown_name(const char *what, const char *word, const char **names, 
 {
     char allowed[512] = "";
     for (int i = 0; i < n; i++)
-        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
-                 i ? ", " : "", names[i]);
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "",
+                 names[i]);
     const char *s = hpcp_suggest(word, names, n);
     hpcp_error(MPI_COMM_WORLD, "unknown %s '%s' (allowed: %s)%s%s%s", what, word, allowed,
                s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
@@ -186,7 +186,7 @@ static int dispatch(int argc, char **argv)
  * by bench/comm_vs_hpcc). */
 static int thread_level_wanted(int argc, char **argv)
 {
-    static const char *const one_thread[] = {"comm", "beff", "pairs"};
+    static const char *const one_thread[] = { "comm", "beff", "pairs" };
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--threads") == 0 || strncmp(argv[i], "--threads=", 10) == 0)
             return MPI_THREAD_MULTIPLE;

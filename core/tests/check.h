@@ -6,14 +6,14 @@
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (cond) {                                                                \
-            check_passed++;                                                        \
-        } else {                                                                   \
-            check_failed++;                                                        \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            check_passed++;                                                          \
+        } else {                                                                     \
+            check_failed++;                                                          \
             fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                          \
+        }                                                                            \
     } while (0)
 
 static inline int check_summary(const char *name)

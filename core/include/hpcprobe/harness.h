@@ -123,8 +123,8 @@ struct hpcp_family_hooks {
 /* setup -> plan -> warm-up runs -> fault point -> timed runs (run, keep,
  * verify) -> record -> commit -> teardown, for kernel k with b->state set
  * up by the family. Returns the HPCP_EXIT_* status, the same on every rank. */
-int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                     const struct hpcp_common *c, const struct hpcp_family_hooks *h);
+int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
+                     const struct hpcp_family_hooks *h);
 
 /* --- the commit ------------------------------------------------------------- */
 

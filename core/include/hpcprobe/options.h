@@ -3,7 +3,13 @@
 #define HPCPROBE_OPTIONS_H
 #include <stddef.h>
 
-enum hpcp_opt_kind { HPCP_OPT_FLAG, HPCP_OPT_INT, HPCP_OPT_DOUBLE, HPCP_OPT_STRING, HPCP_OPT_CHOICE };
+enum hpcp_opt_kind {
+    HPCP_OPT_FLAG,
+    HPCP_OPT_INT,
+    HPCP_OPT_DOUBLE,
+    HPCP_OPT_STRING,
+    HPCP_OPT_CHOICE
+};
 
 struct hpcp_optspec {
     const char *name;        /* "--table-log2" */

@@ -15,8 +15,14 @@
  * says otherwise: a driver that forgets to verify cannot pass. */
 enum hpcp_verdict { HPCP_NOT_VALIDATED, HPCP_PASSED, HPCP_FAILED, HPCP_SKIPPED };
 
-enum hpcp_kv_type { HPCP_KV_INT, HPCP_KV_DOUBLE, HPCP_KV_STRING, HPCP_KV_BOOL, HPCP_KV_NULL,
-                    HPCP_KV_INT_ARRAY };
+enum hpcp_kv_type {
+    HPCP_KV_INT,
+    HPCP_KV_DOUBLE,
+    HPCP_KV_STRING,
+    HPCP_KV_BOOL,
+    HPCP_KV_NULL,
+    HPCP_KV_INT_ARRAY
+};
 
 struct hpcp_kv {
     char key[48];

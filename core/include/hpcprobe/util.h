@@ -6,16 +6,10 @@
 #include <stdint.h>
 
 /* Exit statuses of hpcprobe-bench (docs/cli.md). */
-enum {
-    HPCP_EXIT_OK = 0,
-    HPCP_EXIT_VALIDATION = 1,
-    HPCP_EXIT_USAGE = 2,
-    HPCP_EXIT_RUNTIME = 3
-};
+enum { HPCP_EXIT_OK = 0, HPCP_EXIT_VALIDATION = 1, HPCP_EXIT_USAGE = 2, HPCP_EXIT_RUNTIME = 3 };
 
 /* Print one error line on rank 0 only: "hpcprobe-bench: <msg>". */
-void hpcp_error(MPI_Comm comm, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void hpcp_error(MPI_Comm comm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* 1 on every rank if `flag` is nonzero on any rank. */
 int hpcp_any(MPI_Comm comm, int flag);

@@ -58,8 +58,7 @@ void beff_random_ring(int ranks, uint64_t seed, int pattern, int *order);
 /* Wait for a message: polling for up to 2 ms, as a blocking receive would,
  * then sleeping between polls (ranks that wait long must not take the core
  * of ranks that measure). */
-void beff_sleepy_recv(void *buf, int count, MPI_Datatype type, int source, int tag,
-                      MPI_Comm comm);
+void beff_sleepy_recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm);
 
 /* Stamp the first and last byte of a message of `n` bytes from `sender`
  * in loop iteration `i` (what HPCC checks too), and check such a stamp.
@@ -76,8 +75,7 @@ static inline void beff_stamp(unsigned char *buf, int n, int sender, int i, int 
     buf[n - 1] = (unsigned char)(v ^ 0xa5);
 }
 
-static inline int beff_stamped(const unsigned char *buf, int n, int sender, int i,
-                               int direction)
+static inline int beff_stamped(const unsigned char *buf, int n, int sender, int i, int direction)
 {
     unsigned char v = beff_stamp_value(sender, i, direction);
     return buf[0] == v && buf[n - 1] == (unsigned char)(v ^ 0xa5);

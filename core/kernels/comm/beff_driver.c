@@ -42,8 +42,8 @@ static long full_check(MPI_Comm comm, const int *order, int msg, int corrupt)
         comm_fill(b + msg, (size_t)msg, me, left, 2);
         MPI_Sendrecv(b, msg, MPI_BYTE, right, 7, b + 2 * (size_t)msg, msg, MPI_BYTE, left, 7, comm,
                      MPI_STATUS_IGNORE);
-        MPI_Sendrecv(b + msg, msg, MPI_BYTE, left, 8, b + 3 * (size_t)msg, msg, MPI_BYTE, right,
-                     8, comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(b + msg, msg, MPI_BYTE, left, 8, b + 3 * (size_t)msg, msg, MPI_BYTE, right, 8,
+                     comm, MPI_STATUS_IGNORE);
         if (corrupt && me == 0)
             b[2 * (size_t)msg] ^= 0x5a; /* HPCPROBE_INJECT_FAULT=corrupt:N */
         wrong += comm_check(b + 2 * (size_t)msg, (size_t)msg, left, me, 1) >= 0;
@@ -146,16 +146,19 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     r->nodes = nodes, r->ranks_per_node_max = rpn;
     add_parameters(r, p, R);
     add_figures(r, R);
-    double wrong = (double)(R->lat.wrong + R->bw.wrong + R->ring_lat.wrong + R->ring_bw.wrong +
-                            R->full_wrong);
-    hpcp_record_validation(r, "every message's first and last byte carry (sender, iteration, "
+    double wrong =
+        (double)(R->lat.wrong + R->bw.wrong + R->ring_lat.wrong + R->ring_bw.wrong + R->full_wrong);
+    hpcp_record_validation(r,
+                           "every message's first and last byte carry (sender, iteration, "
                            "direction) and are checked on receipt, as HPCC does; then one "
                            "exchange around the natural and the first random ring with "
                            "every byte patterned and compared; error = wrong messages",
                            "1", &wrong, 1, 0);
     if (wrong > 0)
-        hpcp_record_validation_detail(r, "beff: %ld ping-pong, %ld ring and %ld full-content "
-                                      "message(s) arrived wrong", R->lat.wrong + R->bw.wrong,
+        hpcp_record_validation_detail(r,
+                                      "beff: %ld ping-pong, %ld ring and %ld full-content "
+                                      "message(s) arrived wrong",
+                                      R->lat.wrong + R->bw.wrong,
                                       R->ring_lat.wrong + R->ring_bw.wrong, R->full_wrong);
     if (note[0])
         hpcp_record_note(r, "%s", note);
@@ -180,8 +183,7 @@ static void print_results(const struct hpcp_record *r, const void *ctx)
            lmax * 1e6, R->lat.pairs);
     printf("  ping-pong bandwidth min/max  %10.3f / %10.3f GB/s (%lld pairs)\n", bmin / 1e9,
            bmax / 1e9, R->bw.pairs);
-    printf("  naturally ordered ring       %10.3f us   %10.3f GB/s\n", nat_lat * 1e6,
-           nat_bw / 1e9);
+    printf("  naturally ordered ring       %10.3f us   %10.3f GB/s\n", nat_lat * 1e6, nat_bw / 1e9);
     printf("  randomly ordered ring        %10.3f us   %10.3f GB/s\n",
            R->ring_lat.random_geomean * 1e6, BEFF_BW_BYTES / R->ring_bw.random_geomean / 1e9);
     fflush(stdout);
@@ -217,6 +219,14 @@ int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 }
 
 const struct hpcp_kernel hpcp_beff_hpcc = {
-    "beff", "hpcc", "reference",
+    "beff",
+    "hpcc",
+    "reference",
     "HPCC b_eff: ping-pong latency/bandwidth over pairs, natural and random rings",
-    hpcp_beff_driver, NULL, NULL, NULL, NULL, NULL};
+    hpcp_beff_driver,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL
+};

@@ -22,9 +22,19 @@
 /* The communication families' own options; --seed (beff), --repeat (pairs),
  * --out and --quiet are the harness's common ones. */
 enum {
-    COMM_OPT_SIZES, COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE, COMM_OPT_CHECK,
-    COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS, COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME,
-    COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, COMM_OPT_COUNT
+    COMM_OPT_SIZES,
+    COMM_OPT_TIME_PER_SIZE,
+    COMM_OPT_OFF_CACHE,
+    COMM_OPT_CHECK,
+    COMM_OPT_NP_SWEEP,
+    COMM_OPT_FUNCTIONS,
+    COMM_OPT_LAT_TIME,
+    COMM_OPT_BW_TIME,
+    COMM_OPT_SIZE,
+    COMM_OPT_MESSAGES,
+    COMM_OPT_PLACEMENT,
+    COMM_OPT_PLACEMENT_BY,
+    COMM_OPT_COUNT
 };
 
 /* Where the ranks run: asked for with --placement, applied by the launcher
@@ -53,8 +63,8 @@ struct comm_params {
 
 /* Parse and check the options of `bench` ("comm", "beff", "pairs"); 0, or
  * HPCP_EXIT_USAGE after one line on rank 0. Collective over `world`. */
-int comm_params_prepare(struct comm_params *p, const char *bench, const char *variant,
-                        int argc, char **argv, MPI_Comm world);
+int comm_params_prepare(struct comm_params *p, const char *bench, const char *variant, int argc,
+                        char **argv, MPI_Comm world);
 /* "0", "64K", "4M", "1G" (binary suffixes) -> bytes; 0 or -1. */
 int comm_parse_size(const char *text, size_t *bytes);
 /* Parse a --sizes list: SIZE or A..B (A, 2A, 4A ... up to B) items, comma
@@ -80,8 +90,7 @@ void comm_layout(MPI_Comm comm, int *nodes, int *ranks_per_node_max);
 /* Rank i of a placement file's `text`: its host (hosts + i*host_len) and CPU
  * (-1: any). 0, or -1 with one line in err (a rank missing or twice, ...). */
 #define COMM_HOST_LEN 256
-int comm_place_parse(const char *text, int ranks, char *hosts, int *cpus, char *err,
-                     size_t errlen);
+int comm_place_parse(const char *text, int ranks, char *hosts, int *cpus, char *err, size_t errlen);
 /* New rank of each world rank so that ranks follow `order` ("block" or
  * "round-robin") over the nodes given by node[i] (a node id per world rank);
  * world rank 0 keeps rank 0. */
@@ -104,9 +113,9 @@ float comm_reduce_sum(int ranks, size_t j, long iteration);
 /* The start of beff and pairs (and any benchmark of at least `min_ranks`
  * ranks): options, the rank count (`why` says why it needs them), then the
  * placement. 0 with *work set, or the exit status after one line. */
-int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc,
-               char **argv, const struct hpcp_sysinfo *si, int min_ranks, const char *why,
-               MPI_Comm *work, char *note, size_t notelen);
+int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc, char **argv,
+               const struct hpcp_sysinfo *si, int min_ranks, const char *why, MPI_Comm *work,
+               char *note, size_t notelen);
 /* Prints a finished record's table (rank 0, unless --quiet). */
 typedef void (*comm_print_fn)(const struct hpcp_record *r, const void *ctx);
 /* Every rank of `comm` once rank 0 has built r: the placement counters, then

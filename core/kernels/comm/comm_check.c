@@ -69,14 +69,16 @@ float comm_reduce_sum(int ranks, size_t j, long iteration)
     return (float)(ranks_sum + (long)ranks * (long)((j + (size_t)iteration) % 3));
 }
 
-int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc,
-               char **argv, const struct hpcp_sysinfo *si, int min_ranks, const char *why,
-               MPI_Comm *work, char *note, size_t notelen)
+int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc, char **argv,
+               const struct hpcp_sysinfo *si, int min_ranks, const char *why, MPI_Comm *work,
+               char *note, size_t notelen)
 {
     int rc = comm_params_prepare(p, bench, variant, argc, argv, MPI_COMM_WORLD);
     if (!rc && si->ranks < min_ranks) {
-        hpcp_error(MPI_COMM_WORLD, "%s needs at least %d ranks, %d launched (%s; launch %d or "
-                   "more)", bench, min_ranks, si->ranks, why, min_ranks);
+        hpcp_error(MPI_COMM_WORLD,
+                   "%s needs at least %d ranks, %d launched (%s; launch %d or "
+                   "more)",
+                   bench, min_ranks, si->ranks, why, min_ranks);
         rc = HPCP_EXIT_USAGE;
     }
     return rc ? rc : comm_place_apply(&p->place, MPI_COMM_WORLD, work, note, notelen);
@@ -143,8 +145,10 @@ static int add_item(const char *item, size_t *sizes, int *n, int max, char *err,
     }
     return 0;
 bad:
-    snprintf(err, len, "--sizes: '%s' is not a size or a range A..B (sizes in bytes with an "
-             "optional K, M or G, 0 to 1G: e.g. 0,8,1K or 0..4M)", item);
+    snprintf(err, len,
+             "--sizes: '%s' is not a size or a range A..B (sizes in bytes with an "
+             "optional K, M or G, 0 to 1G: e.g. 0,8,1K or 0..4M)",
+             item);
     return -1;
 full:
     snprintf(err, len, "--sizes: more than %d sizes", max);
@@ -165,8 +169,10 @@ int comm_parse_sizes(const char *text, size_t *sizes, int *n, int max, char *err
         if (add_item(item, sizes, n, max, err, len) != 0)
             return -1;
     if (*n == 0 || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) {
-        snprintf(err, len, "--sizes: '%s' has an empty item (give sizes such as 0,8,1K or "
-                 "0..4M)", text);
+        snprintf(err, len,
+                 "--sizes: '%s' has an empty item (give sizes such as 0,8,1K or "
+                 "0..4M)",
+                 text);
         return -1;
     }
     return 0;

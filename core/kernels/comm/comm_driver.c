@@ -15,8 +15,8 @@ static int unknown_function(const char *name)
     const char *names[COMM_MAX_FUNCTIONS];
     for (int i = 0; i < comm_nfunctions; i++) {
         names[i] = comm_functions[i]->name;
-        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
-                 i ? ", " : "", names[i]);
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "",
+                 names[i]);
     }
     const char *s = hpcp_suggest(name, names, comm_nfunctions);
     hpcp_error(MPI_COMM_WORLD, "--functions: unknown function '%s' (allowed: %s)%s%s%s", name,
@@ -26,8 +26,10 @@ static int unknown_function(const char *name)
 
 static int too_few_ranks(const struct comm_function *fn, int ranks)
 {
-    hpcp_error(MPI_COMM_WORLD, "comm %s needs at least %d ranks, %d launched (launch %d or "
-               "more)", fn->name, fn->min_ranks, ranks, fn->min_ranks);
+    hpcp_error(MPI_COMM_WORLD,
+               "comm %s needs at least %d ranks, %d launched (launch %d or "
+               "more)",
+               fn->name, fn->min_ranks, ranks, fn->min_ranks);
     return HPCP_EXIT_USAGE;
 }
 
@@ -68,8 +70,8 @@ static int select_functions(const char *variant, const char *names, int ranks,
     if (names && *n == 0)
         return unknown_function(names);
     if (skipped[0])
-        hpcp_error(MPI_COMM_WORLD, "comm all: skipping %s (2 ranks needed, %d launched)",
-                   skipped, ranks);
+        hpcp_error(MPI_COMM_WORLD, "comm all: skipping %s (2 ranks needed, %d launched)", skipped,
+                   ranks);
     return 0;
 }
 
@@ -113,13 +115,14 @@ static int groups_of(const struct comm_function *fn, const struct comm_params *p
 static int fit_memory(const struct comm_function *fn, const struct comm_params *p,
                       const struct hpcp_sysinfo *si, size_t *sizes, int *n, int *trimmed)
 {
-    int on_node = fn->pair ? (si->ranks_on_my_node < 2 ? si->ranks_on_my_node : 2)
-                           : si->ranks_on_my_node;
+    int on_node =
+        fn->pair ? (si->ranks_on_my_node < 2 ? si->ranks_on_my_node : 2) : si->ranks_on_my_node;
     double avail = 0.9 * (double)hpcp_meminfo_bytes("MemAvailable:");
     int keep = *n;
     while (keep > 0 && avail > 0 &&
-           (double)comm_buffer_bytes(fn, sizes[keep - 1], si->ranks, p->off_cache,
-                                     p->llc_bytes) * on_node > avail)
+           (double)comm_buffer_bytes(fn, sizes[keep - 1], si->ranks, p->off_cache, p->llc_bytes) *
+                   on_node >
+               avail)
         keep--;
     MPI_Allreduce(MPI_IN_PLACE, &keep, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     *trimmed = keep < *n;
@@ -129,11 +132,13 @@ static int fit_memory(const struct comm_function *fn, const struct comm_params *
     }
     char a[32], b[32];
     size_t need = comm_buffer_bytes(fn, sizes[keep], si->ranks, p->off_cache, p->llc_bytes);
-    hpcp_error(MPI_COMM_WORLD, "--sizes: comm %s at %zu B on %d ranks needs %s of buffers per "
+    hpcp_error(MPI_COMM_WORLD,
+               "--sizes: comm %s at %zu B on %d ranks needs %s of buffers per "
                "rank, more than the node's available memory allows (%s shared by %d ranks); "
-               "allowed: sizes up to %zu B%s", fn->name, sizes[keep], si->ranks,
-               hpcp_format_bytes((double)need, a, sizeof a), hpcp_format_bytes(avail, b, sizeof b),
-               on_node, keep ? sizes[keep - 1] : 0, p->off_cache ? ", or no --off-cache" : "");
+               "allowed: sizes up to %zu B%s",
+               fn->name, sizes[keep], si->ranks, hpcp_format_bytes((double)need, a, sizeof a),
+               hpcp_format_bytes(avail, b, sizeof b), on_node, keep ? sizes[keep - 1] : 0,
+               p->off_cache ? ", or no --off-cache" : "");
     return HPCP_EXIT_USAGE;
 }
 

@@ -5,15 +5,15 @@
 #include "comm_fn.h"
 
 extern const struct comm_function comm_fn_pingpong, comm_fn_pingping, comm_fn_sendrecv,
-    comm_fn_exchange, comm_fn_allreduce, comm_fn_reduce, comm_fn_reduce_scatter,
-    comm_fn_allgather, comm_fn_allgatherv, comm_fn_gather, comm_fn_scatter, comm_fn_alltoall,
-    comm_fn_alltoallv, comm_fn_bcast, comm_fn_barrier;
+    comm_fn_exchange, comm_fn_allreduce, comm_fn_reduce, comm_fn_reduce_scatter, comm_fn_allgather,
+    comm_fn_allgatherv, comm_fn_gather, comm_fn_scatter, comm_fn_alltoall, comm_fn_alltoallv,
+    comm_fn_bcast, comm_fn_barrier;
 
 const struct comm_function *const comm_functions[] = {
-    &comm_fn_pingpong,  &comm_fn_pingping,       &comm_fn_sendrecv,  &comm_fn_exchange,
-    &comm_fn_allreduce, &comm_fn_reduce,         &comm_fn_reduce_scatter,
-    &comm_fn_allgather, &comm_fn_allgatherv,     &comm_fn_gather,    &comm_fn_scatter,
-    &comm_fn_alltoall,  &comm_fn_alltoallv,      &comm_fn_bcast,     &comm_fn_barrier,
+    &comm_fn_pingpong,   &comm_fn_pingping, &comm_fn_sendrecv,       &comm_fn_exchange,
+    &comm_fn_allreduce,  &comm_fn_reduce,   &comm_fn_reduce_scatter, &comm_fn_allgather,
+    &comm_fn_allgatherv, &comm_fn_gather,   &comm_fn_scatter,        &comm_fn_alltoall,
+    &comm_fn_alltoallv,  &comm_fn_bcast,    &comm_fn_barrier,
 };
 const int comm_nfunctions = (int)(sizeof comm_functions / sizeof comm_functions[0]);
 

@@ -74,8 +74,8 @@ static void alltoall(const struct comm_call *c)
 
 static void alltoallv(const struct comm_call *c)
 {
-    MPI_Alltoallv(c->sbuf, c->counts, c->displs, MPI_BYTE, c->rbuf, c->counts, c->displs,
-                  MPI_BYTE, c->comm);
+    MPI_Alltoallv(c->sbuf, c->counts, c->displs, MPI_BYTE, c->rbuf, c->counts, c->displs, MPI_BYTE,
+                  c->comm);
 }
 
 static void gather(const struct comm_call *c)
@@ -113,23 +113,47 @@ static long check_scatter(const struct comm_call *c)
 }
 
 const struct comm_function comm_fn_allgather = {
-    "allgather", "Allgather", 1, 0, 1, 0, 1.0, 0.0, NULL,
-    comm_extent_gather, allgather, fill_own, check_gathered};
-const struct comm_function comm_fn_allgatherv = {
-    "allgatherv", "Allgatherv", 1, 0, 1, 0, 1.0, 0.0, comm_equal_counts,
-    comm_extent_gather, allgatherv, fill_own, check_gathered};
+    "allgather", "Allgather",   1, 0, 1, 0, 1.0, 0.0, NULL, comm_extent_gather, allgather,
+    fill_own,    check_gathered
+};
+const struct comm_function comm_fn_allgatherv = { "allgatherv",
+                                                  "Allgatherv",
+                                                  1,
+                                                  0,
+                                                  1,
+                                                  0,
+                                                  1.0,
+                                                  0.0,
+                                                  comm_equal_counts,
+                                                  comm_extent_gather,
+                                                  allgatherv,
+                                                  fill_own,
+                                                  check_gathered };
 const struct comm_function comm_fn_alltoall = {
-    "alltoall", "Alltoall", 1, 0, 1, 0, 1.0, 0.0, NULL,
-    extent_alltoall, alltoall, fill_per_destination, check_alltoall};
-const struct comm_function comm_fn_alltoallv = {
-    "alltoallv", "Alltoallv", 1, 0, 1, 0, 1.0, 0.0, comm_equal_counts,
-    extent_alltoall, alltoallv, fill_per_destination, check_alltoall};
+    "alltoall",           "Alltoall",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_alltoall, alltoall,
+    fill_per_destination, check_alltoall
+};
+const struct comm_function comm_fn_alltoallv = { "alltoallv",
+                                                 "Alltoallv",
+                                                 1,
+                                                 0,
+                                                 1,
+                                                 0,
+                                                 1.0,
+                                                 0.0,
+                                                 comm_equal_counts,
+                                                 extent_alltoall,
+                                                 alltoallv,
+                                                 fill_per_destination,
+                                                 check_alltoall };
 const struct comm_function comm_fn_gather = {
-    "gather", "Gather", 1, 0, 1, 0, 1.0, 0.0, NULL,
-    comm_extent_gather, gather, fill_own, check_gather};
+    "gather", "Gather",           1,      0,        1,           0, 1.0, 0.0,
+    NULL,     comm_extent_gather, gather, fill_own, check_gather
+};
 const struct comm_function comm_fn_scatter = {
-    "scatter", "Scatter", 1, 0, 1, 0, 1.0, 0.0, NULL,
-    extent_scatter, scatter, fill_scatter, check_scatter};
+    "scatter",    "Scatter",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_scatter, scatter,
+    fill_scatter, check_scatter
+};
 
 COMM_KERNEL(hpcp_comm_allgather, "allgather", "IMB Allgather");
 COMM_KERNEL(hpcp_comm_allgatherv, "allgatherv", "IMB Allgatherv (equal counts)");

@@ -26,16 +26,16 @@ static size_t region_bytes(size_t extent, int off_cache, uint64_t llc)
     return off_cache && one < cache ? round_up(cache, one) : one;
 }
 
-size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int ranks,
-                         int off_cache, uint64_t llc)
+size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int ranks, int off_cache,
+                         uint64_t llc)
 {
     size_t send, recv;
     fn->extent(max_bytes, ranks, &send, &recv);
     return region_bytes(send, off_cache, llc) + region_bytes(recv, off_cache, llc);
 }
 
-int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn,
-                       size_t max_bytes, int ranks, int off_cache, uint64_t llc)
+int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, size_t max_bytes,
+                       int ranks, int off_cache, uint64_t llc)
 {
     size_t send, recv;
     memset(b, 0, sizeof *b);
@@ -64,8 +64,7 @@ void comm_buffers_free(struct comm_buffers *b)
 }
 
 /* Slots of this size's extents: as many as the regions hold. */
-static void cut_slots(const struct comm_function *fn, struct comm_call *c,
-                      struct comm_buffers *b)
+static void cut_slots(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b)
 {
     size_t send, recv;
     fn->extent(c->bytes, c->ranks, &send, &recv);
@@ -147,8 +146,8 @@ struct timing {
     long checked, wrong, bad;
 };
 
-static void timed(const struct comm_function *fn, struct comm_call *c,
-                  const struct comm_buffers *b, int check_all, struct timing *T)
+static void timed(const struct comm_function *fn, struct comm_call *c, const struct comm_buffers *b,
+                  int check_all, struct timing *T)
 {
     MPI_Barrier(c->comm);
     double start = MPI_Wtime(), prev = start, sum = 0;
@@ -179,7 +178,8 @@ static void plan_reps(double per_call, double budget, int check_all, struct timi
     double want = per_call > 0 ? budget / per_call : (double)COMM_MAX_REPS;
     T->reps = want < 2 ? 2 : want > COMM_MAX_REPS ? COMM_MAX_REPS : (long)want;
     T->batch = check_all || per_call >= COMM_MIN_SAMPLE_S
-                   ? 1 : (long)ceil(COMM_MIN_SAMPLE_S / (per_call > 0 ? per_call : 1e-9));
+                   ? 1
+                   : (long)ceil(COMM_MIN_SAMPLE_S / (per_call > 0 ? per_call : 1e-9));
     long fewest = (T->reps + COMM_MAX_SAMPLES - 1) / COMM_MAX_SAMPLES;
     if (T->batch < fewest)
         T->batch = fewest;
@@ -201,10 +201,11 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
     MPI_Reduce(&mean, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     MPI_Reduce(mine, pt->samples, T->nsamples, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-    long counts[2] = {T->checked, T->wrong}, total[2];
+    long counts[2] = { T->checked, T->wrong }, total[2];
     MPI_Reduce(counts, total, 2, MPI_LONG, MPI_SUM, 0, c->comm);
-    struct { int rank, at; } bad = {T->bad >= 0 ? c->rank : INT_MAX,
-                                    T->bad > INT_MAX ? INT_MAX : (int)T->bad}, first;
+    struct {
+        int rank, at;
+    } bad = { T->bad >= 0 ? c->rank : INT_MAX, T->bad > INT_MAX ? INT_MAX : (int)T->bad }, first;
     MPI_Reduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, 0, c->comm);
     if (c->rank != 0)
         return;
@@ -221,7 +222,7 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
 void comm_measure(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
                   double budget, int check_all, int corrupt, struct comm_point *pt)
 {
-    struct timing T = {.bad = -1};
+    struct timing T = { .bad = -1 };
     cut_slots(fn, c, b);
     long warmup;
     double per_call = calibrate(fn, c, b, budget, &warmup);

@@ -36,11 +36,11 @@ struct comm_buffers {
 };
 
 /* Bytes one rank's buffers take for `fn` up to `max_bytes` on `ranks`. */
-size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int ranks,
-                         int off_cache, uint64_t llc);
+size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int ranks, int off_cache,
+                         uint64_t llc);
 /* Allocate and touch them; 0 or -1 (this rank only). */
-int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn,
-                       size_t max_bytes, int ranks, int off_cache, uint64_t llc);
+int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, size_t max_bytes,
+                       int ranks, int off_cache, uint64_t llc);
 void comm_buffers_free(struct comm_buffers *b);
 
 /* Collective over c->comm: calibrate, time and validate `fn` at c->bytes;

@@ -92,19 +92,27 @@ static long check_both(const struct comm_call *c)
 }
 
 const struct comm_function comm_fn_pingpong = {
-    "pingpong", "PingPong", 2, 1, 1, 0, 2.0, 1.0, NULL,
-    comm_extent_one, pingpong, fill_own, check_other};
+    "pingpong", "PingPong",      2,        1,        1,          0, 2.0, 1.0,
+    NULL,       comm_extent_one, pingpong, fill_own, check_other
+};
 const struct comm_function comm_fn_pingping = {
-    "pingping", "PingPing", 2, 1, 1, 0, 1.0, 1.0, NULL,
-    comm_extent_one, pingping, fill_own, check_other};
+    "pingping", "PingPing",      2,        1,        1,          0, 1.0, 1.0,
+    NULL,       comm_extent_one, pingping, fill_own, check_other
+};
 const struct comm_function comm_fn_sendrecv = {
-    "sendrecv", "Sendrecv", 1, 0, 1, 0, 1.0, 2.0, NULL,
-    comm_extent_one, sendrecv, fill_own, check_left};
+    "sendrecv", "Sendrecv",      1,        0,        1,         0, 1.0, 2.0,
+    NULL,       comm_extent_one, sendrecv, fill_own, check_left
+};
 const struct comm_function comm_fn_exchange = {
-    "exchange", "Exchange", 1, 0, 1, 0, 1.0, 4.0, NULL,
-    extent_exchange, exchange, fill_own, check_both};
+    "exchange", "Exchange",      1,        0,        1,         0, 1.0, 4.0,
+    NULL,       extent_exchange, exchange, fill_own, check_both
+};
 
-COMM_KERNEL(hpcp_comm_pingpong, "pingpong", "IMB PingPong: half the round trip between ranks 0 and 1");
-COMM_KERNEL(hpcp_comm_pingping, "pingping", "IMB PingPing: ranks 0 and 1 send to each other at once");
-COMM_KERNEL(hpcp_comm_sendrecv, "sendrecv", "IMB Sendrecv: every rank sends right, receives from the left");
-COMM_KERNEL(hpcp_comm_exchange, "exchange", "IMB Exchange: every rank sends to and receives from both neighbours");
+COMM_KERNEL(hpcp_comm_pingpong, "pingpong",
+            "IMB PingPong: half the round trip between ranks 0 and 1");
+COMM_KERNEL(hpcp_comm_pingping, "pingping",
+            "IMB PingPing: ranks 0 and 1 send to each other at once");
+COMM_KERNEL(hpcp_comm_sendrecv, "sendrecv",
+            "IMB Sendrecv: every rank sends right, receives from the left");
+COMM_KERNEL(hpcp_comm_exchange, "exchange",
+            "IMB Exchange: every rank sends to and receives from both neighbours");

@@ -14,32 +14,42 @@
 #define BEFF_BW_PAIRS_TIME 30.0
 
 static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
-    [COMM_OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_TIME_PER_SIZE] = {"--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL},
-    [COMM_OPT_OFF_CACHE] = {"--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
-    [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
-    [COMM_OPT_SIZE] = {"--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
-    [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_PLACEMENT_BY] = {"--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
-                               "launcher|hpcprobe"},
+    [COMM_OPT_SIZES] = { "--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_TIME_PER_SIZE] = { "--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL },
+    [COMM_OPT_OFF_CACHE] = { "--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_CHECK] = { "--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_NP_SWEEP] = { "--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_FUNCTIONS] = { "--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_LAT_TIME] = { "--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL },
+    [COMM_OPT_BW_TIME] = { "--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL },
+    [COMM_OPT_SIZE] = { "--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_MESSAGES] = { "--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL },
+    [COMM_OPT_PLACEMENT] = { "--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [COMM_OPT_PLACEMENT_BY] = { "--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
+                                "launcher|hpcprobe" },
 };
 
 #define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
-static const struct hpcp_cli comm_cli = {
-    spec, COMM_OPT_COUNT,
-    HPCP_TAKES(HPCP_COMMON_SEED) | HPCP_TAKES(HPCP_COMMON_REPEAT) | TAKES_OUT, 0, 3, 0, 1};
+static const struct hpcp_cli comm_cli = { spec,
+                                          COMM_OPT_COUNT,
+                                          HPCP_TAKES(HPCP_COMMON_SEED) |
+                                              HPCP_TAKES(HPCP_COMMON_REPEAT) | TAKES_OUT,
+                                          0,
+                                          3,
+                                          0,
+                                          1 };
 
 /* Which options each benchmark reads; the others are refused by name. */
-static const int comm_opts[] = {COMM_OPT_SIZES, COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE,
-                                COMM_OPT_CHECK, COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS, -1};
-static const int beff_opts[] = {COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
-static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1};
-static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1};
+static const int comm_opts[] = { COMM_OPT_SIZES,
+                                 COMM_OPT_TIME_PER_SIZE,
+                                 COMM_OPT_OFF_CACHE,
+                                 COMM_OPT_CHECK,
+                                 COMM_OPT_NP_SWEEP,
+                                 COMM_OPT_FUNCTIONS,
+                                 -1 };
+static const int beff_opts[] = { COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1 };
+static const int pairs_opts[] = { COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1 };
+static const int common_opts[] = { COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1 };
 
 static int listed(const int *list, int opt)
 {
@@ -68,15 +78,14 @@ static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *
     return name ? -1 : 0;
 }
 
-static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *err,
-                      size_t len)
+static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *err, size_t len)
 {
     p->sizes_default = !v[COMM_OPT_SIZES].set;
     const char *text = p->sizes_default ? "0..4M" : v[COMM_OPT_SIZES].s;
     if (comm_parse_sizes(text, p->sizes, &p->nsizes, COMM_MAX_SIZES, err, len) != 0)
         return -1;
-    p->time_per_size = v[COMM_OPT_TIME_PER_SIZE].set ? v[COMM_OPT_TIME_PER_SIZE].d
-                                                     : COMM_DEFAULT_TIME_PER_SIZE;
+    p->time_per_size =
+        v[COMM_OPT_TIME_PER_SIZE].set ? v[COMM_OPT_TIME_PER_SIZE].d : COMM_DEFAULT_TIME_PER_SIZE;
     p->off_cache = v[COMM_OPT_OFF_CACHE].set;
     p->check = v[COMM_OPT_CHECK].set;
     p->np_sweep = v[COMM_OPT_NP_SWEEP].set;
@@ -84,14 +93,15 @@ static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *
     return 0;
 }
 
-static int pairs_size(struct comm_params *p, const struct hpcp_optval *v, char *err,
-                      size_t len)
+static int pairs_size(struct comm_params *p, const struct hpcp_optval *v, char *err, size_t len)
 {
     p->size = (size_t)4 << 20; /* paper 002 used large buffers */
     if (v[COMM_OPT_SIZE].set &&
         (comm_parse_size(v[COMM_OPT_SIZE].s, &p->size) != 0 || p->size == 0)) {
-        snprintf(err, len, "--size must be a message size from 1 byte to 1G (e.g. 64K, 4M), "
-                 "not '%s'", v[COMM_OPT_SIZE].s);
+        snprintf(err, len,
+                 "--size must be a message size from 1 byte to 1G (e.g. 64K, 4M), "
+                 "not '%s'",
+                 v[COMM_OPT_SIZE].s);
         return -1;
     }
     p->messages = v[COMM_OPT_MESSAGES].set ? (int)v[COMM_OPT_MESSAGES].i : 4;
@@ -107,8 +117,8 @@ static int parse(struct comm_params *p, const char *bench, const char *context, 
         check_applies(v, &p->run, bench, context, err, len))
         return -1;
     p->place.spec = v[COMM_OPT_PLACEMENT].set ? v[COMM_OPT_PLACEMENT].s : NULL;
-    p->place.by_launcher = v[COMM_OPT_PLACEMENT_BY].set &&
-                           strcmp(v[COMM_OPT_PLACEMENT_BY].s, "launcher") == 0;
+    p->place.by_launcher =
+        v[COMM_OPT_PLACEMENT_BY].set && strcmp(v[COMM_OPT_PLACEMENT_BY].s, "launcher") == 0;
     if (v[COMM_OPT_PLACEMENT_BY].set && !p->place.spec) {
         snprintf(err, len, "--placement-by needs --placement block|round-robin|FILE");
         return -1;
@@ -129,8 +139,8 @@ static int parse(struct comm_params *p, const char *bench, const char *context, 
     return 0;
 }
 
-int comm_params_prepare(struct comm_params *p, const char *bench, const char *variant,
-                        int argc, char **argv, MPI_Comm world)
+int comm_params_prepare(struct comm_params *p, const char *bench, const char *variant, int argc,
+                        char **argv, MPI_Comm world)
 {
     char err[512], context[64];
     snprintf(context, sizeof context, "%s %s", bench, variant);

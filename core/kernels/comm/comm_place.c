@@ -13,8 +13,8 @@
 #define PLACE_FILE_MAX ((long)16 << 20)
 #define NAME_LEN MPI_MAX_PROCESSOR_NAME
 
-static int parse_line(char *line, int lineno, int ranks, int *rank, char *host, int *cpu,
-                      char *err, size_t len)
+static int parse_line(char *line, int lineno, int ranks, int *rank, char *host, int *cpu, char *err,
+                      size_t len)
 {
     char extra[8] = "";
     long r = -1, c = -1;
@@ -22,11 +22,15 @@ static int parse_line(char *line, int lineno, int ranks, int *rank, char *host, 
     int got = sscanf(line, "%ld %255s %ld %7s", &r, name, &c, extra);
     if (got < 2 || got > 3 || (got == 3 && c < 0) || r < 0 || r >= ranks) {
         if (got >= 2 && (r < 0 || r >= ranks))
-            snprintf(err, len, "placement file: line %d: rank %ld is not one of the %d launched "
-                     "ranks (0..%d)", lineno, r, ranks, ranks - 1);
+            snprintf(err, len,
+                     "placement file: line %d: rank %ld is not one of the %d launched "
+                     "ranks (0..%d)",
+                     lineno, r, ranks, ranks - 1);
         else
-            snprintf(err, len, "placement file: line %d: expected 'RANK HOST [CPU]' (CPU a "
-                     "number >= 0)", lineno);
+            snprintf(err, len,
+                     "placement file: line %d: expected 'RANK HOST [CPU]' (CPU a "
+                     "number >= 0)",
+                     lineno);
         return -1;
     }
     *rank = (int)r;
@@ -35,8 +39,7 @@ static int parse_line(char *line, int lineno, int ranks, int *rank, char *host, 
     return 0;
 }
 
-int comm_place_parse(const char *text, int ranks, char *hosts, int *cpus, char *err,
-                     size_t errlen)
+int comm_place_parse(const char *text, int ranks, char *hosts, int *cpus, char *err, size_t errlen)
 {
     int *line_of = calloc((size_t)ranks, sizeof *line_of), lineno = 0, rc = 0;
     char *copy = strdup(text);
@@ -66,8 +69,10 @@ int comm_place_parse(const char *text, int ranks, char *hosts, int *cpus, char *
     }
     for (int r = 0; !rc && r < ranks; r++)
         if (!line_of[r]) {
-            snprintf(err, errlen, "placement file: rank %d is missing; the file must list every "
-                     "rank 0..%d once (%d launched)", r, ranks - 1, ranks);
+            snprintf(err, errlen,
+                     "placement file: rank %d is missing; the file must list every "
+                     "rank 0..%d once (%d launched)",
+                     r, ranks - 1, ranks);
             rc = -1;
         }
     free(line_of);
@@ -98,7 +103,7 @@ void comm_place_order(const char *order, const int *node, int ranks, int *new_ra
     /* Group the ranks by node (index order inside a group): each rank's
      * node is known by the node's first rank, and its place on the node. */
     for (int i = 0; i < ranks; i++)
-        k[i] = (struct place_key){node[i], i, i};
+        k[i] = (struct place_key){ node[i], i, i };
     qsort(k, (size_t)ranks, sizeof *k, cmp_key);
     for (int i = 0; i < ranks; i++) {
         int same = i > 0 && k[i].key1 == k[i - 1].key1;
@@ -109,7 +114,8 @@ void comm_place_order(const char *order, const int *node, int ranks, int *new_ra
      * turn. Nodes go in order of their first rank, so rank 0 stays first. */
     int block = strcmp(order, "block") == 0;
     for (int i = 0; i < ranks; i++)
-        k[i] = block ? (struct place_key){first[i], i, i} : (struct place_key){pos[i], first[i], i};
+        k[i] = block ? (struct place_key){ first[i], i, i }
+                     : (struct place_key){ pos[i], first[i], i };
     qsort(k, (size_t)ranks, sizeof *k, cmp_key);
     for (int i = 0; i < ranks; i++)
         new_rank[k[i].index] = i;
@@ -123,7 +129,7 @@ out:
 static char *gather_names(MPI_Comm comm)
 {
     int rank, ranks, len;
-    char name[NAME_LEN] = {0};
+    char name[NAME_LEN] = { 0 };
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
     MPI_Get_processor_name(name, &len);
@@ -150,7 +156,7 @@ static struct named *sort_names(const char *names, size_t stride, int ranks)
 {
     struct named *s = malloc((size_t)(ranks > 0 ? ranks : 1) * sizeof *s);
     for (int i = 0; s && i < ranks; i++)
-        s[i] = (struct named){names + (size_t)i * stride, i};
+        s[i] = (struct named){ names + (size_t)i * stride, i };
     if (s)
         qsort(s, (size_t)ranks, sizeof *s, cmp_named);
     return s;
@@ -183,9 +189,13 @@ static char *read_file(const char *path, char *err, size_t len)
     if (f)
         fclose(f);
     if (!text)
-        snprintf(err, len, "--placement %s: %s (allowed: block, round-robin, or a readable "
-                 "file of lines 'RANK HOST [CPU]', at most 16 MiB)", path,
-                 !f ? "no such file" : size > PLACE_FILE_MAX ? "too large" : "cannot read it");
+        snprintf(err, len,
+                 "--placement %s: %s (allowed: block, round-robin, or a readable "
+                 "file of lines 'RANK HOST [CPU]', at most 16 MiB)",
+                 path,
+                 !f                      ? "no such file"
+                 : size > PLACE_FILE_MAX ? "too large"
+                                         : "cannot read it");
     return text;
 }
 
@@ -201,8 +211,8 @@ static int run_length(const struct named *s, int n, int at, const char *name)
 /* Rank 0: new ranks that put file rank i on a process of host i (the
  * launched processes of a host taken in rank order); -1 and a line when the
  * launcher did not start as many processes on a host. */
-static int match_file(const char *hosts, const char *names, int ranks, int *new_rank,
-                      char *err, size_t len)
+static int match_file(const char *hosts, const char *names, int ranks, int *new_rank, char *err,
+                      size_t len)
 {
     struct named *launched = sort_names(names, NAME_LEN, ranks);
     struct named *asked = sort_names(hosts, COMM_HOST_LEN, ranks);
@@ -213,7 +223,8 @@ static int match_file(const char *hosts, const char *names, int ranks, int *new_
             l++;
         int have = l < ranks ? run_length(launched, ranks, l, asked[a].name) : 0;
         if (have != want) {
-            snprintf(err, len, "placement file puts %d rank(s) on host '%s' but the launcher "
+            snprintf(err, len,
+                     "placement file puts %d rank(s) on host '%s' but the launcher "
                      "started %d there (hpcprobe can only reorder the ranks it was given)",
                      want, asked[a].name, have);
             rc = -1;
@@ -248,8 +259,8 @@ static int plan(const struct comm_place *p, const char *names, const int *node, 
     int misplaced = 0;
     for (int w = 0; !rc && w < ranks; w++) {
         cpu[w] = file_cpu[new_rank[w]];
-        misplaced += strcmp(hosts + (size_t)new_rank[w] * COMM_HOST_LEN,
-                            names + (size_t)w * NAME_LEN) != 0;
+        misplaced +=
+            strcmp(hosts + (size_t)new_rank[w] * COMM_HOST_LEN, names + (size_t)w * NAME_LEN) != 0;
     }
     if (misplaced)
         snprintf(note, notelen, "%d rank(s) run on another host than the placement file asks",
@@ -277,7 +288,7 @@ int *comm_node_ids(MPI_Comm world)
 int comm_place_apply(struct comm_place *p, MPI_Comm world, MPI_Comm *work, char *note,
                      size_t notelen)
 {
-    int rank, ranks, bad = 0, mine[3] = {0, -1, 0}; /* new rank, CPU, host index */
+    int rank, ranks, bad = 0, mine[3] = { 0, -1, 0 }; /* new rank, CPU, host index */
     char err[512] = "";
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &ranks);
@@ -286,7 +297,8 @@ int comm_place_apply(struct comm_place *p, MPI_Comm world, MPI_Comm *work, char 
     int *node = comm_node_ids(world), *plan3 = NULL;
     if (rank == 0) {
         int *new_rank = malloc((size_t)ranks * sizeof *new_rank);
-        int *cpu = malloc((size_t)ranks * sizeof *cpu), *host = malloc((size_t)ranks * sizeof *host);
+        int *cpu = malloc((size_t)ranks * sizeof *cpu),
+            *host = malloc((size_t)ranks * sizeof *host);
         plan3 = malloc((size_t)ranks * 3 * sizeof *plan3);
         bad = !names || !node || !new_rank || !cpu || !host || !plan3;
         if (!bad && p->spec)
@@ -321,7 +333,7 @@ void comm_place_record(const struct comm_place *p, MPI_Comm comm, struct hpcp_re
     int rank, ranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
-    long long mine[2] = {p->host_index, sched_getcpu()};
+    long long mine[2] = { p->host_index, sched_getcpu() };
     long long *all = rank == 0 ? malloc((size_t)ranks * 2 * sizeof *all) : NULL;
     MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
     if (rank != 0)
@@ -331,8 +343,10 @@ void comm_place_record(const struct comm_place *p, MPI_Comm comm, struct hpcp_re
     hpcp_record_param_string(r, "placement", ordered || !p->spec ? spec : "file");
     if (p->spec && !ordered)
         hpcp_record_param_string(r, "placement_file", p->spec);
-    hpcp_record_param_string(r, "placement_by", !p->spec ? "launcher-default"
-                                                : p->by_launcher ? "launcher" : "hpcprobe");
+    hpcp_record_param_string(r, "placement_by",
+                             !p->spec         ? "launcher-default"
+                             : p->by_launcher ? "launcher"
+                                              : "hpcprobe");
     long long *col = all ? malloc((size_t)ranks * sizeof *col) : NULL;
     for (int k = 0; col && k < 2; k++) {
         for (int i = 0; i < ranks; i++)

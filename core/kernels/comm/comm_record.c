@@ -37,8 +37,10 @@ static void add_parameters(struct hpcp_record *r, const struct comm_plan *pl,
         hpcp_record_param_int(r, "llc_bytes", (long long)p->llc_bytes);
     else
         hpcp_record_param_null(r, "llc_bytes");
-    hpcp_record_param_string(r, "check", !fn->fill   ? "none"
-                                         : p->check ? "every-call" : "one-call-per-size");
+    hpcp_record_param_string(r, "check",
+                             !fn->fill  ? "none"
+                             : p->check ? "every-call"
+                                        : "one-call-per-size");
     hpcp_record_param_string(r, "datatype", fn->elem_bytes == 4 ? "MPI_FLOAT" : "MPI_BYTE");
     if (fn->elem_bytes == 4)
         hpcp_record_param_string(r, "operation", "MPI_SUM");
@@ -54,8 +56,8 @@ static struct hpcp_series *add_curve(struct hpcp_record *r, const char *name, co
     double *y = malloc((size_t)n * sizeof *y);
     for (int i = 0; y && i < n; i++)
         memcpy(&y[i], (const char *)&pts[i] + at, sizeof y[i]);
-    struct hpcp_series *s = y ? hpcp_record_series(r, name, "message_bytes", "B", unit,
-                                                   statistic, x, y, n) : NULL;
+    struct hpcp_series *s =
+        y ? hpcp_record_series(r, name, "message_bytes", "B", unit, statistic, x, y, n) : NULL;
     free(y);
     return s;
 }
@@ -77,12 +79,12 @@ static void add_samples(struct hpcp_series *s, const struct comm_point *pts, int
 static void add_counts(struct hpcp_record *r, const struct comm_point *pts, int n)
 {
     long long *v = malloc((size_t)n * sizeof *v);
-    static const char *const names[] = {"repetitions", "batch_calls", "warmup_calls",
-                                        "checked_calls", "wrong_calls"};
+    static const char *const names[] = { "repetitions", "batch_calls", "warmup_calls",
+                                         "checked_calls", "wrong_calls" };
     for (int k = 0; v && k < 5; k++) {
         for (int i = 0; i < n; i++) {
-            const long f[] = {pts[i].reps, pts[i].batch, pts[i].warmup, pts[i].checked,
-                              pts[i].wrong};
+            const long f[] = { pts[i].reps, pts[i].batch, pts[i].warmup, pts[i].checked,
+                               pts[i].wrong };
             v[i] = f[k];
         }
         hpcp_record_counter_array(r, names[k], v, n);
@@ -100,13 +102,12 @@ static void add_curves(struct hpcp_record *r, const struct comm_plan *pl,
     add_curve(r, "time_min", "s", "min", x, pts, n, offsetof(struct comm_point, t_min));
     add_curve(r, "time_avg", "s", "mean", x, pts, n, offsetof(struct comm_point, t_avg));
     add_curve(r, "time_max", "s", "max", x, pts, n, offsetof(struct comm_point, t_max));
-    struct hpcp_series *median = add_curve(r, "time_median", "s", "median", x, pts, n,
-                                           offsetof(struct comm_point, median));
+    struct hpcp_series *median =
+        add_curve(r, "time_median", "s", "median", x, pts, n, offsetof(struct comm_point, median));
     add_samples(median, pts, n);
     add_curve(r, "time_p99", "s", "p99", x, pts, n, offsetof(struct comm_point, p99));
     if (pl->fn->bw_factor > 0)
-        add_curve(r, "bandwidth", "B/s", "mean", x, pts, n,
-                  offsetof(struct comm_point, bandwidth));
+        add_curve(r, "bandwidth", "B/s", "mean", x, pts, n, offsetof(struct comm_point, bandwidth));
 }
 
 static void add_headline(struct hpcp_record *r, const struct comm_plan *pl,
@@ -133,19 +134,23 @@ static void add_validation(struct hpcp_record *r, const struct comm_plan *pl,
     double wrong[COMM_MAX_SIZES];
     for (int i = 0; i < pl->nsizes; i++)
         wrong[i] = (double)pts[i].wrong;
-    hpcp_record_validation(r, p->check
-        ? "every timed call and one more per size: each rank stamps what it sends with a "
-          "pattern of (source, destination, call) and compares every byte it receives (sums: "
-          "the exact float sum); error = calls with wrong data, per size"
-        : "one call per size after the timed ones: each rank stamps what it sends with a "
-          "pattern of (source, destination, call) and compares every byte it receives (sums: "
-          "the exact float sum); error = calls with wrong data, per size",
+    hpcp_record_validation(
+        r,
+        p->check
+            ? "every timed call and one more per size: each rank stamps what it sends with a "
+              "pattern of (source, destination, call) and compares every byte it receives (sums: "
+              "the exact float sum); error = calls with wrong data, per size"
+            : "one call per size after the timed ones: each rank stamps what it sends with a "
+              "pattern of (source, destination, call) and compares every byte it receives (sums: "
+              "the exact float sum); error = calls with wrong data, per size",
         "1", wrong, pl->nsizes, 0);
     for (int i = 0; i < pl->nsizes; i++)
         if (pts[i].bad_rank >= 0) {
-            hpcp_record_validation_detail(r, "comm %s: rank %d received wrong data at %zu B "
-                                          "(byte %ld differs from what was sent)", pl->fn->name,
-                                          pts[i].bad_rank, pts[i].bytes, pts[i].bad_byte);
+            hpcp_record_validation_detail(r,
+                                          "comm %s: rank %d received wrong data at %zu B "
+                                          "(byte %ld differs from what was sent)",
+                                          pl->fn->name, pts[i].bad_rank, pts[i].bytes,
+                                          pts[i].bad_byte);
             break;
         }
 }
@@ -165,8 +170,10 @@ void comm_build_record(struct hpcp_record *r, const struct comm_plan *pl,
         hpcp_record_note(r, "ranks 0 and 1 ran %s; the other %d ranks waited", pl->fn->imb_name,
                          g->launched - 2);
     if (pl->trimmed)
-        hpcp_record_note(r, "sizes stop at %zu B: larger buffers do not fit in the memory "
-                         "available", pl->sizes[pl->nsizes - 1]);
+        hpcp_record_note(r,
+                         "sizes stop at %zu B: larger buffers do not fit in the memory "
+                         "available",
+                         pl->sizes[pl->nsizes - 1]);
     if (pl->fn->elem_bytes > 1)
         hpcp_record_note(r, "sizes are whole floats (%d B): smaller remainders were dropped",
                          pl->fn->elem_bytes);
@@ -181,8 +188,8 @@ void comm_print(const struct hpcp_record *r, const void *ctx)
     const struct comm_point *pts = g->points;
     printf("comm %s (IMB %s) on %d rank(s), %d node(s): validation %s\n", pl->fn->name,
            pl->fn->imb_name, g->ranks, g->nodes, hpcp_verdict_word(r->validation.verdict));
-    printf("%12s %9s %11s %11s %11s %11s %11s %11s\n", "bytes", "reps", "t_min[us]",
-           "t_avg[us]", "t_max[us]", "median[us]", "p99[us]", "MB/s");
+    printf("%12s %9s %11s %11s %11s %11s %11s %11s\n", "bytes", "reps", "t_min[us]", "t_avg[us]",
+           "t_max[us]", "median[us]", "p99[us]", "MB/s");
     for (int i = 0; i < pl->nsizes; i++) {
         const struct comm_point *q = &pts[i];
         printf("%12zu %9ld %11.3f %11.3f %11.3f %11.3f %11.3f %11.2f\n", q->bytes, q->reps,

@@ -17,11 +17,11 @@ static int measure_group(const struct comm_plan *pl, const struct comm_params *p
     int bad = comm_buffers_alloc(&b, pl->fn, largest, ranks, p->off_cache, p->llc_bytes) != 0;
     if (hpcp_any(gc, bad)) {
         comm_buffers_free(&b);
-        hpcp_error(gc, "comm %s: cannot allocate the buffers for %zu B on %d ranks",
-                   pl->fn->name, largest, ranks);
+        hpcp_error(gc, "comm %s: cannot allocate the buffers for %zu B on %d ranks", pl->fn->name,
+                   largest, ranks);
         return HPCP_EXIT_RUNTIME;
     }
-    struct comm_call c = {gc, rank, ranks, 0, 0, NULL, NULL, NULL, NULL};
+    struct comm_call c = { gc, rank, ranks, 0, 0, NULL, NULL, NULL, NULL };
     struct comm_point scratch;
     int corrupt = hpcp_fault_corrupt_words() > 0;
     for (int i = 0; i < pl->nsizes; i++) {
@@ -48,7 +48,7 @@ static int run_members(const struct comm_plan *pl, const struct comm_params *p, 
         free(pts);
         return rc;
     }
-    struct comm_group_info g = {0, si->ranks, 0, 0, note, pl, pts};
+    struct comm_group_info g = { 0, si->ranks, 0, 0, note, pl, pts };
     MPI_Comm_size(gc, &g.ranks);
     comm_layout(gc, &g.nodes, &g.ranks_per_node_max);
     struct hpcp_record r;

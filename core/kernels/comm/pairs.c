@@ -106,8 +106,13 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     int me, ranks;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &ranks);
-    struct transfer t = {comm, malloc(p->size), p->size, p->messages, 0, -1,
-                         me == 0 && hpcp_fault_corrupt_words() > 0};
+    struct transfer t = { comm,
+                          malloc(p->size),
+                          p->size,
+                          p->messages,
+                          0,
+                          -1,
+                          me == 0 && hpcp_fault_corrupt_words() > 0 };
     double *rows = malloc((size_t)p->run.repeat * ranks * sizeof *rows);
     double *mine = malloc((size_t)ranks * sizeof *mine);
     if (me == 0) {
@@ -128,7 +133,9 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     }
     MPI_Gather(mine, ranks, MPI_DOUBLE, R->bw, ranks, MPI_DOUBLE, 0, comm);
     MPI_Allreduce(&t.wrong, &R->wrong, 1, MPI_LONG, MPI_SUM, comm);
-    struct { int rank, from; } bad = {t.bad_from >= 0 ? me : ranks, t.bad_from}, first;
+    struct {
+        int rank, from;
+    } bad = { t.bad_from >= 0 ? me : ranks, t.bad_from }, first;
     MPI_Allreduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, comm);
     R->bad_rank = first.rank, R->bad_from = first.from;
     free(t.buf), free(rows), free(mine);
@@ -188,13 +195,16 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_matrix(r, "same_node", "rank", "rank", "1", "last", R->same, ranks, ranks);
     add_metrics(r, R, ranks);
     double wrong = (double)R->wrong;
-    hpcp_record_validation(r, "the last message of every transfer carries a pattern of "
+    hpcp_record_validation(r,
+                           "the last message of every transfer carries a pattern of "
                            "(source, destination, transfer) in every byte, compared on "
-                           "receipt; error = transfers with wrong data", "1", &wrong, 1, 0);
+                           "receipt; error = transfers with wrong data",
+                           "1", &wrong, 1, 0);
     if (R->wrong)
-        hpcp_record_validation_detail(r, "pairs: rank %d received wrong data from rank %d at "
-                                      "%zu B (%ld transfer(s) wrong in all)", R->bad_rank,
-                                      R->bad_from, p->size, R->wrong);
+        hpcp_record_validation_detail(r,
+                                      "pairs: rank %d received wrong data from rank %d at "
+                                      "%zu B (%ld transfer(s) wrong in all)",
+                                      R->bad_rank, R->bad_from, p->size, R->wrong);
     if (note[0])
         hpcp_record_note(r, "%s", note);
 }
@@ -208,8 +218,8 @@ static void summary_line(const char *what, const struct hpcp_record *r, const ch
         double lo = INFINITY, hi = 0, sum = 0;
         for (int i = 0; i < x->nsamples; i++)
             lo = fmin(lo, x->samples[i]), hi = fmax(hi, x->samples[i]), sum += x->samples[i];
-        printf("  %-11s %5d pairs  min %9.3f  mean %9.3f  max %9.3f GB/s\n", what,
-               x->nsamples, lo / 1e9, sum / x->nsamples / 1e9, hi / 1e9);
+        printf("  %-11s %5d pairs  min %9.3f  mean %9.3f  max %9.3f GB/s\n", what, x->nsamples,
+               lo / 1e9, sum / x->nsamples / 1e9, hi / 1e9);
     }
 }
 
@@ -250,9 +260,10 @@ static int fits(const struct comm_params *p, const struct hpcp_sysinfo *si)
     if (!hpcp_any(MPI_COMM_WORLD, avail > 0 && need > avail))
         return 0;
     char a[32], b[32];
-    hpcp_error(MPI_COMM_WORLD, "--size %zu: %d ranks on a node need %s, more than 90%% of the "
-               "memory available (%s); allowed: smaller messages", p->size,
-               si->ranks_on_my_node, hpcp_format_bytes(need, a, sizeof a),
+    hpcp_error(MPI_COMM_WORLD,
+               "--size %zu: %d ranks on a node need %s, more than 90%% of the "
+               "memory available (%s); allowed: smaller messages",
+               p->size, si->ranks_on_my_node, hpcp_format_bytes(need, a, sizeof a),
                hpcp_format_bytes(avail / 0.9, b, sizeof b));
     return HPCP_EXIT_USAGE;
 }
@@ -299,6 +310,14 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
 }
 
 const struct hpcp_kernel hpcp_pairs_bandwidth = {
-    "pairs", "bandwidth", "tournament",
+    "pairs",
+    "bandwidth",
+    "tournament",
     "bandwidth of every ordered rank pair, one pair per rank at a time (paper 002 4.4)",
-    hpcp_pairs_driver, NULL, NULL, NULL, NULL, NULL};
+    hpcp_pairs_driver,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL
+};

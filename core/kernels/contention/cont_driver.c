@@ -45,8 +45,7 @@ void cont_teardown(struct hpcp_bench *b)
 
 static int in_phase(const struct cont_plan *pl, int i, int g)
 {
-    return pl->cumulative ? pl->group[i] <= pl->group_value[g]
-                          : pl->group[i] == pl->group_value[g];
+    return pl->cumulative ? pl->group[i] <= pl->group_value[g] : pl->group[i] == pl->group_value[g];
 }
 
 /* This rank's partner in phase g (-1: idle) and the phase's first initiator. */
@@ -196,15 +195,14 @@ static int measure(const struct hpcp_kernel *k, struct hpcp_bench *b, struct con
     return 0;
 }
 
-int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
-                char **argv)
+int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc, char **argv)
 {
     struct cont_state s;
     struct cont_results R;
     memset(&s, 0, sizeof s);
     memset(&R, 0, sizeof R);
     int rc = cont_params_prepare(&s.p, &s.topo, k->variant, argc, argv, si);
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
     if (rc == 0) {
         if ((rc = k->setup(&b)) == 0) {
             R.G = s.plan.ngroups, R.S = s.p.nsizes, R.R = s.p.run.repeat;

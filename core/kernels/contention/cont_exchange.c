@@ -29,8 +29,7 @@ void cont_stamp(unsigned char *buf, size_t bytes, int sender, int rep, int seq)
     memcpy(buf, &v, bytes < sizeof v ? bytes : sizeof v);
 }
 
-int cont_message_ok(const unsigned char *buf, size_t bytes, int sender, int rep, int seq,
-                    int full)
+int cont_message_ok(const unsigned char *buf, size_t bytes, int sender, int rep, int seq, int full)
 {
     uint64_t v = stamp_value(sender, rep, seq);
     size_t head = bytes < sizeof v ? bytes : sizeof v;
@@ -49,7 +48,7 @@ void cont_idle_recv(void *buf, int count, int source, int tag, MPI_Comm comm)
     MPI_Irecv(buf, count, MPI_BYTE, source, tag, comm, &req);
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     while (!done) {
-        struct timespec nap = {0, IDLE_POLL_NS};
+        struct timespec nap = { 0, IDLE_POLL_NS };
         nanosleep(&nap, NULL);
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     }
@@ -112,8 +111,7 @@ int cont_verify(struct hpcp_bench *b, double *error)
 {
     struct cont_state *s = b->state;
     long long wrong = s->wrong;
-    MPI_Reduce(b->rank == 0 ? MPI_IN_PLACE : &wrong, &wrong, 1, MPI_LONG_LONG, MPI_SUM, 0,
-               b->comm);
+    MPI_Reduce(b->rank == 0 ? MPI_IN_PLACE : &wrong, &wrong, 1, MPI_LONG_LONG, MPI_SUM, 0, b->comm);
     *error = (double)wrong;
     return 0;
 }

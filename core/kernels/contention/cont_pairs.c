@@ -71,9 +71,11 @@ int cont_plan_wocon(struct cont_plan *pl, const struct cont_topo *t, const struc
                     char *err, size_t errlen)
 {
     if (t->nodes < 2) {
-        snprintf(err, errlen, "wocon measures between nodes, and this run has 1 node (%d "
+        snprintf(err, errlen,
+                 "wocon measures between nodes, and this run has 1 node (%d "
                  "ranks on it); allowed: 2 or more nodes, or emulated ones with "
-                 "--ranks-per-node N", t->ranks);
+                 "--ranks-per-node N",
+                 t->ranks);
         return -1;
     }
     pl->ngroups = 1;
@@ -83,18 +85,20 @@ int cont_plan_wocon(struct cont_plan *pl, const struct cont_topo *t, const struc
     return 0;
 }
 
-int cont_pick_axis(const struct cont_topo *t, int asked, const char *what, char *err,
-                   size_t errlen)
+int cont_pick_axis(const struct cont_topo *t, int asked, const char *what, char *err, size_t errlen)
 {
     if (t->kind != CONT_GRID) {
-        snprintf(err, errlen, "%s works along one axis of a torus or mesh, and this run's "
+        snprintf(err, errlen,
+                 "%s works along one axis of a torus or mesh, and this run's "
                  "topology is %s; allowed: --torus DIMS, --mesh DIMS or --coords FILE",
                  what, cont_topo_kind_name(t));
         return -1;
     }
     if (asked >= t->ndims) {
-        snprintf(err, errlen, "--axis %d is not a dimension of this %d-dimensional grid "
-                 "(allowed: 0..%d)", asked, t->ndims, t->ndims - 1);
+        snprintf(err, errlen,
+                 "--axis %d is not a dimension of this %d-dimensional grid "
+                 "(allowed: 0..%d)",
+                 asked, t->ndims, t->ndims - 1);
         return -1;
     }
     if (asked >= 0)
@@ -185,7 +189,8 @@ int cont_plan_wicon(struct cont_plan *pl, const struct cont_topo *t, const struc
     }
     note_idle(pl, P, 0);
     if (pl->npairs == 0) {
-        snprintf(err, errlen, "wicon pairs ranks, and this run's %d rank%s and topology give "
+        snprintf(err, errlen,
+                 "wicon pairs ranks, and this run's %d rank%s and topology give "
                  "no pair (allowed: 2 or more ranks; nn-torus: 2 or more nodes along the axis)",
                  P, P == 1 ? "" : "s");
         return -1;
@@ -198,7 +203,7 @@ int cont_plan_stress(struct cont_plan *pl, const struct cont_topo *t, const stru
 {
     if ((pl->axis = cont_pick_axis(t, p->axis, "stress-link", err, errlen)) < 0)
         return -1;
-    int D = t->dims[pl->axis], mid = D / 2, c[CONT_MAX_DIMS] = {0};
+    int D = t->dims[pl->axis], mid = D / 2, c[CONT_MAX_DIMS] = { 0 };
     int most = mid < D - mid ? mid : D - mid;
     if (p->max_pairs > 0 && p->max_pairs < most)
         most = p->max_pairs;
@@ -215,7 +220,8 @@ int cont_plan_stress(struct cont_plan *pl, const struct cont_topo *t, const stru
         pl->group_value[pl->ngroups++] = k + 1;
     }
     if (pl->npairs == 0) {
-        snprintf(err, errlen, "stress-link needs the two nodes around the middle of axis %d "
+        snprintf(err, errlen,
+                 "stress-link needs the two nodes around the middle of axis %d "
                  "(positions %d and %d of the line through the origin), and this run %s",
                  pl->axis, mid - 1, mid, D < 2 ? "has one node along it" : "lacks one");
         return -1;
@@ -231,8 +237,10 @@ int cont_plan_equidistant(struct cont_plan *pl, const struct cont_topo *t,
     int most = cont_max_distance(t, pl->axis), n = p->ndistances;
     int all[CONT_MAX_GROUPS];
     if (most == 0) {
-        snprintf(err, errlen, "equidistant pairs nodes along axis %d, which has one node "
-                 "(allowed: an axis with 2 or more; see --axis)", pl->axis);
+        snprintf(err, errlen,
+                 "equidistant pairs nodes along axis %d, which has one node "
+                 "(allowed: an axis with 2 or more; see --axis)",
+                 pl->axis);
         return -1;
     }
     for (int i = 0; i < (n ? n : most) && i < CONT_MAX_GROUPS; i++)
@@ -240,22 +248,28 @@ int cont_plan_equidistant(struct cont_plan *pl, const struct cont_topo *t,
     n = n ? n : (most < CONT_MAX_GROUPS ? most : CONT_MAX_GROUPS);
     for (int i = 0; i < n; i++) {
         if (all[i] > most) {
-            snprintf(err, errlen, "--distance %d is beyond axis %d: no two nodes are more than "
-                     "%d hops apart along it (allowed: 1..%d)", all[i], pl->axis, most, most);
+            snprintf(err, errlen,
+                     "--distance %d is beyond axis %d: no two nodes are more than "
+                     "%d hops apart along it (allowed: 1..%d)",
+                     all[i], pl->axis, most, most);
             return -1;
         }
         int found = line_pairs(pl, t, pl->axis, all[i], all[i]);
         if (found < 0 || (found == 0 && p->ndistances)) {
-            snprintf(err, errlen, "--distance %d: no two nodes of this run are %d apart along "
-                     "axis %d", all[i], all[i], pl->axis);
+            snprintf(err, errlen,
+                     "--distance %d: no two nodes of this run are %d apart along "
+                     "axis %d",
+                     all[i], all[i], pl->axis);
             return -1;
         }
         if (found) /* by default, the distances this allocation has pairs at */
             pl->group_value[pl->ngroups++] = all[i];
     }
     if (pl->ngroups == 0) {
-        snprintf(err, errlen, "equidistant: no two nodes of this run are paired along axis %d "
-                 "(allowed: 2 or more nodes on one line of it)", pl->axis);
+        snprintf(err, errlen,
+                 "equidistant: no two nodes of this run are paired along axis %d "
+                 "(allowed: 2 or more nodes on one line of it)",
+                 pl->axis);
         return -1;
     }
     return 0;

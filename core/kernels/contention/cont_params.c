@@ -12,25 +12,35 @@
 /* Contention's own options; --repeat, --warmup, --seed, --no-verify, --out
  * and --quiet are the harness's common ones. */
 enum {
-    OPT_SIZES, OPT_MESSAGES, OPT_PAIRS, OPT_AXIS, OPT_MAX_PAIRS, OPT_DISTANCE, OPT_TORUS,
-    OPT_MESH, OPT_WRAP, OPT_RPN, OPT_COORDS, OPT_COUNT
+    OPT_SIZES,
+    OPT_MESSAGES,
+    OPT_PAIRS,
+    OPT_AXIS,
+    OPT_MAX_PAIRS,
+    OPT_DISTANCE,
+    OPT_TORUS,
+    OPT_MESH,
+    OPT_WRAP,
+    OPT_RPN,
+    OPT_COORDS,
+    OPT_COUNT
 };
 
 static const struct hpcp_optspec spec[OPT_COUNT] = {
-    [OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL},
-    [OPT_PAIRS] = {"--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd"},
-    [OPT_AXIS] = {"--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL},
-    [OPT_MAX_PAIRS] = {"--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL},
-    [OPT_DISTANCE] = {"--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_TORUS] = {"--torus", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_MESH] = {"--mesh", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_WRAP] = {"--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_RPN] = {"--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL},
-    [OPT_COORDS] = {"--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_SIZES] = { "--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [OPT_MESSAGES] = { "--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL },
+    [OPT_PAIRS] = { "--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd" },
+    [OPT_AXIS] = { "--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL },
+    [OPT_MAX_PAIRS] = { "--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL },
+    [OPT_DISTANCE] = { "--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [OPT_TORUS] = { "--torus", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [OPT_MESH] = { "--mesh", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [OPT_WRAP] = { "--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [OPT_RPN] = { "--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL },
+    [OPT_COORDS] = { "--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
 };
 
-static const struct hpcp_cli cont_cli = {spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1};
+static const struct hpcp_cli cont_cli = { spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1 };
 
 #define MEASURING "wocon wicon stress-link equidistant"
 
@@ -40,12 +50,17 @@ static const struct {
     int common, opt;
     const char *variants;
 } only[] = {
-    {0, OPT_SIZES, MEASURING}, {1, HPCP_COMMON_REPEAT, MEASURING},
-    {1, HPCP_COMMON_WARMUP, MEASURING}, {0, OPT_MESSAGES, MEASURING},
-    {1, HPCP_COMMON_NO_VERIFY, MEASURING}, {1, HPCP_COMMON_OUT, MEASURING},
-    {0, OPT_PAIRS, "wicon"}, {1, HPCP_COMMON_SEED, "wicon"},
-    {0, OPT_AXIS, "wicon stress-link equidistant"}, {0, OPT_MAX_PAIRS, "stress-link"},
-    {0, OPT_DISTANCE, "equidistant"},
+    { 0, OPT_SIZES, MEASURING },
+    { 1, HPCP_COMMON_REPEAT, MEASURING },
+    { 1, HPCP_COMMON_WARMUP, MEASURING },
+    { 0, OPT_MESSAGES, MEASURING },
+    { 1, HPCP_COMMON_NO_VERIFY, MEASURING },
+    { 1, HPCP_COMMON_OUT, MEASURING },
+    { 0, OPT_PAIRS, "wicon" },
+    { 1, HPCP_COMMON_SEED, "wicon" },
+    { 0, OPT_AXIS, "wicon stress-link equidistant" },
+    { 0, OPT_MAX_PAIRS, "stress-link" },
+    { 0, OPT_DISTANCE, "equidistant" },
 };
 
 static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
@@ -75,15 +90,19 @@ static int parse_sizes(struct cont_params *p, const char *text, char *err, size_
         uint64_t v = 0;
         if (p->nsizes == CONT_MAX_SIZES || mem_parse_size(w, &v) || v > CONT_MAX_MESSAGE_BYTES ||
             (p->nsizes && v <= p->sizes[p->nsizes - 1])) {
-            snprintf(err, errlen, "--sizes '%s' is not allowed (up to %d increasing message "
-                     "sizes of 1 B to 1G, such as 16,1K,64K)", text, CONT_MAX_SIZES);
+            snprintf(err, errlen,
+                     "--sizes '%s' is not allowed (up to %d increasing message "
+                     "sizes of 1 B to 1G, such as 16,1K,64K)",
+                     text, CONT_MAX_SIZES);
             return -1;
         }
         p->sizes[p->nsizes++] = v;
     }
     if (p->nsizes == 0 || text[strlen(text) - 1] == ',') {
-        snprintf(err, errlen, "--sizes '%s' is empty or ends with a comma (allowed: sizes "
-                 "such as 16,1K,64K)", text);
+        snprintf(err, errlen,
+                 "--sizes '%s' is empty or ends with a comma (allowed: sizes "
+                 "such as 16,1K,64K)",
+                 text);
         return -1;
     }
     return 0;
@@ -108,8 +127,10 @@ static int parse_distances(struct cont_params *p, const char *text, char *err, s
         s = *end ? end + 1 : end;
     }
     if (*s || p->ndistances == 0) {
-        snprintf(err, errlen, "--distance '%s' is not allowed (increasing hop counts >= 1, at "
-                 "most %d: N, A..B or a comma list such as 1,2,4)", text, CONT_MAX_GROUPS);
+        snprintf(err, errlen,
+                 "--distance '%s' is not allowed (increasing hop counts >= 1, at "
+                 "most %d: N, A..B or a comma list such as 1,2,4)",
+                 text, CONT_MAX_GROUPS);
         return -1;
     }
     return 0;
@@ -146,14 +167,15 @@ static int parse(struct cont_params *p, const char *variant, int argc, char **ar
     memset(p, 0, sizeof *p);
     if (hpcp_cli_parse(&cont_cli, argc, argv, context, v, &p->run, err, errlen) ||
         check_applies(v, &p->run, variant, err, errlen) || topology_options(p, v, err, errlen) ||
-        parse_sizes(p, v[OPT_SIZES].set ? v[OPT_SIZES].s : "16,64,256,1K,4K,16K,64K,256K,1M",
-                    err, errlen) ||
+        parse_sizes(p, v[OPT_SIZES].set ? v[OPT_SIZES].s : "16,64,256,1K,4K,16K,64K,256K,1M", err,
+                    errlen) ||
         (v[OPT_DISTANCE].set && parse_distances(p, v[OPT_DISTANCE].s, err, errlen)))
         return -1;
     p->messages = v[OPT_MESSAGES].set ? (int)v[OPT_MESSAGES].i : 50;
     const char *pairs = v[OPT_PAIRS].set ? v[OPT_PAIRS].s : "rnd";
-    p->pairing = !strcmp(pairs, "nn") ? CONT_PAIRS_NN
-                 : !strcmp(pairs, "nn-torus") ? CONT_PAIRS_NN_TORUS : CONT_PAIRS_RND;
+    p->pairing = !strcmp(pairs, "nn")         ? CONT_PAIRS_NN
+                 : !strcmp(pairs, "nn-torus") ? CONT_PAIRS_NN_TORUS
+                                              : CONT_PAIRS_RND;
     p->axis = v[OPT_AXIS].set ? (int)v[OPT_AXIS].i : -1;
     p->max_pairs = v[OPT_MAX_PAIRS].set ? (int)v[OPT_MAX_PAIRS].i : 0;
     p->distance_text = v[OPT_DISTANCE].set ? v[OPT_DISTANCE].s : NULL;
@@ -175,7 +197,8 @@ static int check_memory(const struct cont_params *p, const struct hpcp_sysinfo *
     double avail = (double)hpcp_meminfo_bytes("MemAvailable:");
     char a[32], b[32], c[32];
     if (hpcp_any(MPI_COMM_WORLD, avail > 0 && need > 0.5 * avail)) {
-        snprintf(err, errlen, "--sizes up to %s need %s of buffers on a node, more than half "
+        snprintf(err, errlen,
+                 "--sizes up to %s need %s of buffers on a node, more than half "
                  "the memory available (%s); allowed: smaller messages",
                  hpcp_format_bytes((double)p->sizes[p->nsizes - 1], a, sizeof a),
                  hpcp_format_bytes(need, b, sizeof b), hpcp_format_bytes(avail, c, sizeof c));
@@ -184,8 +207,8 @@ static int check_memory(const struct cont_params *p, const struct hpcp_sysinfo *
     return 0;
 }
 
-int cont_params_prepare(struct cont_params *p, struct cont_topo *t, const char *variant,
-                        int argc, char **argv, const struct hpcp_sysinfo *si)
+int cont_params_prepare(struct cont_params *p, struct cont_topo *t, const char *variant, int argc,
+                        char **argv, const struct hpcp_sysinfo *si)
 {
     char err[512];
     memset(t, 0, sizeof *t);

@@ -34,9 +34,10 @@ void cont_print(const struct hpcp_kernel *k, const struct cont_state *s,
     char dims[96] = "";
     cont_topo_dims_text(&s->topo, dims, sizeof dims);
     printf("contention %s: %d pair(s), %d node(s) of up to %d rank(s), topology %s%s%s (%s); "
-           "%d repetition(s) of %d message(s)\n", k->variant, s->plan.npairs, s->topo.nodes,
-           s->topo.ranks_per_node, cont_topo_kind_name(&s->topo), dims[0] ? " " : "", dims,
-           s->topo.coord_source, s->p.run.repeat, s->p.messages);
+           "%d repetition(s) of %d message(s)\n",
+           k->variant, s->plan.npairs, s->topo.nodes, s->topo.ranks_per_node,
+           cont_topo_kind_name(&s->topo), dims[0] ? " " : "", dims, s->topo.coord_source,
+           s->p.run.repeat, s->p.messages);
     if (s->plan.nidle)
         printf("%d rank(s) in no pair, idle (the first: rank %d)\n", s->plan.nidle,
                s->plan.idle[0]);

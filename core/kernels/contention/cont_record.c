@@ -12,7 +12,7 @@
 /* Per-pair curves are kept up to this many pairs; past it, per hop count. */
 #define CONT_MAX_PAIR_POINTS 4096
 
-static const char *const pairing_names[] = {"nn", "nn-torus", "rnd"};
+static const char *const pairing_names[] = { "nn", "nn-torus", "rnd" };
 
 static size_t at(const struct cont_results *R, int g, int z, int rep)
 {
@@ -100,7 +100,7 @@ static void size_series(struct hpcp_record *r, const char *name, const struct co
                         const struct cont_results *R, const double *v, int g, const char *unit)
 {
     int S = R->S, reps = R->R;
-    double x[CONT_MAX_SIZES] = {0}, y[CONT_MAX_SIZES] = {0};
+    double x[CONT_MAX_SIZES] = { 0 }, y[CONT_MAX_SIZES] = { 0 };
     double *samples = malloc((size_t)S * reps * sizeof *samples);
     for (int z = 0; z < S; z++) {
         x[z] = (double)s->p.sizes[z];
@@ -108,8 +108,8 @@ static void size_series(struct hpcp_record *r, const char *name, const struct co
             samples[z * reps + rep] = v[at(R, g, z, rep)];
         y[z] = samples ? hpcp_median(samples + z * reps, reps) : NAN;
     }
-    struct hpcp_series *c = hpcp_record_series(r, name, "message_bytes", "B", unit, "median",
-                                               x, y, S);
+    struct hpcp_series *c =
+        hpcp_record_series(r, name, "message_bytes", "B", unit, "median", x, y, S);
     if (samples)
         hpcp_record_series_samples(c, samples, reps);
     free(samples);
@@ -123,7 +123,8 @@ static void pair_series(struct hpcp_record *r, const struct cont_state *s,
     int n = s->plan.npairs, reps = R->R, most = 0;
     for (int i = 0; i < n; i++)
         most = s->plan.hops[i] > most ? s->plan.hops[i] : most;
-    double *x = malloc((size_t)(n + most + 1) * sizeof *x), *y = malloc((size_t)(n + most + 1) * sizeof *y);
+    double *x = malloc((size_t)(n + most + 1) * sizeof *x),
+           *y = malloc((size_t)(n + most + 1) * sizeof *y);
     double *samples = malloc((size_t)n * reps * sizeof *samples);
     for (int z = 0; x && y && samples && z < R->S; z++) {
         char name[64];
@@ -135,11 +136,11 @@ static void pair_series(struct hpcp_record *r, const struct cont_state *s,
         }
         if (n <= CONT_MAX_PAIR_POINTS) {
             snprintf(name, sizeof name, "pair_time_b%llu", (unsigned long long)s->p.sizes[z]);
-            hpcp_record_series_samples(hpcp_record_series(r, name, "hops", "1", "s", "median",
-                                                          x, y, n), samples, reps);
+            hpcp_record_series_samples(
+                hpcp_record_series(r, name, "hops", "1", "s", "median", x, y, n), samples, reps);
             continue;
         }
-        double *sum = x + n, count[256] = {0}; /* hop counts above 255 are folded in */
+        double *sum = x + n, count[256] = { 0 }; /* hop counts above 255 are folded in */
         int bins = most < 256 ? most + 1 : 256, used = 0;
         for (int h = 0; h < bins; h++)
             sum[h] = 0;
@@ -252,14 +253,17 @@ static void add_notes(struct hpcp_record *r, const struct cont_state *s)
         hpcp_record_note(r, "no topology given: every node counts as 2 links (one switch) from "
                             "every other; --torus, --mesh or --coords give real hop counts");
     if (t->nodes_emulated)
-        hpcp_record_note(r, "nodes are emulated: blocks of %d ranks (--ranks-per-node), which "
-                            "may share a real node", s->p.topo.ranks_per_node);
+        hpcp_record_note(r,
+                         "nodes are emulated: blocks of %d ranks (--ranks-per-node), which "
+                         "may share a real node",
+                         s->p.topo.ranks_per_node);
     if (s->plan.axis >= 0 && t->kind == CONT_GRID && s->plan.ngroups == CONT_MAX_GROUPS &&
         cont_max_distance(t, s->plan.axis) > CONT_MAX_GROUPS &&
         (s->plan.cumulative ? s->p.max_pairs == 0 : s->p.ndistances == 0))
-        hpcp_record_note(r, "the axis allows more than %d phases; the first %d ran (choose "
-                            "others with --distance or --max-pairs)", CONT_MAX_GROUPS,
-                         CONT_MAX_GROUPS);
+        hpcp_record_note(r,
+                         "the axis allows more than %d phases; the first %d ran (choose "
+                         "others with --distance or --max-pairs)",
+                         CONT_MAX_GROUPS, CONT_MAX_GROUPS);
     if (s->plan.nidle && s->plan.nidle < 8)
         hpcp_record_note(r, "%d rank(s) idle, in no pair (counters.idle_ranks), e.g. rank %d",
                          s->plan.nidle, s->plan.idle[0]);
@@ -281,9 +285,11 @@ static void build(struct hpcp_record *r, const struct hpcp_kernel *k, const stru
         add_wocon_wicon(r, s, R, !strcmp(k->variant, "wocon"));
     double wrong = (double)R->wrong;
     if (s->p.run.verify)
-        hpcp_record_validation(r, "every message's stamp (sender, repetition, number) and the "
+        hpcp_record_validation(r,
+                               "every message's stamp (sender, repetition, number) and the "
                                "whole payload of the last message of each burst, checked by "
-                               "its receiver; error = wrong messages", "1", &wrong, 1, 0);
+                               "its receiver; error = wrong messages",
+                               "1", &wrong, 1, 0);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
     add_counters(r, s);

@@ -49,8 +49,8 @@ static void names(struct hpcp_json *j, const struct cont_topo *t, const char *ho
 {
     hpcp_json_begin_array(j, "node_hosts");
     for (int n = 0; hosts && n < t->nodes; n++)
-        hpcp_json_string(j, NULL, hosts + (size_t)t->node_rank[t->node_start[n]] *
-                                              MPI_MAX_PROCESSOR_NAME);
+        hpcp_json_string(j, NULL,
+                         hosts + (size_t)t->node_rank[t->node_start[n]] * MPI_MAX_PROCESSOR_NAME);
     hpcp_json_end_array(j);
     if (t->switch_names) {
         hpcp_json_begin_array(j, "node_addresses");
@@ -65,7 +65,7 @@ int cont_show_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 {
     struct cont_params p;
     struct cont_topo t;
-    char name[MPI_MAX_PROCESSOR_NAME] = {0};
+    char name[MPI_MAX_PROCESSOR_NAME] = { 0 };
     int len = 0, rc = cont_params_prepare(&p, &t, "show", argc, argv, si);
     if (rc) {
         cont_topo_free(&t);
@@ -94,7 +94,14 @@ int cont_show_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 }
 
 const struct hpcp_kernel hpcp_topology_show = {
-    "topology", "show", "resolve",
+    "topology",
+    "show",
+    "resolve",
     "where each rank sits: nodes, coordinates, the topology (no measurement)",
-    cont_show_driver, NULL, NULL, NULL, NULL, NULL,
+    cont_show_driver,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };

@@ -9,7 +9,14 @@ static int stress_setup(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_contention_stress_link = {
-    "contention", "stress-link", "exchange",
+    "contention",
+    "stress-link",
+    "exchange",
     "paper 004 Fig. 10: the middle pair of an axis with 0, 1, 2 ... pairs around it",
-    cont_driver, stress_setup, cont_exchange_run, cont_verify, cont_teardown, NULL,
+    cont_driver,
+    stress_setup,
+    cont_exchange_run,
+    cont_verify,
+    cont_teardown,
+    NULL,
 };

@@ -16,21 +16,25 @@ int cont_parse_dims(const char *text, int *dims, int *nd, char *err, size_t errl
         char *end;
         errno = 0;
         long v = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : 0;
-        if (v < 1 || v > 1000000 || errno || *nd == CONT_MAX_DIMS ||
-            (*end && *end != 'x') || (*end == 'x' && !end[1]))
+        if (v < 1 || v > 1000000 || errno || *nd == CONT_MAX_DIMS || (*end && *end != 'x') ||
+            (*end == 'x' && !end[1]))
             break;
         dims[(*nd)++] = (int)v;
         positions *= v;
         p = *end ? end + 1 : end;
         if (positions > CONT_MAX_POSITIONS) {
-            snprintf(err, errlen, "dims %s have more than %d positions (allowed: at most %d "
-                     "nodes in the grid)", text, CONT_MAX_POSITIONS, CONT_MAX_POSITIONS);
+            snprintf(err, errlen,
+                     "dims %s have more than %d positions (allowed: at most %d "
+                     "nodes in the grid)",
+                     text, CONT_MAX_POSITIONS, CONT_MAX_POSITIONS);
             return -1;
         }
     }
     if (*p || *nd == 0) {
-        snprintf(err, errlen, "dims '%s' are malformed (allowed: 1 to %d sizes >= 1 joined by "
-                 "'x', such as 8x8x16)", text, CONT_MAX_DIMS);
+        snprintf(err, errlen,
+                 "dims '%s' are malformed (allowed: 1 to %d sizes >= 1 joined by "
+                 "'x', such as 8x8x16)",
+                 text, CONT_MAX_DIMS);
         return -1;
     }
     return 0;
@@ -45,8 +49,10 @@ int cont_parse_wrap(const char *text, int nd, int *wrap, char *err, size_t errle
         p += p[1] ? 2 : 1;
     }
     if (k != nd || *p || (p > text && p[-1] == ',')) {
-        snprintf(err, errlen, "--wrap '%s' is not allowed (one 0 or 1 per dimension, %d here, "
-                 "such as 1,1,0)", text, nd);
+        snprintf(err, errlen,
+                 "--wrap '%s' is not allowed (one 0 or 1 per dimension, %d here, "
+                 "such as 1,1,0)",
+                 text, nd);
         return -1;
     }
     return 0;
@@ -134,8 +140,10 @@ static int csv_line(const char *line, int lineno, int ranks, int *nd, int *coord
     long long v[CONT_MAX_DIMS + 1];
     int n = csv_fields(line, v, CONT_MAX_DIMS + 1);
     if (n < 2 || (*nd && n != *nd + 1)) {
-        snprintf(err, errlen, "--coords line %d: '%.60s' is not 'rank,x[,y,...]' with %s "
-                 "coordinates", lineno, line, *nd ? "the same number of" : "1 to 8");
+        snprintf(err, errlen,
+                 "--coords line %d: '%.60s' is not 'rank,x[,y,...]' with %s "
+                 "coordinates",
+                 lineno, line, *nd ? "the same number of" : "1 to 8");
         return -1;
     }
     *nd = n - 1;
@@ -147,8 +155,10 @@ static int csv_line(const char *line, int lineno, int ranks, int *nd, int *coord
     }
     for (int k = 0; k < *nd; k++) {
         if (v[k + 1] < 0 || v[k + 1] >= CONT_MAX_POSITIONS) {
-            snprintf(err, errlen, "--coords line %d: coordinate %lld of rank %lld is negative "
-                     "or too large", lineno, v[k + 1], v[0]);
+            snprintf(err, errlen,
+                     "--coords line %d: coordinate %lld of rank %lld is negative "
+                     "or too large",
+                     lineno, v[k + 1], v[0]);
             return -1;
         }
         coords[v[0] * *nd + k] = (int)v[k + 1];
@@ -176,8 +186,10 @@ int cont_csv_parse(const char *text, int ranks, int *nd, int *coords, char *err,
     }
     for (int r = 0; rc == 0 && r < ranks; r++)
         if (!seen[r]) {
-            snprintf(err, errlen, "--coords: rank %d is missing (allowed: a line for every "
-                     "rank 0..%d)", r, ranks - 1);
+            snprintf(err, errlen,
+                     "--coords: rank %d is missing (allowed: a line for every "
+                     "rank 0..%d)",
+                     r, ranks - 1);
             rc = -1;
         }
     if (!seen)
@@ -186,8 +198,8 @@ int cont_csv_parse(const char *text, int ranks, int *nd, int *coords, char *err,
     return rc;
 }
 
-int cont_place_nodes(const int *dims, int nd, int nodes, const int *node_coord,
-                     int *position_node, char *err, size_t errlen)
+int cont_place_nodes(const int *dims, int nd, int nodes, const int *node_coord, int *position_node,
+                     char *err, size_t errlen)
 {
     long long positions = 1;
     for (int k = 0; k < nd; k++)
@@ -199,15 +211,19 @@ int cont_place_nodes(const int *dims, int nd, int nodes, const int *node_coord,
         long long at = 0;
         for (int k = 0; k < nd; k++) {
             if (c[k] < 0 || c[k] >= dims[k]) {
-                snprintf(err, errlen, "node %d: coordinate %d of dimension %d is outside the "
-                         "dims (allowed: 0..%d)", n, c[k], k, dims[k] - 1);
+                snprintf(err, errlen,
+                         "node %d: coordinate %d of dimension %d is outside the "
+                         "dims (allowed: 0..%d)",
+                         n, c[k], k, dims[k] - 1);
                 return -1;
             }
             at = at * dims[k] + c[k];
         }
         if (position_node[at] >= 0) {
-            snprintf(err, errlen, "nodes %d and %d collide: both are placed at the same "
-                     "coordinates (allowed: one node per position)", position_node[at], n);
+            snprintf(err, errlen,
+                     "nodes %d and %d collide: both are placed at the same "
+                     "coordinates (allowed: one node per position)",
+                     position_node[at], n);
             return -1;
         }
         position_node[at] = n;
@@ -225,8 +241,7 @@ static int name_id(char **names, int *count, const char *name, size_t len)
     return (*count)++;
 }
 
-int cont_tree_ids(char *const *addrs, int nodes, int *levels, int *ids, char *err,
-                  size_t errlen)
+int cont_tree_ids(char *const *addrs, int nodes, int *levels, int *ids, char *err, size_t errlen)
 {
     *levels = -1;
     for (int n = 0; n < nodes; n++) {
@@ -234,8 +249,10 @@ int cont_tree_ids(char *const *addrs, int nodes, int *levels, int *ids, char *er
         for (const char *p = addrs[n]; *p; p++)
             dots += *p == '.';
         if (*levels >= 0 && dots != *levels) {
-            snprintf(err, errlen, "SLURM_TOPOLOGY_ADDR '%.60s' of node %d has %d switch level(s), "
-                     "node 0's has %d (allowed: one tree depth)", addrs[n], n, dots, *levels);
+            snprintf(err, errlen,
+                     "SLURM_TOPOLOGY_ADDR '%.60s' of node %d has %d switch level(s), "
+                     "node 0's has %d (allowed: one tree depth)",
+                     addrs[n], n, dots, *levels);
             return -1;
         }
         *levels = dots;
@@ -263,7 +280,8 @@ int cont_tree_ids(char *const *addrs, int nodes, int *levels, int *ids, char *er
         free(names);
     }
     if (rc)
-        snprintf(err, errlen, "SLURM_TOPOLOGY_ADDR has an empty switch name (allowed: names "
+        snprintf(err, errlen,
+                 "SLURM_TOPOLOGY_ADDR has an empty switch name (allowed: names "
                  "joined by '.', such as s0.s3.node7)");
     return rc ? -1 : 0;
 }

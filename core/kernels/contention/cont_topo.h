@@ -32,19 +32,19 @@ struct cont_topo {
     char coord_file[160];
     int *rank_node;             /* [ranks] node of each rank, nodes numbered by lowest rank */
     int *node_coord;            /* [nodes * ndims] grid coordinates or switch ids per level */
-    int *node_start;            /* [nodes + 1] node n's ranks: node_rank[start[n] .. start[n+1]) */
-    int *node_rank;             /* [ranks] ascending within each node */
-    int *position_node;         /* grid: [positions] node at each position, -1 for none */
-    char *switch_names;         /* tree, rank 0: each node's address, CONT_ADDR_MAX apart */
+    int *node_start; /* [nodes + 1] node n's ranks: node_rank[start[n] .. start[n+1]) */
+    int *node_rank; /* [ranks] ascending within each node */
+    int *position_node; /* grid: [positions] node at each position, -1 for none */
+    char *switch_names; /* tree, rank 0: each node's address, CONT_ADDR_MAX apart */
 };
 
 /* What the options asked for (cont_params.c fills it). */
 struct cont_topo_request {
-    const char *dims_text;      /* "8x8x16", NULL: none */
-    int torus;                  /* --torus (1) or --mesh (0) */
-    const char *wrap_text;      /* "1,1,0", NULL: as --torus/--mesh says */
-    int ranks_per_node;         /* 0: MPI_Comm_split_type shared */
-    const char *coords;         /* NULL, "slurm", or a CSV path */
+    const char *dims_text; /* "8x8x16", NULL: none */
+    int torus; /* --torus (1) or --mesh (0) */
+    const char *wrap_text; /* "1,1,0", NULL: as --torus/--mesh says */
+    int ranks_per_node; /* 0: MPI_Comm_split_type shared */
+    const char *coords; /* NULL, "slurm", or a CSV path */
 };
 
 /* "8x8x16" -> dims; "1,0,1" -> wrap. 0, or -1 with one line in err. */
@@ -74,14 +74,13 @@ int cont_csv_parse(const char *text, int ranks, int *nd, int *coords, char *err,
 
 /* Check node coordinates against the dims: inside, and no two nodes at one
  * position. position_node[positions] is filled. 0, or -1 with one line. */
-int cont_place_nodes(const int *dims, int nd, int nodes, const int *node_coord,
-                     int *position_node, char *err, size_t errlen);
+int cont_place_nodes(const int *dims, int nd, int nodes, const int *node_coord, int *position_node,
+                     char *err, size_t errlen);
 
 /* Tree: switch ids per level from addresses "s0.s3.node7" (switches top
  * down, the node last), one per node. levels out; ids[nodes * levels].
  * 0, or -1 with one line (differing depths, an empty name). */
-int cont_tree_ids(char *const *addrs, int nodes, int *levels, int *ids, char *err,
-                  size_t errlen);
+int cont_tree_ids(char *const *addrs, int nodes, int *levels, int *ids, char *err, size_t errlen);
 
 /* Collective over MPI_COMM_WORLD: nodes, coordinates and checks. 0, or -1
  * with one line in err (the same on every rank). */

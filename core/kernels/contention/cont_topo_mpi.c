@@ -87,8 +87,10 @@ static int node_coords_from_ranks(struct cont_topo *t, const int *rank_coords, c
             int r = t->node_rank[i];
             if (memcmp(rank_coords + (size_t)r * nd, rank_coords + (size_t)first * nd,
                        (size_t)nd * sizeof *rank_coords) != 0) {
-                snprintf(err, errlen, "--coords puts ranks %d and %d at different coordinates, "
-                         "but they share node %d (allowed: one position per node)", first, r, n);
+                snprintf(err, errlen,
+                         "--coords puts ranks %d and %d at different coordinates, "
+                         "but they share node %d (allowed: one position per node)",
+                         first, r, n);
                 return -1;
             }
         }
@@ -97,8 +99,8 @@ static int node_coords_from_ranks(struct cont_topo *t, const int *rank_coords, c
 }
 
 /* Rank 0 reads and parses the CSV; every rank gets the coordinates. */
-static int csv_coordinates(struct cont_topo *t, const struct cont_topo_request *req,
-                           char *err, size_t errlen)
+static int csv_coordinates(struct cont_topo *t, const struct cont_topo_request *req, char *err,
+                           size_t errlen)
 {
     int nd = t->kind == CONT_GRID ? t->ndims : 0, rank, rc = 0;
     int *coords = malloc((size_t)t->ranks * CONT_MAX_DIMS * sizeof *coords);
@@ -130,14 +132,16 @@ static int csv_coordinates(struct cont_topo *t, const struct cont_topo_request *
 static int slurm_coordinates(struct cont_topo *t, const struct hpcp_sysinfo *si, char *err,
                              size_t errlen)
 {
-    char mine[CONT_ADDR_MAX] = {0};
+    char mine[CONT_ADDR_MAX] = { 0 };
     const char *env = getenv("SLURM_TOPOLOGY_ADDR");
     int missing = env && *env && strlen(env) < CONT_ADDR_MAX ? t->ranks : si->rank, rc = 0;
     MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (missing < t->ranks) {
-        snprintf(err, errlen, "--coords slurm: SLURM_TOPOLOGY_ADDR is not set (or longer than "
+        snprintf(err, errlen,
+                 "--coords slurm: SLURM_TOPOLOGY_ADDR is not set (or longer than "
                  "%d characters) on rank %d (allowed: a run under srun with Slurm's "
-                 "topology/tree plugin)", CONT_ADDR_MAX - 1, missing);
+                 "topology/tree plugin)",
+                 CONT_ADDR_MAX - 1, missing);
         return -1;
     }
     snprintf(mine, sizeof mine, "%s", env);
@@ -150,8 +154,10 @@ static int slurm_coordinates(struct cont_topo *t, const struct hpcp_sysinfo *si,
             addr[n] = all + (size_t)t->node_rank[t->node_start[n]] * CONT_ADDR_MAX;
         for (int r = 0; r < t->ranks && !rc; r++)
             if (strcmp(all + (size_t)r * CONT_ADDR_MAX, addr[t->rank_node[r]]) != 0) {
-                snprintf(err, errlen, "SLURM_TOPOLOGY_ADDR differs between ranks of node %d "
-                         "(rank %d: '%.60s')", t->rank_node[r], r, all + (size_t)r * CONT_ADDR_MAX);
+                snprintf(err, errlen,
+                         "SLURM_TOPOLOGY_ADDR differs between ranks of node %d "
+                         "(rank %d: '%.60s')",
+                         t->rank_node[r], r, all + (size_t)r * CONT_ADDR_MAX);
                 rc = -1;
             }
         rc = rc ? rc : cont_tree_ids(addr, t->nodes, &t->ndims, ids, err, errlen);
@@ -170,8 +176,8 @@ static int slurm_coordinates(struct cont_topo *t, const struct hpcp_sysinfo *si,
     return rc;
 }
 
-static int grid_from_request(struct cont_topo *t, const struct cont_topo_request *req,
-                             char *err, size_t errlen)
+static int grid_from_request(struct cont_topo *t, const struct cont_topo_request *req, char *err,
+                             size_t errlen)
 {
     t->kind = CONT_GRID;
     if (cont_parse_dims(req->dims_text, t->dims, &t->ndims, err, errlen))
@@ -190,8 +196,10 @@ static int place_grid(struct cont_topo *t, char *err, size_t errlen)
         if (t->nodes > positions) {
             char dims[96];
             cont_topo_dims_text(t, dims, sizeof dims);
-            snprintf(err, errlen, "%d nodes do not fit in dims %s (%lld positions); allowed: "
-                     "dims with at least as many positions as nodes", t->nodes, dims, positions);
+            snprintf(err, errlen,
+                     "%d nodes do not fit in dims %s (%lld positions); allowed: "
+                     "dims with at least as many positions as nodes",
+                     t->nodes, dims, positions);
             return -1;
         }
         for (int n = 0; n < t->nodes; n++)
@@ -220,8 +228,9 @@ int cont_topo_resolve(struct cont_topo *t, const struct cont_topo_request *req,
     }
     find_nodes(t, req, si);
     snprintf(t->coord_source, sizeof t->coord_source, "%s",
-             req->coords ? (strcmp(req->coords, "slurm") ? "csv" : "slurm")
-                         : req->dims_text ? "row-major" : "flat");
+             req->coords      ? (strcmp(req->coords, "slurm") ? "csv" : "slurm")
+             : req->dims_text ? "row-major"
+                              : "flat");
     if (req->coords && strcmp(req->coords, "slurm"))
         snprintf(t->coord_file, sizeof t->coord_file, "%s", req->coords);
     if (req->dims_text && grid_from_request(t, req, err, errlen))

@@ -21,8 +21,7 @@ static long long ping(struct cont_state *s, int dest, size_t bytes, double *seco
         if (s->corrupt_now && j == last)
             s->send[bytes - 1] ^= 0xff; /* test hook: the destination must see it */
         MPI_Send(s->send, (int)bytes, MPI_BYTE, dest, TAG_PING, MPI_COMM_WORLD);
-        MPI_Recv(s->recv, (int)bytes, MPI_BYTE, dest, TAG_PING, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+        MPI_Recv(s->recv, (int)bytes, MPI_BYTE, dest, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         wrong += s->p.run.verify && !cont_message_ok(s->recv, bytes, dest, s->rep, j, 0);
     }
     *seconds = (MPI_Wtime() - t0) / (2.0 * M);
@@ -79,7 +78,9 @@ static int wocon_setup(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_contention_wocon = {
-    "contention", "wocon", "pingpong",
-    "paper 004 WOCON: rank 0 to every other node in turn, latency against hops",
-    cont_driver, wocon_setup, wocon_run, cont_verify, cont_teardown, NULL,
+    "contention",  "wocon",
+    "pingpong",    "paper 004 WOCON: rank 0 to every other node in turn, latency against hops",
+    cont_driver,   wocon_setup,
+    wocon_run,     cont_verify,
+    cont_teardown, NULL,
 };

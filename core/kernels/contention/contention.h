@@ -33,8 +33,8 @@ struct cont_params {
 
 /* Parse and check the options of `variant`, then the topology; prints the
  * one error line. HPCP_EXIT_USAGE or 0. */
-int cont_params_prepare(struct cont_params *p, struct cont_topo *t, const char *variant,
-                        int argc, char **argv, const struct hpcp_sysinfo *si);
+int cont_params_prepare(struct cont_params *p, struct cont_topo *t, const char *variant, int argc,
+                        char **argv, const struct hpcp_sysinfo *si);
 
 /* Pairs: a[i] sends first, b[i] answers. `group[i]`: the phase where the pair
  * starts (stress-link: the step, 1-based; equidistant: the distance). */
@@ -90,8 +90,7 @@ struct cont_state {
 void cont_fill_payload(unsigned char *buf, size_t bytes, int sender);
 void cont_stamp(unsigned char *buf, size_t bytes, int sender, int rep, int seq);
 /* 1 when the stamp (and, with full, the whole payload) is what `sender` sent. */
-int cont_message_ok(const unsigned char *buf, size_t bytes, int sender, int rep, int seq,
-                    int full);
+int cont_message_ok(const unsigned char *buf, size_t bytes, int sender, int rep, int seq, int full);
 /* Receive without spinning (an idle rank must not take a measured rank's core). */
 void cont_idle_recv(void *buf, int count, int source, int tag, MPI_Comm comm);
 /* One timed burst of the current phase: M messages each way (paper's Fig. 8). */
@@ -99,8 +98,7 @@ int cont_exchange_run(struct hpcp_bench *b, double *seconds);
 int cont_verify(struct hpcp_bench *b, double *error);
 
 /* The shared driver (cont_driver.c) and the record (cont_record.c). */
-int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
-                char **argv);
+int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc, char **argv);
 /* Plan the pairs (a bad plan is bad input: the line, HPCP_EXIT_USAGE), their
  * hops, and the message buffers. */
 int cont_setup(struct hpcp_bench *b, cont_planner plan);

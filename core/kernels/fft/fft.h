@@ -59,8 +59,8 @@ void fft_rows_free(struct fft_rows *p);
 /* The internal FFT of `count` lanes of src, each a row (src_cols 0) or a column (1) of n
  * points, into the same lanes of dst as rows or columns (dst may be src), times the
  * twiddles when tw is given (row and column indices are dst's). */
-void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds,
-                      int src_cols, double complex *dst, size_t ldd, int dst_cols, int count,
+void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds, int src_cols,
+                      double complex *dst, size_t ldd, int dst_cols, int count,
                       const struct fft_twiddle *tw);
 
 

@@ -63,31 +63,31 @@ static inline void dft2(V *r, V *i)
  * inputs x[j + q L/R] times w_(ns R)^(qk) (tw: R - 1 roots per k), a DFT of length R,
  * the outputs to y[(j - k) R + k + q ns], times wo[that index] when wo is given. x and y
  * are strided by xs and ys point vectors. RADIX is a constant, so each use unrolls. */
-#define STOCKHAM_PASS(NAME, RADIX, DFT)                                                      \
-    static void NAME(const double *x, size_t xs, double *y, size_t ys, int L, int ns,         \
-                     const double *tw, const double *wo)                                      \
-    {                                                                                         \
-        const size_t step = (size_t)(L / RADIX) * xs * PV;                                    \
-        for (int g = 0; g < L / RADIX; g += ns)                                               \
-            for (int k = 0; k < ns; k++) {                                                    \
-                const double *in = x + (size_t)(g + k) * xs * PV;                          \
-                const double *t = k ? tw + 2 * (RADIX - 1) * k : NULL;                        \
-                size_t o = (size_t)g * RADIX + k;                                             \
-                for (int h = 0; h < FFT_LANES; h += VW) {                                     \
-                    V r[RADIX], i[RADIX];                                                     \
-                    for (int q = 0; q < RADIX; q++)                                           \
-                        r[q] = v_ld(in + q * step + h), i[q] = v_ld(in + q * step + 8 + h);   \
-                    for (int q = 1; k && q < RADIX; q++)                                      \
-                        v_cmul(&r[q], &i[q], v_bc(t + 2 * q - 2), v_bc(t + 2 * q - 1));       \
-                    DFT(r, i);                                                                \
-                    for (int q = 0; q < RADIX; q++) {                                         \
-                        size_t oq = o + (size_t)q * ns;                                       \
-                        if (wo)                                                               \
-                            v_cmul(&r[q], &i[q], v_bc(wo + 2 * oq), v_bc(wo + 2 * oq + 1));   \
+#define STOCKHAM_PASS(NAME, RADIX, DFT)                                                         \
+    static void NAME(const double *x, size_t xs, double *y, size_t ys, int L, int ns,           \
+                     const double *tw, const double *wo)                                        \
+    {                                                                                           \
+        const size_t step = (size_t)(L / RADIX) * xs * PV;                                      \
+        for (int g = 0; g < L / RADIX; g += ns)                                                 \
+            for (int k = 0; k < ns; k++) {                                                      \
+                const double *in = x + (size_t)(g + k) * xs * PV;                               \
+                const double *t = k ? tw + 2 * (RADIX - 1) * k : NULL;                          \
+                size_t o = (size_t)g * RADIX + k;                                               \
+                for (int h = 0; h < FFT_LANES; h += VW) {                                       \
+                    V r[RADIX], i[RADIX];                                                       \
+                    for (int q = 0; q < RADIX; q++)                                             \
+                        r[q] = v_ld(in + q * step + h), i[q] = v_ld(in + q * step + 8 + h);     \
+                    for (int q = 1; k && q < RADIX; q++)                                        \
+                        v_cmul(&r[q], &i[q], v_bc(t + 2 * q - 2), v_bc(t + 2 * q - 1));         \
+                    DFT(r, i);                                                                  \
+                    for (int q = 0; q < RADIX; q++) {                                           \
+                        size_t oq = o + (size_t)q * ns;                                         \
+                        if (wo)                                                                 \
+                            v_cmul(&r[q], &i[q], v_bc(wo + 2 * oq), v_bc(wo + 2 * oq + 1));     \
                         v_st(y + oq * ys * PV + h, r[q]), v_st(y + oq * ys * PV + 8 + h, i[q]); \
-                    }                                                                         \
-                }                                                                             \
-            }                                                                                 \
+                    }                                                                           \
+                }                                                                               \
+            }                                                                                   \
     }
 STOCKHAM_PASS(pass8, 8, dft8)
 STOCKHAM_PASS(pass4, 4, dft4)
@@ -203,4 +203,4 @@ static void store_rows(const double *R, size_t sa, size_t sb, int na, int nb, co
 #define ISA_TABLE fft_isa_portable
 #endif
 
-const struct fft_isa ISA_TABLE = {ISA_NAME, pass, load_cols, load_rows, store_cols, store_rows};
+const struct fft_isa ISA_TABLE = { ISA_NAME, pass, load_cols, load_rows, store_cols, store_rows };

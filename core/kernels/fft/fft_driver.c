@@ -206,8 +206,8 @@ static void add_parameters(struct hpcp_record *r, const struct fft_run *f, int c
 
 static void add_phases(struct hpcp_record *r, const struct fft_run *f)
 {
-    static const char *names[5] = {"transpose1_time", "fft1_twiddle_time", "transpose2_time",
-                                   "fft2_time", "transpose3_time"};
+    static const char *names[5] = { "transpose1_time", "fft1_twiddle_time", "transpose2_time",
+                                    "fft2_time", "transpose3_time" };
     for (int i = 0; i < 5; i++) {
         double per = f->phases[i] / f->p.run.repeat;
         hpcp_record_metric(r, names[i], "s", &per, 1, 0);
@@ -215,8 +215,8 @@ static void add_phases(struct hpcp_record *r, const struct fft_run *f)
 }
 
 static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
-                         const struct hpcp_sysinfo *si, struct fft_run *f,
-                         const double *all, int copies, double error)
+                         const struct hpcp_sysinfo *si, struct fft_run *f, const double *all,
+                         int copies, double error)
 {
     int reps = f->p.run.repeat;
     double flops = 5.0 * (double)f->m * f->p.log2;
@@ -232,7 +232,8 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     if (f->mpi)
         add_phases(r, f);
     if (f->p.run.verify)
-        hpcp_record_validation(r, "HPCC's check: the inverse transform of the result against "
+        hpcp_record_validation(r,
+                               "HPCC's check: the inverse transform of the result against "
                                "the input, max |x - ifft(fft(x))/m| / (eps ln m), worst rank",
                                "1", &error, 1, FFT_THRESHOLD);
     else
@@ -313,8 +314,7 @@ static void poison(struct hpcp_bench *b)
 static void setup_failed(struct hpcp_bench *b)
 {
     const struct fft_run *f = b->state;
-    hpcp_error(MPI_COMM_WORLD, "cannot allocate or plan the transform of 2^%d points",
-               f->p.log2);
+    hpcp_error(MPI_COMM_WORLD, "cannot allocate or plan the transform of 2^%d points", f->p.log2);
 }
 
 static const struct hpcp_family_hooks fft_hooks = {
@@ -337,8 +337,10 @@ static int choose_isa(void)
         return 0;
     const struct fft_isa *isa = fft_isa_select(want);
     if (!isa) {
-        hpcp_error(MPI_COMM_WORLD, "HPCP_FFT_ISA=%s: not built, or not run by this CPU "
-                                   "(avx512, avx2, portable)", want);
+        hpcp_error(MPI_COMM_WORLD,
+                   "HPCP_FFT_ISA=%s: not built, or not run by this CPU "
+                   "(avx512, avx2, portable)",
+                   want);
         return HPCP_EXIT_USAGE;
     }
     fft_isa_prefer(isa);
@@ -360,7 +362,7 @@ int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     f.active = f.mpi || f.star || si->rank == 0;
     sizes(&f, si->rank, si->ranks);
     f.seconds = calloc((size_t)f.p.run.repeat, sizeof *f.seconds);
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &f, k};
+    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &f, k };
     if (hpcp_any(MPI_COMM_WORLD, !f.seconds)) {
         setup_failed(&b);
         rc = HPCP_EXIT_RUNTIME;
@@ -372,16 +374,40 @@ int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
 }
 
 const struct hpcp_kernel hpcp_fft_single = {
-    "fft", "single", "local",
+    "fft",
+    "single",
+    "local",
     "HPCC SingleFFT: 1-D complex FFT of 2^k points on one rank (FFTW3 or internal Stockham)",
-    hpcp_fft_driver, fft_setup, fft_run_once, fft_verify, fft_teardown, NULL};
+    hpcp_fft_driver,
+    fft_setup,
+    fft_run_once,
+    fft_verify,
+    fft_teardown,
+    NULL
+};
 
 const struct hpcp_kernel hpcp_fft_star = {
-    "fft", "star", "local",
+    "fft",
+    "star",
+    "local",
     "HPCC StarFFT: every rank transforms its own vector at once; mean rate over ranks",
-    hpcp_fft_driver, fft_setup, fft_run_once, fft_verify, fft_teardown, NULL};
+    hpcp_fft_driver,
+    fft_setup,
+    fft_run_once,
+    fft_verify,
+    fft_teardown,
+    NULL
+};
 
 const struct hpcp_kernel hpcp_fft_mpi = {
-    "fft", "mpi", "sixstep",
+    "fft",
+    "mpi",
+    "sixstep",
     "HPCC MPIFFT: one distributed 1-D FFT, six-step with three MPI_Alltoallv transposes",
-    hpcp_fft_driver, fft_setup, fft_run_once, fft_verify, fft_teardown, NULL};
+    hpcp_fft_driver,
+    fft_setup,
+    fft_run_once,
+    fft_verify,
+    fft_teardown,
+    NULL
+};

@@ -24,8 +24,7 @@ int fft_rows_plan(struct fft_rows *p, int use_fftw, int n, int rows, int ld, int
     if (use_fftw) {
         p->fftw_plan = fftw_plan_many_dft(1, &p->n, rows, (fftw_complex *)scratch, NULL, 1, ld,
                                           (fftw_complex *)scratch, NULL, 1, ld,
-                                          sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD,
-                                          FFTW_MEASURE);
+                                          sign < 0 ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_MEASURE);
         return p->fftw_plan ? 0 : -1;
     }
 #else
@@ -75,7 +74,8 @@ const struct fft_isa *fft_isa_select(const char *name)
 #ifdef HPCP_FFT_AVX2
         &fft_isa_avx2,
 #endif
-        &fft_isa_portable};
+        &fft_isa_portable
+    };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int runs = 1;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))

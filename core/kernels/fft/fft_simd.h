@@ -14,15 +14,42 @@
 #if FFT_ISA == 512
 #define VW 8
 typedef __m512d V;
-static inline V v_ld(const double *p) { return _mm512_load_pd(p); }
-static inline void v_st(double *p, V x) { _mm512_store_pd(p, x); }
-static inline V v_bc(const double *p) { return _mm512_set1_pd(*p); }
-static inline V v_add(V a, V b) { return _mm512_add_pd(a, b); }
-static inline V v_sub(V a, V b) { return _mm512_sub_pd(a, b); }
-static inline V v_mul(V a, V b) { return _mm512_mul_pd(a, b); }
-static inline V v_fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }   /* ab + c */
-static inline V v_fmsub(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }   /* ab - c */
-static inline V v_fnmadd(V a, V b, V c) { return _mm512_fnmadd_pd(a, b, c); } /* c - ab */
+static inline V v_ld(const double *p)
+{
+    return _mm512_load_pd(p);
+}
+static inline void v_st(double *p, V x)
+{
+    _mm512_store_pd(p, x);
+}
+static inline V v_bc(const double *p)
+{
+    return _mm512_set1_pd(*p);
+}
+static inline V v_add(V a, V b)
+{
+    return _mm512_add_pd(a, b);
+}
+static inline V v_sub(V a, V b)
+{
+    return _mm512_sub_pd(a, b);
+}
+static inline V v_mul(V a, V b)
+{
+    return _mm512_mul_pd(a, b);
+}
+static inline V v_fmadd(V a, V b, V c)
+{
+    return _mm512_fmadd_pd(a, b, c);
+}   /* ab + c */
+static inline V v_fmsub(V a, V b, V c)
+{
+    return _mm512_fmsub_pd(a, b, c);
+}   /* ab - c */
+static inline V v_fnmadd(V a, V b, V c)
+{
+    return _mm512_fnmadd_pd(a, b, c);
+} /* c - ab */
 
 /* VW interleaved complex numbers at p (any alignment) -> their real and imaginary parts */
 static inline void v_split(const double *p, V *re, V *im)
@@ -43,20 +70,50 @@ static inline void v_join(double *p, V re, V im, int nt)
         _mm512_storeu_pd(p, a), _mm512_storeu_pd(p + 8, b);
     }
 }
-static inline void v_fence(void) { _mm_sfence(); }
+static inline void v_fence(void)
+{
+    _mm_sfence();
+}
 
 #elif FFT_ISA == 256
 #define VW 4
 typedef __m256d V;
-static inline V v_ld(const double *p) { return _mm256_load_pd(p); }
-static inline void v_st(double *p, V x) { _mm256_store_pd(p, x); }
-static inline V v_bc(const double *p) { return _mm256_broadcast_sd(p); }
-static inline V v_add(V a, V b) { return _mm256_add_pd(a, b); }
-static inline V v_sub(V a, V b) { return _mm256_sub_pd(a, b); }
-static inline V v_mul(V a, V b) { return _mm256_mul_pd(a, b); }
-static inline V v_fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
-static inline V v_fmsub(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
-static inline V v_fnmadd(V a, V b, V c) { return _mm256_fnmadd_pd(a, b, c); }
+static inline V v_ld(const double *p)
+{
+    return _mm256_load_pd(p);
+}
+static inline void v_st(double *p, V x)
+{
+    _mm256_store_pd(p, x);
+}
+static inline V v_bc(const double *p)
+{
+    return _mm256_broadcast_sd(p);
+}
+static inline V v_add(V a, V b)
+{
+    return _mm256_add_pd(a, b);
+}
+static inline V v_sub(V a, V b)
+{
+    return _mm256_sub_pd(a, b);
+}
+static inline V v_mul(V a, V b)
+{
+    return _mm256_mul_pd(a, b);
+}
+static inline V v_fmadd(V a, V b, V c)
+{
+    return _mm256_fmadd_pd(a, b, c);
+}
+static inline V v_fmsub(V a, V b, V c)
+{
+    return _mm256_fmsub_pd(a, b, c);
+}
+static inline V v_fnmadd(V a, V b, V c)
+{
+    return _mm256_fnmadd_pd(a, b, c);
+}
 
 static inline void v_split(const double *p, V *re, V *im)
 {
@@ -75,7 +132,10 @@ static inline void v_join(double *p, V re, V im, int nt)
         _mm256_storeu_pd(p, a), _mm256_storeu_pd(p + 4, b);
     }
 }
-static inline void v_fence(void) { _mm_sfence(); }
+static inline void v_fence(void)
+{
+    _mm_sfence();
+}
 
 #else
 #define VW 4
@@ -101,21 +161,30 @@ static inline V v_bc(const double *p)
         x.v[i] = *p;
     return x;
 }
-#define FFT_V_OP(name, expr)                                                                  \
-    static inline V name(V a, V b)                                                            \
-    {                                                                                         \
-        V x;                                                                                  \
-        for (int i = 0; i < VW; i++)                                                          \
-            x.v[i] = expr;                                                                    \
-        return x;                                                                             \
+#define FFT_V_OP(name, expr)         \
+    static inline V name(V a, V b)   \
+    {                                \
+        V x;                         \
+        for (int i = 0; i < VW; i++) \
+            x.v[i] = expr;           \
+        return x;                    \
     }
 FFT_V_OP(v_add, a.v[i] + b.v[i])
 FFT_V_OP(v_sub, a.v[i] - b.v[i])
 FFT_V_OP(v_mul, a.v[i] * b.v[i])
 #undef FFT_V_OP
-static inline V v_fmadd(V a, V b, V c) { return v_add(v_mul(a, b), c); }
-static inline V v_fmsub(V a, V b, V c) { return v_sub(v_mul(a, b), c); }
-static inline V v_fnmadd(V a, V b, V c) { return v_sub(c, v_mul(a, b)); }
+static inline V v_fmadd(V a, V b, V c)
+{
+    return v_add(v_mul(a, b), c);
+}
+static inline V v_fmsub(V a, V b, V c)
+{
+    return v_sub(v_mul(a, b), c);
+}
+static inline V v_fnmadd(V a, V b, V c)
+{
+    return v_sub(c, v_mul(a, b));
+}
 
 static inline void v_split(const double *p, V *re, V *im)
 {
@@ -128,7 +197,9 @@ static inline void v_join(double *p, V re, V im, int nt)
     for (int i = 0; i < VW; i++)
         p[2 * i] = re.v[i], p[2 * i + 1] = im.v[i];
 }
-static inline void v_fence(void) {}
+static inline void v_fence(void)
+{
+}
 #endif
 
 /* (re, im) *= (c, s) */

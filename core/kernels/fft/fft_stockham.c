@@ -138,8 +138,8 @@ void fft_internal_free(struct fft_rows *p)
 
 /* The short FFT s from x (stride xs point vectors) to y (stride ys), its last pass times
  * wo; the passes between ping-pong in work. y may be x when there are two passes or more. */
-static void sub_run(const struct fft_rows *p, const struct fft_sub *s, const double *x,
-                    size_t xs, double *y, size_t ys, const double *wo)
+static void sub_run(const struct fft_rows *p, const struct fft_sub *s, const double *x, size_t xs,
+                    double *y, size_t ys, const double *wo)
 {
     const double *src = x;
     size_t ss = xs;
@@ -170,8 +170,7 @@ static const double *panel_fft(const struct fft_rows *p, size_t *sa, size_t *sb)
         sub_run(p, &p->sub_b, P + (size_t)ja * PV, (size_t)p->na, P + (size_t)ja * PV,
                 (size_t)p->na, p->w1 + 2 * (size_t)ja * p->nb);
     for (int kb = 0; kb < p->nb; kb++) /* then over ja: contiguous blocks */
-        sub_run(p, &p->sub_a, P + (size_t)kb * p->na * PV, 1, P + (size_t)kb * p->na * PV, 1,
-                NULL);
+        sub_run(p, &p->sub_a, P + (size_t)kb * p->na * PV, 1, P + (size_t)kb * p->na * PV, 1, NULL);
     *sa = (size_t)p->na, *sb = 1;
     return P;
 }
@@ -179,8 +178,8 @@ static const double *panel_fft(const struct fft_rows *p, size_t *sa, size_t *sb)
 /* The lane twiddles of a panel: w^((a0 + b)(c0 + k)) for lane b, point k = kb + nb ka,
  * as E[kb] = w^((a0 + b) kb) times F[ka] = w^((a0 + b)(c0 + nb ka)); forward roots (the
  * conjugates of an inverse table), as the panel is stored before its swap is undone. */
-static void lane_twiddles(const struct fft_rows *p, const struct fft_roots *roots,
-                          uint64_t a0, uint64_t c0)
+static void lane_twiddles(const struct fft_rows *p, const struct fft_roots *roots, uint64_t a0,
+                          uint64_t c0)
 {
     double *E = p->ef, *F = p->ef + (size_t)p->nb * PV, conj = roots->sign > 0 ? -1.0 : 1.0;
     for (int b = 0; b < FFT_LANES; b++) {
@@ -199,13 +198,13 @@ static void lane_twiddles(const struct fft_rows *p, const struct fft_roots *root
 }
 
 /* Partial panels (width < FFT_LANES lanes), element by element; missing lanes are 0. */
-static void load_partial(const struct fft_rows *p, const double complex *a, size_t ld,
-                         int by_cols, int width, int swap)
+static void load_partial(const struct fft_rows *p, const double complex *a, size_t ld, int by_cols,
+                         int width, int swap)
 {
     for (int t = 0; t < p->n; t++)
         for (int b = 0; b < FFT_LANES; b++) {
-            const double *v = (const double *)(by_cols ? a + (size_t)t * ld + b
-                                                       : a + (size_t)b * ld + t);
+            const double *v =
+                (const double *)(by_cols ? a + (size_t)t * ld + b : a + (size_t)b * ld + t);
             double re = b < width ? v[0] : 0.0, im = b < width ? v[1] : 0.0;
             p->panel[(size_t)t * PV + b] = swap ? im : re;
             p->panel[(size_t)t * PV + 8 + b] = swap ? re : im;
@@ -240,8 +239,8 @@ static int aligned64(const void *q)
     return ((uintptr_t)q & 63) == 0;
 }
 
-void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds,
-                      int src_cols, double complex *dst, size_t ldd, int dst_cols, int count,
+void fft_internal_run(const struct fft_rows *p, const double complex *src, size_t lds, int src_cols,
+                      double complex *dst, size_t ldd, int dst_cols, int count,
                       const struct fft_twiddle *tw)
 {
     const struct fft_isa *isa = p->isa;

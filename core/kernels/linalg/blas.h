@@ -16,26 +16,24 @@ typedef size_t hpcp_flen; /* gfortran's hidden length of a CHARACTER argument */
 
 void HPCP_F77(dgemm)(const char *ta, const char *tb, const int *m, const int *n, const int *k,
                      const double *alpha, const double *a, const int *lda, const double *b,
-                     const int *ldb, const double *beta, double *c, const int *ldc,
-                     hpcp_flen, hpcp_flen);
+                     const int *ldb, const double *beta, double *c, const int *ldc, hpcp_flen,
+                     hpcp_flen);
 void HPCP_F77(dtrsm)(const char *side, const char *uplo, const char *ta, const char *diag,
                      const int *m, const int *n, const double *alpha, const double *a,
-                     const int *lda, double *b, const int *ldb, hpcp_flen, hpcp_flen,
-                     hpcp_flen, hpcp_flen);
+                     const int *lda, double *b, const int *ldb, hpcp_flen, hpcp_flen, hpcp_flen,
+                     hpcp_flen);
 void HPCP_F77(dgemv)(const char *ta, const int *m, const int *n, const double *alpha,
                      const double *a, const int *lda, const double *x, const int *incx,
                      const double *beta, double *y, const int *incy, hpcp_flen);
 void HPCP_F77(dger)(const int *m, const int *n, const double *alpha, const double *x,
-                    const int *incx, const double *y, const int *incy, double *a,
-                    const int *lda);
+                    const int *incx, const double *y, const int *incy, double *a, const int *lda);
 void HPCP_F77(dtrsv)(const char *uplo, const char *ta, const char *diag, const int *n,
                      const double *a, const int *lda, double *x, const int *incx, hpcp_flen,
                      hpcp_flen, hpcp_flen);
 
 /* C <- alpha op(A) op(B) + beta C */
-static inline void blas_dgemm(char ta, char tb, int m, int n, int k, double alpha,
-                              const double *a, int lda, const double *b, int ldb, double beta,
-                              double *c, int ldc)
+static inline void blas_dgemm(char ta, char tb, int m, int n, int k, double alpha, const double *a,
+                              int lda, const double *b, int ldb, double beta, double *c, int ldc)
 {
     if (m > 0 && n > 0)
         HPCP_F77(dgemm)(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
@@ -50,8 +48,8 @@ static inline void blas_dtrsm_llnu(int m, int n, const double *l, int ldl, doubl
 }
 
 /* y <- alpha A x + beta y (A m x n) */
-static inline void blas_dgemv(int m, int n, double alpha, const double *a, int lda,
-                              const double *x, double beta, double *y)
+static inline void blas_dgemv(int m, int n, double alpha, const double *a, int lda, const double *x,
+                              double beta, double *y)
 {
     int one = 1;
     if (m > 0 && n > 0)
@@ -59,8 +57,8 @@ static inline void blas_dgemv(int m, int n, double alpha, const double *a, int l
 }
 
 /* A <- A + alpha x y^T; y with stride incy */
-static inline void blas_dger(int m, int n, double alpha, const double *x, const double *y,
-                             int incy, double *a, int lda)
+static inline void blas_dger(int m, int n, double alpha, const double *x, const double *y, int incy,
+                             double *a, int lda)
 {
     int one = 1;
     if (m > 0 && n > 0)

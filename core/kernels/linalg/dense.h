@@ -16,8 +16,15 @@
 /* The dense families' own options; --repeat, --seed, --no-verify, --out and
  * --quiet are the harness's common ones. */
 enum {
-    DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, DENSE_OPT_LOOKAHEAD, DENSE_OPT_LOG2,
-    DENSE_OPT_FFT, DENSE_OPT_MEMORY_FRACTION, DENSE_OPT_THREADS, DENSE_OPT_COUNT
+    DENSE_OPT_N,
+    DENSE_OPT_NB,
+    DENSE_OPT_GRID,
+    DENSE_OPT_LOOKAHEAD,
+    DENSE_OPT_LOG2,
+    DENSE_OPT_FFT,
+    DENSE_OPT_MEMORY_FRACTION,
+    DENSE_OPT_THREADS,
+    DENSE_OPT_COUNT
 };
 
 #define DENSE_DEFAULT_FRACTION 0.25
@@ -40,8 +47,8 @@ struct dense_params {
 
 /* Parse, size and check the options of `family variant`; prints the one line and returns
  * HPCP_EXIT_USAGE, or 0. Collective. */
-int dense_params_prepare(struct dense_params *p, const char *family, const char *variant,
-                         int argc, char **argv, const struct hpcp_sysinfo *si);
+int dense_params_prepare(struct dense_params *p, const char *family, const char *variant, int argc,
+                         char **argv, const struct hpcp_sysinfo *si);
 
 /* 1 when this build has FFTW. */
 int dense_have_fftw(void);

@@ -8,7 +8,7 @@
 #include "dense.h"
 #include "hpcprobe/util.h"
 
-#define OPT(name, kind, lo, hi, choices) {name, kind, lo, hi, 0, 0, 0, choices}
+#define OPT(name, kind, lo, hi, choices) { name, kind, lo, hi, 0, 0, 0, choices }
 
 static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
     [DENSE_OPT_N] = OPT("--n", HPCP_OPT_STRING, 0, 0, NULL),
@@ -17,7 +17,7 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
     [DENSE_OPT_LOOKAHEAD] = OPT("--lookahead", HPCP_OPT_INT, 0, 1, NULL),
     [DENSE_OPT_LOG2] = OPT("--log2", HPCP_OPT_INT, 1, 40, NULL),
     [DENSE_OPT_FFT] = OPT("--fft", HPCP_OPT_CHOICE, 0, 0, "fftw|internal"),
-    [DENSE_OPT_MEMORY_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
+    [DENSE_OPT_MEMORY_FRACTION] = { "--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL },
     [DENSE_OPT_THREADS] = OPT("--threads", HPCP_OPT_INT, 1, 1024, NULL),
     /* --m: fft points, a power of two (an alternative to --log2) */
     [DENSE_OPT_COUNT] = OPT("--m", HPCP_OPT_STRING, 0, 0, NULL),
@@ -25,20 +25,25 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
 #define DENSE_OPT_M DENSE_OPT_COUNT
 #define NSPEC (DENSE_OPT_COUNT + 1)
 
-static const struct hpcp_cli dense_cli = {
-    dense_spec, NSPEC,
-    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
-        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
-        HPCP_TAKES(HPCP_COMMON_QUIET),
-    0, 1, 0, 42};
+static const struct hpcp_cli dense_cli = { dense_spec,
+                                           NSPEC,
+                                           HPCP_TAKES(HPCP_COMMON_REPEAT) |
+                                               HPCP_TAKES(HPCP_COMMON_SEED) |
+                                               HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
+                                               HPCP_TAKES(HPCP_COMMON_OUT) |
+                                               HPCP_TAKES(HPCP_COMMON_QUIET),
+                                           0,
+                                           1,
+                                           0,
+                                           42 };
 
 /* Which options each family reads beyond the common ones; the rest are refused by name. */
-static const int dgemm_opts[] = {DENSE_OPT_N, DENSE_OPT_THREADS, -1};
-static const int hpl_opts[] = {DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, DENSE_OPT_LOOKAHEAD,
-                               DENSE_OPT_THREADS, -1};
-static const int ptrans_opts[] = {DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, -1};
-static const int fft_opts[] = {DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, -1};
-static const int common_opts[] = {DENSE_OPT_MEMORY_FRACTION, -1};
+static const int dgemm_opts[] = { DENSE_OPT_N, DENSE_OPT_THREADS, -1 };
+static const int hpl_opts[] = { DENSE_OPT_N,         DENSE_OPT_NB,      DENSE_OPT_GRID,
+                                DENSE_OPT_LOOKAHEAD, DENSE_OPT_THREADS, -1 };
+static const int ptrans_opts[] = { DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, -1 };
+static const int fft_opts[] = { DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, -1 };
+static const int common_opts[] = { DENSE_OPT_MEMORY_FRACTION, -1 };
 
 int dense_have_fftw(void)
 {
@@ -59,8 +64,10 @@ static int listed(const int *list, int opt)
 
 static const int *family_opts(const char *family)
 {
-    return !strcmp(family, "dgemm") ? dgemm_opts : !strcmp(family, "hpl") ? hpl_opts
-           : !strcmp(family, "ptrans") ? ptrans_opts : fft_opts;
+    return !strcmp(family, "dgemm")    ? dgemm_opts
+           : !strcmp(family, "hpl")    ? hpl_opts
+           : !strcmp(family, "ptrans") ? ptrans_opts
+                                       : fft_opts;
 }
 
 /* A whole number >= 1 in decimal digits (no sign, no suffix), else -1. */
@@ -73,8 +80,7 @@ static long long parse_count(const char *text)
     return *end || v < 1 ? -1 : v;
 }
 
-static int parse_grid(struct dense_params *p, const char *text, int ranks, char *err,
-                      size_t errlen)
+static int parse_grid(struct dense_params *p, const char *text, int ranks, char *err, size_t errlen)
 {
     char *x = text ? strchr(text, 'x') : NULL;
     long long a = -1, b = -1;
@@ -89,14 +95,17 @@ static int parse_grid(struct dense_params *p, const char *text, int ranks, char 
         }
     }
     if (a < 1 || b < 1) {
-        snprintf(err, errlen, "--grid '%s' is not a process grid (allowed: PxQ with P*Q = %d "
-                 "ranks, e.g. 1x%d)", text, ranks, ranks);
+        snprintf(err, errlen,
+                 "--grid '%s' is not a process grid (allowed: PxQ with P*Q = %d "
+                 "ranks, e.g. 1x%d)",
+                 text, ranks, ranks);
         return -1;
     }
     if (a * b != ranks) {
-        snprintf(err, errlen, "--grid %s has %lld processes but %d rank%s launched (allowed: "
-                 "PxQ with P*Q = %d, e.g. 1x%d)", text, a * b, ranks, ranks == 1 ? " was" : "s were",
-                 ranks, ranks);
+        snprintf(err, errlen,
+                 "--grid %s has %lld processes but %d rank%s launched (allowed: "
+                 "PxQ with P*Q = %d, e.g. 1x%d)",
+                 text, a * b, ranks, ranks == 1 ? " was" : "s were", ranks, ranks);
         return -1;
     }
     p->p = (int)a, p->q = (int)b;
@@ -171,16 +180,17 @@ static int check_memory(const struct dense_params *p, const struct hpcp_sysinfo 
         return 0;
     char a[32], b[32];
     const char *what = !strcmp(p->family, "fft") ? "--log2/--m" : "--n";
-    snprintf(err, errlen, "%s %s needs %s per rank with %d rank%s on a node, more than the "
+    snprintf(err, errlen,
+             "%s %s needs %s per rank with %d rank%s on a node, more than the "
              "memory available (%s); allowed: a smaller %s that fits in 90%% of it, or none "
-             "(sized from --memory-fraction)", p->family, p->variant,
-             hpcp_format_bytes(need, a, sizeof a), on_node, on_node == 1 ? "" : "s",
-             hpcp_format_bytes(avail, b, sizeof b), what);
+             "(sized from --memory-fraction)",
+             p->family, p->variant, hpcp_format_bytes(need, a, sizeof a), on_node,
+             on_node == 1 ? "" : "s", hpcp_format_bytes(avail, b, sizeof b), what);
     return -1;
 }
 
-static int parse_sizes(struct dense_params *p, const struct hpcp_optval *v, int ranks,
-                       char *err, size_t errlen)
+static int parse_sizes(struct dense_params *p, const struct hpcp_optval *v, int ranks, char *err,
+                       size_t errlen)
 {
     if (v[DENSE_OPT_N].set && (p->n = parse_count(v[DENSE_OPT_N].s)) < 1) {
         snprintf(err, errlen, "--n '%s' is not a matrix order (allowed: a whole number >= 1)",
@@ -191,9 +201,11 @@ static int parse_sizes(struct dense_params *p, const struct hpcp_optval *v, int 
     if (v[DENSE_OPT_NB].set) {
         long long nb = parse_count(v[DENSE_OPT_NB].s);
         if (nb < 1 || nb > DENSE_MAX_NB || (p->n > 0 && nb > p->n)) {
-            snprintf(err, errlen, "--nb '%s' is not allowed (a block size from 1 to %lld, at "
-                     "most --n)", v[DENSE_OPT_NB].s, p->n > 0 && p->n < DENSE_MAX_NB ? p->n
-                     : (long long)DENSE_MAX_NB);
+            snprintf(err, errlen,
+                     "--nb '%s' is not allowed (a block size from 1 to %lld, at "
+                     "most --n)",
+                     v[DENSE_OPT_NB].s,
+                     p->n > 0 && p->n < DENSE_MAX_NB ? p->n : (long long)DENSE_MAX_NB);
             return -1;
         }
         p->nb = (int)nb;
@@ -206,15 +218,17 @@ static int parse_sizes(struct dense_params *p, const struct hpcp_optval *v, int 
     return 0;
 }
 
-static int parse_fft_size(struct dense_params *p, const struct hpcp_optval *v, int ranks,
-                          char *err, size_t errlen)
+static int parse_fft_size(struct dense_params *p, const struct hpcp_optval *v, int ranks, char *err,
+                          size_t errlen)
 {
     p->log2 = v[DENSE_OPT_LOG2].set ? (int)v[DENSE_OPT_LOG2].i : 0;
     if (v[DENSE_OPT_M].set) {
         long long m = parse_count(v[DENSE_OPT_M].s);
         if (m < 2 || (m & (m - 1))) {
-            snprintf(err, errlen, "--m '%s' is not a power of two (allowed: 2^k points, k >= 1, "
-                     "e.g. 1024; or --log2 K)", v[DENSE_OPT_M].s);
+            snprintf(err, errlen,
+                     "--m '%s' is not a power of two (allowed: 2^k points, k >= 1, "
+                     "e.g. 1024; or --log2 K)",
+                     v[DENSE_OPT_M].s);
             return -1;
         }
         p->log2 = floor_log2((double)m);
@@ -228,7 +242,8 @@ static int parse_fft_size(struct dense_params *p, const struct hpcp_optval *v, i
     if (v[DENSE_OPT_FFT].set)
         p->use_fftw = !strcmp(v[DENSE_OPT_FFT].s, "fftw");
     if (p->use_fftw && !dense_have_fftw()) {
-        snprintf(err, errlen, "--fft fftw: this hpcprobe-bench was built without FFTW3 (allowed: "
+        snprintf(err, errlen,
+                 "--fft fftw: this hpcprobe-bench was built without FFTW3 (allowed: "
                  "--fft internal; rebuild with libfftw3-dev installed)");
         return -1;
     }
@@ -236,8 +251,7 @@ static int parse_fft_size(struct dense_params *p, const struct hpcp_optval *v, i
     return 0;
 }
 
-static int check_applies(const struct hpcp_optval *v, const char *family, char *err,
-                         size_t errlen)
+static int check_applies(const struct hpcp_optval *v, const char *family, char *err, size_t errlen)
 {
     const int *own = family_opts(family);
     for (int o = 0; o < NSPEC; o++)
@@ -248,8 +262,8 @@ static int check_applies(const struct hpcp_optval *v, const char *family, char *
     return 0;
 }
 
-static int parse_all(struct dense_params *p, int argc, char **argv,
-                     const struct hpcp_sysinfo *si, char *err, size_t errlen)
+static int parse_all(struct dense_params *p, int argc, char **argv, const struct hpcp_sysinfo *si,
+                     char *err, size_t errlen)
 {
     struct hpcp_optval v[NSPEC];
     char context[32];
@@ -257,8 +271,8 @@ static int parse_all(struct dense_params *p, int argc, char **argv,
     if (hpcp_cli_parse(&dense_cli, argc, argv, context, v, &p->run, err, errlen) ||
         check_applies(v, p->family, err, errlen))
         return -1;
-    p->fraction = v[DENSE_OPT_MEMORY_FRACTION].set ? v[DENSE_OPT_MEMORY_FRACTION].d
-                                                   : DENSE_DEFAULT_FRACTION;
+    p->fraction =
+        v[DENSE_OPT_MEMORY_FRACTION].set ? v[DENSE_OPT_MEMORY_FRACTION].d : DENSE_DEFAULT_FRACTION;
     p->threads = v[DENSE_OPT_THREADS].set ? (int)v[DENSE_OPT_THREADS].i : 1;
     p->lookahead = v[DENSE_OPT_LOOKAHEAD].set ? (int)v[DENSE_OPT_LOOKAHEAD].i : 1;
     p->proc_bytes = p->fraction * (double)si->memory_available_min_node /
@@ -275,8 +289,8 @@ static int parse_all(struct dense_params *p, int argc, char **argv,
     return check_memory(p, si, err, errlen);
 }
 
-int dense_params_prepare(struct dense_params *p, const char *family, const char *variant,
-                         int argc, char **argv, const struct hpcp_sysinfo *si)
+int dense_params_prepare(struct dense_params *p, const char *family, const char *variant, int argc,
+                         char **argv, const struct hpcp_sysinfo *si)
 {
     char err[512];
     memset(p, 0, sizeof *p);

@@ -64,8 +64,7 @@ static int dgemm_run(struct hpcp_bench *bench, double *seconds)
         return 0;
     memcpy(s->c_before, s->c, (size_t)s->n * s->n * sizeof(double));
     double t0 = MPI_Wtime();
-    blas_dgemm('N', 'N', s->n, s->n, s->n, s->alpha, s->a, s->n, s->b, s->n, s->beta, s->c,
-               s->n);
+    blas_dgemm('N', 'N', s->n, s->n, s->n, s->alpha, s->a, s->n, s->b, s->n, s->beta, s->c, s->n);
     *seconds = MPI_Wtime() - t0;
     return 0;
 }
@@ -163,7 +162,8 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
         hpcp_record_series(r, "best_flop_rate", "rank", "1", "flop/s", "max", x, best, copies);
     r->headline_metric = "flop_rate";
     if (s->p.run.verify)
-        hpcp_record_validation(r, "HPCC's residual of C x against beta C0 x + alpha A (B x), "
+        hpcp_record_validation(r,
+                               "HPCC's residual of C x against beta C0 x + alpha A (B x), "
                                "random x: ||.||_inf / (||C||_inf ||x||_inf n eps), worst rank",
                                "1", &error, 1, DGEMM_TOLERANCE);
     else
@@ -180,8 +180,7 @@ static void print_summary(const struct hpcp_record *r, struct hpcp_bench *bench)
         best = fmax(best, m->samples[i]);
     printf("dgemm %s: n = %d, %s: %.2f Gflop/s per rank (best of %d), validation %s\n",
            bench->kernel->variant, s->n, blas_build_name(), best * 1e-9,
-           r->nmetrics ? m->nsamples : 0,
-           hpcp_verdict_word(r->validation.verdict));
+           r->nmetrics ? m->nsamples : 0, hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
 }
 
@@ -262,7 +261,7 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
     int rc = dense_params_prepare(&s.p, "dgemm", k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench bench = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+    struct hpcp_bench bench = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
     blas_set_threads(s.p.threads);
     s.n = (int)s.p.n;
     s.star = strcmp(k->variant, "star") == 0;
@@ -279,11 +278,27 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
 }
 
 const struct hpcp_kernel hpcp_dgemm_single = {
-    "dgemm", "single", "blas",
+    "dgemm",
+    "single",
+    "blas",
     "HPCC SingleDGEMM: C <- beta C + alpha A B through the BLAS on one rank, the others idle",
-    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown, NULL};
+    dgemm_driver,
+    dgemm_setup,
+    dgemm_run,
+    dgemm_verify,
+    dgemm_teardown,
+    NULL
+};
 
 const struct hpcp_kernel hpcp_dgemm_star = {
-    "dgemm", "star", "blas",
+    "dgemm",
+    "star",
+    "blas",
     "HPCC StarDGEMM: every rank multiplies its own matrices at once; mean rate over ranks",
-    dgemm_driver, dgemm_setup, dgemm_run, dgemm_verify, dgemm_teardown, NULL};
+    dgemm_driver,
+    dgemm_setup,
+    dgemm_run,
+    dgemm_verify,
+    dgemm_teardown,
+    NULL
+};

@@ -106,16 +106,18 @@ static void hpl_teardown(struct hpcp_bench *b)
 
 static void add_check(struct hpcp_record *r, const struct hpl_check *c, int verify)
 {
-    const char *names[] = {"rnorm_inf", "anorm_1", "anorm_inf", "xnorm_1", "xnorm_inf",
-                           "bnorm_inf"};
-    const double values[] = {c->rnorm_inf, c->anorm_1, c->anorm_inf, c->xnorm_1, c->xnorm_inf,
-                             c->bnorm_inf};
+    const char *names[] = {
+        "rnorm_inf", "anorm_1", "anorm_inf", "xnorm_1", "xnorm_inf", "bnorm_inf"
+    };
+    const double values[] = { c->rnorm_inf, c->anorm_1,   c->anorm_inf,
+                              c->xnorm_1,   c->xnorm_inf, c->bnorm_inf };
     for (int i = 0; verify && i < 6; i++)
         hpcp_record_param_double(r, names[i], values[i]);
     if (verify)
-        hpcp_record_validation(r, "HPL's scaled residual ||Ax-b||_inf / (eps (||A||_inf "
-                               "||x||_inf + ||b||_inf) N) on the regenerated system", "1",
-                               &c->scaled, 1, HPL_THRESHOLD);
+        hpcp_record_validation(r,
+                               "HPL's scaled residual ||Ax-b||_inf / (eps (||A||_inf "
+                               "||x||_inf + ||b||_inf) N) on the regenerated system",
+                               "1", &c->scaled, 1, HPL_THRESHOLD);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
 }
@@ -133,8 +135,8 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_param_int(r, "lookahead_depth", h->lookahead);
     hpcp_record_param_string(r, "process_mapping", "row-major");
     hpcp_record_param_string(r, "panel_factorization", "recursive, 16-column leaves");
-    hpcp_record_param_double(r, "flop_per_solve", 2.0 / 3.0 * pow((double)h->N, 3) +
-                             1.5 * (double)h->N * h->N);
+    hpcp_record_param_double(r, "flop_per_solve",
+                             2.0 / 3.0 * pow((double)h->N, 3) + 1.5 * (double)h->N * h->N);
     dense_record_common(r, p);
     dense_blas_setup(r, p->threads, blas_set_threads(p->threads));
     hpcp_record_metric(r, "flop_rate", "flop/s", run->rates, p->run.repeat, 1);
@@ -147,7 +149,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_counter_int(r, "pivot_rows_exchanged_rank0", h->swaps_remote);
     if (run->singular)
         hpcp_record_note(r, "a pivot was exactly zero: the matrix is singular to working "
-                         "precision");
+                            "precision");
     add_check(r, &run->check, p->run.verify);
 }
 
@@ -161,8 +163,9 @@ static void print_summary(const struct hpcp_record *r, struct hpcp_bench *b)
         best = fmax(best, s->run.rates[i]);
     printf("hpl: N = %lld, NB = %d, grid %dx%d, look-ahead %d: %.2f Gflop/s (best of %d), "
            "rank 0: panels %.2f s, update %.2f s, waiting %.2f s; scaled residual %.3g, "
-           "validation %s\n", h->N, h->nb, h->P, h->Q, h->lookahead, best * 1e-9, reps,
-           h->seconds_panel, h->seconds_update, h->seconds_wait, r->validation.error,
+           "validation %s\n",
+           h->N, h->nb, h->P, h->Q, h->lookahead, best * 1e-9, reps, h->seconds_panel,
+           h->seconds_update, h->seconds_wait, r->validation.error,
            hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
 }
@@ -237,7 +240,7 @@ static int hpl_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
                    hpcp_format_bytes(8.0 * h->lda * (h->nq + 1), size, sizeof size));
         rc = HPCP_EXIT_RUNTIME;
     } else {
-        struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+        struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
         rc = hpcp_harness_run(k, &b, &s.p.run, &hpl_hooks);
     }
     hpl_free(h);
@@ -247,6 +250,14 @@ static int hpl_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
 }
 
 const struct hpcp_kernel hpcp_hpl_mpi = {
-    "hpl", "mpi", "right-looking",
+    "hpl",
+    "mpi",
+    "right-looking",
     "HPL: LU with partial pivoting on a PxQ block-cyclic grid, look-ahead 1, HPL's residual",
-    hpl_driver, hpl_setup, hpl_run_once, hpl_verify, hpl_teardown, NULL};
+    hpl_driver,
+    hpl_setup,
+    hpl_run_once,
+    hpl_verify,
+    hpl_teardown,
+    NULL
+};

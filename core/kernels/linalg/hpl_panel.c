@@ -64,7 +64,10 @@ static long long find_pivot(struct panel *pn, int c, double *value)
     struct hpl *h = pn->h;
     long long g = pn->j + c, first = local_rows_before(h, g);
     const double *col = at(pn, 0, c);
-    struct { double v; int i; } best = {-1.0, 0}, all;
+    struct {
+        double v;
+        int i;
+    } best = { -1.0, 0 }, all;
     long long where = -1;
     for (long long i = first; i < h->mp; i++)
         if (fabs(col[i]) > best.v)
@@ -145,8 +148,8 @@ static int factor(struct panel *pn, int c0, int c1)
         u = h->ubuf, ldu = k;
     }
     long long below = local_rows_before(h, pn->j + cm);
-    blas_dgemm('N', 'N', (int)(h->mp - below), n, k, -1.0, at(pn, below, c0), h->lda, u, ldu,
-               1.0, at(pn, below, cm), h->lda);
+    blas_dgemm('N', 'N', (int)(h->mp - below), n, k, -1.0, at(pn, below, c0), h->lda, u, ldu, 1.0,
+               at(pn, below, cm), h->lda);
     return factor(pn, cm, c1);
 }
 
@@ -164,8 +167,7 @@ long long hpl_panel_doubles(const struct hpl *h, long long k)
 
 int hpl_panel_factor(struct hpl *h, long long k, int *ipiv)
 {
-    struct panel pn = {h, k * h->nb, hpl_panel_width(h, k), 0, ipiv,
-                       (int)(k % h->P), h->rowbuf};
+    struct panel pn = { h, k * h->nb, hpl_panel_width(h, k), 0, ipiv, (int)(k % h->P), h->rowbuf };
     pn.lj = (int)grid_local_before(pn.j, h->nb, h->mycol, h->Q);
     return factor(&pn, 0, pn.jb);
 }

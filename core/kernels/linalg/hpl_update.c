@@ -96,8 +96,8 @@ static void update_columns(const struct update *u, int c0, int c1)
     }
     long long below = grid_local_before(u->j + u->jb, h->nb, h->myrow, h->P);
     long long skip = below - u->first_row;
-    blas_dgemm('N', 'N', (int)(h->mp - below), n, u->jb, -1.0, u->l + skip, u->ldl, uu, ldu,
-               1.0, h->a + (size_t)c0 * h->lda + below, h->lda);
+    blas_dgemm('N', 'N', (int)(h->mp - below), n, u->jb, -1.0, u->l + skip, u->ldl, uu, ldu, 1.0,
+               h->a + (size_t)c0 * h->lda + below, h->lda);
 }
 
 static void update_chunked(const struct update *u, int c0, int c1)
@@ -138,8 +138,8 @@ static int factor_and_pack(struct hpl *h, long long k, int *ipiv)
 
 static void post_panel(struct hpl *h, long long k, MPI_Request *req)
 {
-    MPI_Ibcast(h->panel[k % 2], (int)hpl_panel_doubles(h, k), MPI_DOUBLE, (int)(k % h->Q),
-               h->row, req);
+    MPI_Ibcast(h->panel[k % 2], (int)hpl_panel_doubles(h, k), MPI_DOUBLE, (int)(k % h->Q), h->row,
+               req);
 }
 
 static void unpack_panel(struct hpl *h, long long k, struct update *u, int *ipiv)
@@ -169,7 +169,7 @@ int hpl_factor(struct hpl *h)
     long long panels = (h->N + h->nb - 1) / h->nb;
     /* mine: panel k's pivots and its swaps as local pairs; next: panel k + 1's pivots */
     int *mine = malloc(4 * (size_t)h->nb * sizeof *mine), *next = mine + 3 * h->nb, bad = 0;
-    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Request req[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
     h->seconds_panel = h->seconds_update = h->seconds_wait = 0;
     bad |= factor_and_pack(h, 0, next);
     post_panel(h, 0, &req[0]);

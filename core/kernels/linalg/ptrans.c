@@ -91,8 +91,8 @@ static void pack(struct ptrans *t, int *fill)
             if (to == t->rank)
                 continue;
             for (int c = 0; c < cols; c++)
-                memcpy(t->send + fill[to] + (size_t)c * rows,
-                       t->a + (j * nb + c) * t->mp + i * nb, (size_t)rows * sizeof(double));
+                memcpy(t->send + fill[to] + (size_t)c * rows, t->a + (j * nb + c) * t->mp + i * nb,
+                       (size_t)rows * sizeof(double));
             fill[to] += rows * cols;
         }
 }
@@ -125,8 +125,8 @@ static void unpack_add(struct ptrans *t, int *fill)
             int rows = block_dim(t->n, nb, I), cols = block_dim(t->n, nb, J);
             double *dst = t->c + j * nb * t->mp + i * nb;
             if (from == t->rank) { /* A's (J, I) is here: local block (J / P, I / Q) */
-                add_transposed(dst, t->mp, t->a + (I / Q) * nb * t->mp + (J / P) * nb,
-                               (int)t->mp, rows, cols);
+                add_transposed(dst, t->mp, t->a + (I / Q) * nb * t->mp + (J / P) * nb, (int)t->mp,
+                               rows, cols);
                 continue;
             }
             const double *blk = t->recv + fill[from]; /* A's (J, I): cols x rows */
@@ -213,9 +213,10 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_metric(r, "time", "s", seconds, reps, 0);
     r->headline_metric = "bandwidth";
     if (t->p.run.verify)
-        hpcp_record_validation(r, "every element of C against C0 + A^T replayed from the "
-                               "regenerated matrices: max relative error in units of eps", "1",
-                               &error, 1, PTRANS_TOLERANCE);
+        hpcp_record_validation(r,
+                               "every element of C against C0 + A^T replayed from the "
+                               "regenerated matrices: max relative error in units of eps",
+                               "1", &error, 1, PTRANS_TOLERANCE);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
     free(rates);
@@ -226,9 +227,9 @@ static void print_summary(const struct hpcp_record *r, struct hpcp_bench *b)
     const struct ptrans *t = b->state;
     const struct hpcp_metric *m = &r->metrics[0];
     int rates = r->nmetrics > 1; /* the bandwidth metric comes first when it was computed */
-    printf("ptrans: n = %lld, NB = %d, grid %dx%d: %.3f GB/s (median of %d), validation %s\n",
-           t->n, t->p.nb, t->p.p, t->p.q, rates ? hpcp_median(m->samples, m->nsamples) * 1e-9
-           : 0.0, t->p.run.repeat, hpcp_verdict_word(r->validation.verdict));
+    printf("ptrans: n = %lld, NB = %d, grid %dx%d: %.3f GB/s (median of %d), validation %s\n", t->n,
+           t->p.nb, t->p.p, t->p.q, rates ? hpcp_median(m->samples, m->nsamples) * 1e-9 : 0.0,
+           t->p.run.repeat, hpcp_verdict_word(r->validation.verdict));
     fflush(stdout);
 }
 
@@ -320,11 +321,19 @@ static int ptrans_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo 
     t.myrow = t.rank / t.p.q, t.mycol = t.rank % t.p.q;
     t.mp = grid_local_count(t.n, t.p.nb, t.myrow, t.p.p);
     t.nq = grid_local_count(t.n, t.p.nb, t.mycol, t.p.q);
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &t, k};
+    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &t, k };
     return hpcp_harness_run(k, &b, &t.p.run, &ptrans_hooks);
 }
 
 const struct hpcp_kernel hpcp_ptrans_mpi = {
-    "ptrans", "mpi", "alltoallv",
+    "ptrans",
+    "mpi",
+    "alltoallv",
     "HPCC PTRANS: C <- A^T + C on a PxQ block-cyclic grid, one all-to-all of the blocks",
-    ptrans_driver, ptrans_setup, ptrans_run, ptrans_verify, ptrans_teardown, NULL};
+    ptrans_driver,
+    ptrans_setup,
+    ptrans_run,
+    ptrans_verify,
+    ptrans_teardown,
+    NULL
+};

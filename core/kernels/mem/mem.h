@@ -21,10 +21,21 @@ enum mem_sweep { MEM_SWEEP_STRIDE, MEM_SWEEP_BLOCK, MEM_SWEEP_LATENCY };
 /* The memory families' own options; --repeat, --seed, --no-verify, --out and
  * --quiet are the harness's common ones. */
 enum {
-    MEM_OPT_ARRAY_BYTES, MEM_OPT_BUFFER_BYTES, MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES,
-    MEM_OPT_MIN_STRIDE, MEM_OPT_MAX_STRIDE, MEM_OPT_PER_OCTAVE, MEM_OPT_SWEEP,
-    MEM_OPT_BUILD_VARIANT, MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, MEM_OPT_THREADS,
-    MEM_OPT_MIN_TIME, MEM_OPT_HUGEPAGES, MEM_OPT_COUNT
+    MEM_OPT_ARRAY_BYTES,
+    MEM_OPT_BUFFER_BYTES,
+    MEM_OPT_MIN_BYTES,
+    MEM_OPT_MAX_BYTES,
+    MEM_OPT_MIN_STRIDE,
+    MEM_OPT_MAX_STRIDE,
+    MEM_OPT_PER_OCTAVE,
+    MEM_OPT_SWEEP,
+    MEM_OPT_BUILD_VARIANT,
+    MEM_OPT_COPIES,
+    MEM_OPT_OVERSUBSCRIBE,
+    MEM_OPT_THREADS,
+    MEM_OPT_MIN_TIME,
+    MEM_OPT_HUGEPAGES,
+    MEM_OPT_COUNT
 };
 extern const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT];
 
@@ -47,9 +58,9 @@ struct mem_params {
     char copies_text[16];              /* as given: one, all, N */
     int oversubscribe, threads, hugepages;
     double min_time;                   /* seconds per timed sample */
-    struct hpcp_common run;            /* --repeat, --seed (latency), --no-verify, --out, --quiet */
+    struct hpcp_common run; /* --repeat, --seed (latency), --no-verify, --out, --quiet */
     int array_from_option;
-    int max_bytes_default;             /* latency: 2 GiB, halved until the copies fit */
+    int max_bytes_default; /* latency: 2 GiB, halved until the copies fit */
     struct mem_caches caches;
 };
 
@@ -73,7 +84,7 @@ int mem_parse_size(const char *text, uint64_t *bytes);
 
 /* A phase: ranks 0..copies-1 run together, the others sleep in a barrier. */
 struct mem_phase {
-    MPI_Comm world, comm;     /* comm: the active ranks (MPI_COMM_NULL elsewhere) */
+    MPI_Comm world, comm; /* comm: the active ranks (MPI_COMM_NULL elsewhere) */
     int copies, active, rank;
 };
 void mem_phase_begin(struct mem_phase *ph, MPI_Comm world, int copies);

@@ -95,8 +95,9 @@ static void run_phase(struct pass_ctx *c, int copies, struct sweep_results *R)
 
 static const char *sweep_name(const struct mem_params *p)
 {
-    return p->sweep == MEM_SWEEP_STRIDE ? "stride" : p->sweep == MEM_SWEEP_BLOCK ? "block"
-                                                                                 : "latency";
+    return p->sweep == MEM_SWEEP_STRIDE  ? "stride"
+           : p->sweep == MEM_SWEEP_BLOCK ? "block"
+                                         : "latency";
 }
 
 static void add_parameters(struct hpcp_record *r, const struct mem_sweep_state *s)
@@ -124,8 +125,8 @@ static void add_parameters(struct hpcp_record *r, const struct mem_sweep_state *
     hpcp_record_param_int(r, "copies", p->copies);
     hpcp_record_param_string(r, "copies_requested", p->copies_text);
     hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
-    const char *names[] = {"cache_l1d_bytes", "cache_l2_bytes", "cache_l3_bytes"};
-    const uint64_t sizes[] = {p->caches.l1d, p->caches.l2, p->caches.l3};
+    const char *names[] = { "cache_l1d_bytes", "cache_l2_bytes", "cache_l3_bytes" };
+    const uint64_t sizes[] = { p->caches.l1d, p->caches.l2, p->caches.l3 };
     for (int i = 0; i < 3; i++) {
         if (sizes[i])
             hpcp_record_param_int(r, names[i], (long long)sizes[i]);
@@ -140,8 +141,8 @@ static void add_headline(struct hpcp_record *r, const struct mem_sweep_state *s,
                          const struct sweep_results *R)
 {
     int at = s->npoints - 1;
-    const char *name = s->p.sweep == MEM_SWEEP_BLOCK ? "time_per_access_largest_block"
-                                                     : "memory_latency";
+    const char *name =
+        s->p.sweep == MEM_SWEEP_BLOCK ? "time_per_access_largest_block" : "memory_latency";
     if (s->p.sweep == MEM_SWEEP_STRIDE) {
         name = "peak_time_per_access";
         for (int i = 0; i < s->npoints; i++)
@@ -169,8 +170,8 @@ static void add_curves(struct hpcp_record *r, const struct mem_sweep_state *s,
                            R->many_mean, s->npoints);
         hpcp_record_series(r, "time_per_access_many_max", s->x_name, "B", "s", "max", s->x,
                            R->many_max, s->npoints);
-        hpcp_record_series(r, "many_over_one_ratio", s->x_name, "B", "1", "ratio", s->x,
-                           R->ratio, s->npoints);
+        hpcp_record_series(r, "many_over_one_ratio", s->x_name, "B", "1", "ratio", s->x, R->ratio,
+                           s->npoints);
     }
     if (s->p.sweep == MEM_SWEEP_LATENCY)
         hpcp_record_series(r, "plateau_latency", "inferred_size_bytes", "B", "s", "median",
@@ -187,11 +188,14 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     add_headline(r, s, R);
     add_curves(r, s, R);
     if (s->p.run.verify)
-        hpcp_record_validation(r, s->p.sweep == MEM_SWEEP_LATENCY
-            ? "after T dependent loads the chase stands on element T mod n of its cycle, "
-              "at every point, phase and copy; error = points where it does not"
-            : "every word holds the number of read+write passes that touched it, at every "
-              "point, phase and copy; error = wrong words", "1", &R->wrong, 1, 0);
+        hpcp_record_validation(
+            r,
+            s->p.sweep == MEM_SWEEP_LATENCY
+                ? "after T dependent loads the chase stands on element T mod n of its cycle, "
+                  "at every point, phase and copy; error = points where it does not"
+                : "every word holds the number of read+write passes that touched it, at every "
+                  "point, phase and copy; error = wrong words",
+            "1", &R->wrong, 1, 0);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
     hpcp_record_counter_array(r, "cpus", cpus, b->ranks);
@@ -200,8 +204,10 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
         hpcp_record_note(r, "transparent huge pages were asked for but not given");
     if (s->p.max_bytes_default && s->p.sweep == MEM_SWEEP_LATENCY &&
         s->p.max_bytes < ((uint64_t)2 << 30))
-        hpcp_record_note(r, "working sets stop at %llu bytes: 2 GiB per copy does not fit in "
-                         "half the memory available", (unsigned long long)s->p.max_bytes);
+        hpcp_record_note(r,
+                         "working sets stop at %llu bytes: 2 GiB per copy does not fit in "
+                         "half the memory available",
+                         (unsigned long long)s->p.max_bytes);
 }
 
 static void print_plateaus(const struct mem_sweep_state *s, const struct sweep_results *R)
@@ -240,8 +246,7 @@ static void print_curve(const struct hpcp_kernel *k, const struct mem_sweep_stat
     fflush(stdout);
 }
 
-static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                        struct sweep_results *R)
+static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b, struct sweep_results *R)
 {
     struct mem_sweep_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
@@ -268,8 +273,8 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
-    struct pass_ctx c = {k, &b};
+    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+    struct pass_ctx c = { k, &b };
     struct sweep_results R;
     memset(&R, 0, sizeof R);
     s.cpu = mem_pin_rank(si, 1);

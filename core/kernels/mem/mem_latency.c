@@ -63,8 +63,8 @@ static int chase_setup(struct hpcp_bench *b)
     s->x_name = "working_set_bytes";
     add_points(s);
     size_t lines = (size_t)(s->p.max_bytes / MEM_LINE_BYTES);
-    int failed = !d || (s->active && hpcp_region_alloc(&d->region, lines * MEM_LINE_BYTES,
-                                                        s->p.hugepages) != 0);
+    int failed = !d || (s->active &&
+                        hpcp_region_alloc(&d->region, lines * MEM_LINE_BYTES, s->p.hugepages) != 0);
     if (!failed && s->active && !(d->order = malloc(lines * sizeof *d->order)))
         failed = 1;
     if (!failed && s->active) {
@@ -130,6 +130,14 @@ static void chase_teardown(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_mem_latency = {
-    "mem", "latency", "chase",
+    "mem",
+    "latency",
+    "chase",
     "dependent-load latency vs working set (random cycle of lines), plateaus = caches",
-    hpcp_mem_driver, chase_setup, chase_run, chase_verify, chase_teardown, NULL};
+    hpcp_mem_driver,
+    chase_setup,
+    chase_run,
+    chase_verify,
+    chase_teardown,
+    NULL
+};

@@ -24,8 +24,7 @@ static int run_end(const double *y, int n, int start, double tol)
  * point (scanning back from `stop`) at most a tenth of the way up, then
  * interpolated in log x: past a cache of C bytes the hit rate falls from
  * 1 (at C) towards 0, so a tenth of the way up sits just past C. */
-static double edge(const double *x, const double *y, int from, int stop, double level,
-                   double next)
+static double edge(const double *x, const double *y, int from, int stop, double level, double next)
 {
     double thr = level + 0.1 * (next - level);
     int j = stop - 1;
@@ -55,7 +54,7 @@ int mem_find_plateaus(const double *x, const double *y, int n, double tolerance,
     if (runs > max_plateaus)
         runs = max_plateaus;
     for (int i = 0; i < runs; i++)
-        size[i] = i + 1 < runs ? edge(x, y, first[i], first[i + 1], level[i], level[i + 1])
-                               : x[last[i]];
+        size[i] =
+            i + 1 < runs ? edge(x, y, first[i], first[i + 1], level[i], level[i + 1]) : x[last[i]];
     return runs;
 }

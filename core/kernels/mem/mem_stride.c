@@ -114,6 +114,14 @@ static void stride_teardown(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_mem_stride = {
-    "mem", "stride", "rw",
+    "mem",
+    "stride",
+    "rw",
     "read+write time per access vs stride or block size, -O3 or -O0 (paper 002 Figs 2-4)",
-    hpcp_mem_driver, stride_setup, stride_run, stride_verify, stride_teardown, NULL};
+    hpcp_mem_driver,
+    stride_setup,
+    stride_run,
+    stride_verify,
+    stride_teardown,
+    NULL
+};

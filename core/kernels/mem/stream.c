@@ -15,9 +15,9 @@
 #define STREAM_LOOP
 #endif
 
-const char *const stream_kernel_names[STREAM_KERNELS] = {"copy", "scale", "add", "triad"};
+const char *const stream_kernel_names[STREAM_KERNELS] = { "copy", "scale", "add", "triad" };
 /* Bytes per element as STREAM counts them: what is read and written, once. */
-const int stream_bytes_per_element[STREAM_KERNELS] = {16, 16, 24, 24};
+const int stream_bytes_per_element[STREAM_KERNELS] = { 16, 16, 24, 24 };
 
 /* Stores that bypass the cache (x86 AVX): the arrays are far larger than
  * the caches, so a store that first reads its line (write-allocate) only
@@ -27,33 +27,33 @@ const int stream_bytes_per_element[STREAM_KERNELS] = {16, 16, 24, 24};
 #if defined(__AVX__)
 #include <immintrin.h>
 const int stream_nontemporal = 1;
-#define STREAM_BLOCKS(n, body_vec, body_scalar)                                            \
-    do {                                                                                   \
-        size_t nb_ = (n) / 8;                                                              \
-        _Pragma("omp parallel")                                                            \
-        {                                                                                  \
-            _Pragma("omp for schedule(static)")                                            \
-            for (size_t b_ = 0; b_ < nb_; b_++) {                                          \
-                size_t i = b_ * 8;                                                         \
-                body_vec;                                                                  \
-                i += 4;                                                                    \
-                body_vec;                                                                  \
-            }                                                                              \
-            _mm_sfence();                                                                  \
-        }                                                                                  \
-        for (size_t i = nb_ * 8; i < (n); i++)                                             \
-            body_scalar;                                                                   \
+#define STREAM_BLOCKS(n, body_vec, body_scalar)                                     \
+    do {                                                                            \
+        size_t nb_ = (n) / 8;                                                       \
+        _Pragma("omp parallel")                                                     \
+        {                                                                           \
+            _Pragma("omp for schedule(static)") for (size_t b_ = 0; b_ < nb_; b_++) \
+            {                                                                       \
+                size_t i = b_ * 8;                                                  \
+                body_vec;                                                           \
+                i += 4;                                                             \
+                body_vec;                                                           \
+            }                                                                       \
+            _mm_sfence();                                                           \
+        }                                                                           \
+        for (size_t i = nb_ * 8; i < (n); i++)                                      \
+            body_scalar;                                                            \
     } while (0)
 #define LD(p) _mm256_load_pd((p) + i)
 #define ST(p, v) _mm256_stream_pd((p) + i, (v))
 #define Q4 _mm256_set1_pd(q)
 #else
 const int stream_nontemporal = 0;
-#define STREAM_BLOCKS(n, body_vec, body_scalar)                                            \
-    do {                                                                                   \
-        STREAM_LOOP                                                                        \
-        for (size_t i = 0; i < (n); i++)                                                   \
-            body_scalar;                                                                   \
+#define STREAM_BLOCKS(n, body_vec, body_scalar) \
+    do {                                        \
+        STREAM_LOOP                             \
+        for (size_t i = 0; i < (n); i++)        \
+            body_scalar;                        \
     } while (0)
 #endif
 
@@ -167,11 +167,27 @@ static void stream_teardown(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_stream_single = {
-    "stream", "single", "openmp",
+    "stream",
+    "single",
+    "openmp",
     "STREAM Copy/Scale/Add/Triad on one rank, the others idle (HPCC SingleSTREAM)",
-    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown, NULL};
+    hpcp_stream_driver,
+    stream_setup,
+    stream_run,
+    stream_verify,
+    stream_teardown,
+    NULL
+};
 
 const struct hpcp_kernel hpcp_stream_star = {
-    "stream", "star", "openmp",
+    "stream",
+    "star",
+    "openmp",
     "STREAM on every rank at once (HPCC StarSTREAM): per-rank min/mean/max and sum",
-    hpcp_stream_driver, stream_setup, stream_run, stream_verify, stream_teardown, NULL};
+    hpcp_stream_driver,
+    stream_setup,
+    stream_run,
+    stream_verify,
+    stream_teardown,
+    NULL
+};

@@ -101,10 +101,9 @@ static void add_parameters(struct hpcp_record *r, const struct stream_state *s)
     hpcp_record_param_bool(r, "nontemporal_stores", stream_nontemporal);
 }
 
-static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
-                         struct hpcp_bench *b, const struct stream_phase_rates *one,
-                         const struct stream_phase_rates *many, double error,
-                         const long long *cpus)
+static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct hpcp_bench *b,
+                         const struct stream_phase_rates *one,
+                         const struct stream_phase_rates *many, double error, const long long *cpus)
 {
     struct stream_state *s = b->state;
     hpcp_record_init(r, "stream", k->variant, k->algorithm, b->si);
@@ -118,16 +117,17 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     r->headline_metric = star ? "star_triad_bandwidth" : "single_triad_bandwidth";
     r->headline_statistic = "max";
     if (s->p.run.verify)
-        hpcp_record_validation(r, "final a, b, c against STREAM's scalar replay of every "
-                               "iteration each copy ran; max relative error", "1", &error, 1,
-                               1e-13);
+        hpcp_record_validation(r,
+                               "final a, b, c against STREAM's scalar replay of every "
+                               "iteration each copy ran; max relative error",
+                               "1", &error, 1, 1e-13);
     else
         hpcp_record_validation_skipped(r, "--no-verify");
     hpcp_record_counter_array(r, "cpus", cpus, b->ranks);
     hpcp_record_counter_int(r, "hugepage_bytes_rank0", (long long)s->thp_bytes);
     if (s->p.hugepages && s->thp_bytes == 0)
         hpcp_record_note(r, "transparent huge pages were asked for but not given; the "
-                         "arrays use base pages");
+                            "arrays use base pages");
 }
 
 static void print_summary(const struct hpcp_kernel *k, const struct stream_state *s,
@@ -138,7 +138,8 @@ static void print_summary(const struct hpcp_kernel *k, const struct stream_state
     printf("stream %s: arrays of %s (%zu doubles), %d iteration(s), %d thread(s) per rank\n",
            k->variant, hpcp_format_bytes((double)s->p.array_bytes, size, sizeof size), s->n,
            s->p.run.repeat, s->p.threads);
-    printf("%-8s %14s %24s\n", "Function", "single GB/s", many->ran ? "copies: mean GB/s, sum" : "");
+    printf("%-8s %14s %24s\n", "Function", "single GB/s",
+           many->ran ? "copies: mean GB/s, sum" : "");
     for (int kk = 0; kk < STREAM_KERNELS; kk++) {
         double best1 = 0, mean = 0, sum = 0;
         for (int it = 1; it < s->p.run.repeat; it++)
@@ -153,14 +154,14 @@ static void print_summary(const struct hpcp_kernel *k, const struct stream_state
         printf("\n");
     }
     if (s->p.run.verify)
-        printf("stream %s: validation %s (max relative error %.2e, tolerance 1e-13)\n",
-               k->variant, error <= 1e-13 ? "passed" : "FAILED", error);
+        printf("stream %s: validation %s (max relative error %.2e, tolerance 1e-13)\n", k->variant,
+               error <= 1e-13 ? "passed" : "FAILED", error);
     fflush(stdout);
 }
 
 static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                        const struct stream_phase_rates *one,
-                        const struct stream_phase_rates *many, double error)
+                        const struct stream_phase_rates *one, const struct stream_phase_rates *many,
+                        double error)
 {
     struct stream_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
@@ -197,7 +198,7 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
     int star = strcmp(k->variant, "star") == 0;
     int many_copies = star || s.p.copies > 1 ? s.p.copies : 0;
     s.active = si->rank < (many_copies ? many_copies : 1);

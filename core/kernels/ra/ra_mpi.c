@@ -74,8 +74,8 @@ void ra_mpi_out_of_memory(const char *what)
 {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "hpcprobe-bench: rank %d: out of memory growing %s; aborting the run\n",
-            rank, what);
+    fprintf(stderr, "hpcprobe-bench: rank %d: out of memory growing %s; aborting the run\n", rank,
+            what);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, HPCP_EXIT_RUNTIME);
 }

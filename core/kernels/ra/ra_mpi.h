@@ -64,6 +64,9 @@ void ra_mpi_out_of_memory(const char *what);
 /* Grow *buf to hold at least `need` words (never shrinks). -1 when out of memory. */
 int ra_reserve(uint64_t **buf, size_t *cap, size_t need);
 
-static inline long long ra_elapsed_ns(double t0) { return (long long)((MPI_Wtime() - t0) * 1e9); }
+static inline long long ra_elapsed_ns(double t0)
+{
+    return (long long)((MPI_Wtime() - t0) * 1e9);
+}
 
 #endif

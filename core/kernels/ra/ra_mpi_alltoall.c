@@ -50,7 +50,7 @@ static void count_sends(struct ra_state *s, struct a2a *a, int me, int ranks)
 }
 
 static void step(struct ra_state *s, struct a2a *a, uint64_t *rng_state, uint64_t n, int me,
-                int ranks)
+                 int ranks)
 {
     ra_generate(s->p.rng, rng_state, a->batch, n);
     double t0 = MPI_Wtime();
@@ -140,9 +140,11 @@ static void a2a_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
-static const struct ra_algorithm alltoall = {
-    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
-    .modes = RA_MODE_RANK_PER_CORE, .default_mode = 1, .sync_refusal = ""};
+static const struct ra_algorithm alltoall = { .scope = RA_SCOPE_MPI,
+                                              .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
+                                              .modes = RA_MODE_RANK_PER_CORE,
+                                              .default_mode = 1,
+                                              .sync_refusal = "" };
 
 const struct hpcp_kernel hpcp_ra_mpi_alltoall = {
     .family = "ra",

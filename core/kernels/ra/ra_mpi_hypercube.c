@@ -181,8 +181,8 @@ static void send_stage(struct ra_state *s, struct hc *h, int j, int nonblocking)
         else
             MPI_Send(v, (int)head, MPI_UINT64_T, st->to[t], j, h->comm);
         if (head == (size_t)h->msg_cap)
-            MPI_Isend(v + head, (int)(n - head), MPI_UINT64_T, st->to[t], OVERFLOW_TAG + j,
-                      h->comm, &h->sreq[j][t][1]);
+            MPI_Isend(v + head, (int)(n - head), MPI_UINT64_T, st->to[t], OVERFLOW_TAG + j, h->comm,
+                      &h->sreq[j][t][1]);
         s->messages_sent += 1 + (head == (size_t)h->msg_cap);
         s->bytes_sent += (long long)(n * sizeof(uint64_t));
     }
@@ -214,8 +214,7 @@ static int wait_receives(struct hc *h, int j)
 
 /* Split a list into stage j's outputs: mine, the keep-list that stage j+1
  * reads (keep[j % 2]) and send[j]. */
-static int split_into(struct ra_state *s, struct hc *h, int j, int me, const uint64_t *v,
-                      size_t n)
+static int split_into(struct ra_state *s, struct hc *h, int j, int me, const uint64_t *v, size_t n)
 {
     int apart = (s->p.mods & RA_MOD_LATE_UPDATE) != 0;
     struct list *keep = &h->keep[j % 2];
@@ -423,10 +422,13 @@ static void hypercube_record_params(struct hpcp_record *r, const struct ra_param
     hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
 }
 
-static const struct ra_algorithm hypercube = {
-    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_MODS,
-    .modes = RA_MODE_RANK_PER_CORE, .default_mode = 1, .sync_refusal = "",
-    .record_params = hypercube_record_params};
+static const struct ra_algorithm hypercube = { .scope = RA_SCOPE_MPI,
+                                               .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER |
+                                                        RA_TAKES_MODS,
+                                               .modes = RA_MODE_RANK_PER_CORE,
+                                               .default_mode = 1,
+                                               .sync_refusal = "",
+                                               .record_params = hypercube_record_params };
 
 const struct hpcp_kernel hpcp_ra_mpi_hypercube = {
     .family = "ra",

@@ -189,8 +189,9 @@ static void route(struct router *r, uint64_t v)
     int b = pp->rt_plan.bucket_of[ra_dist_owner(&s->dist, g)];
     if (b < 0) {
         uint64_t off = g - s->my_start;
-        int u = off < pp->first_slice ? 0
-                : 1 + (int)((double)(off - pp->first_slice) * pp->slice_scale);
+        int u = off < pp->first_slice
+                    ? 0
+                    : 1 + (int)((double)(off - pp->first_slice) * pp->slice_scale);
         u = u < pp->U ? u : pp->U - 1;
         if (u == 0 && pp->fused)
             r->local[r->nlocal++] = v, r->applied++;
@@ -490,7 +491,9 @@ static int alloc_router(struct pipe *pp, struct router *r, int ranks)
         r->announced = r->got_msgs + nb;
     }
     return r->bucket && r->bucket_n && r->recvbuf && r->local && r->sent_msgs && r->sent_to &&
-           r->out ? 0 : -1;
+                   r->out
+               ? 0
+               : -1;
 }
 
 static int alloc_pipe(struct pipe *pp, int ranks)
@@ -541,7 +544,8 @@ static void set_slices(struct pipe *pp, double share)
     uint64_t n = pp->s->table.n;
     pp->first_slice = pp->U == 1 ? n : (uint64_t)(share * (double)n);
     pp->slice_scale = pp->U > 1 && n > pp->first_slice
-                          ? (double)(pp->U - 1) / (double)(n - pp->first_slice) : 0.0;
+                          ? (double)(pp->U - 1) / (double)(n - pp->first_slice)
+                          : 0.0;
 }
 
 /* The fused thread routes every update and applies its slice; the others
@@ -690,9 +694,12 @@ static void pipeline_record_threads(struct hpcp_record *r, const struct ra_param
 static const struct ra_algorithm pipeline = {
     .scope = RA_SCOPE_MPI,
     .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_ROLES,
-    .modes = RA_MODE(7) | RA_MODE(8), .default_mode = 8, .threaded = 1,
+    .modes = RA_MODE(7) | RA_MODE(8),
+    .default_mode = 8,
+    .threaded = 1,
     .sync_refusal = ": the pipeline's updaters own disjoint slices of the table and need none",
-    .record_threads = pipeline_record_threads};
+    .record_threads = pipeline_record_threads
+};
 
 const struct hpcp_kernel hpcp_ra_mpi_pipeline = {
     .family = "ra",

@@ -198,8 +198,8 @@ static void exchange(struct shared *sh, uint64_t step)
     }
     if (ra_reserve(&sh->recv, &sh->recv_cap, pending))
         ra_mpi_out_of_memory("the shared algorithm's receive buffer");
-    MPI_Alltoallv(sh->send, sh->scount, sh->sdispl, MPI_UINT64_T, sh->recv, sh->rcount,
-                  sh->rdispl, MPI_UINT64_T, sh->comm);
+    MPI_Alltoallv(sh->send, sh->scount, sh->sdispl, MPI_UINT64_T, sh->recv, sh->rcount, sh->rdispl,
+                  MPI_UINT64_T, sh->comm);
     sh->nrecv = pending;
     s->bytes_sent += (long long)(at * sizeof(uint64_t));
     long long held = (long long)(at + pending);
@@ -288,8 +288,7 @@ static int shared_run(struct hpcp_bench *b, double *seconds)
     sh->lose_left = lose < sh->w[0].count ? lose : sh->w[0].count;
     sh->lose_every = sh->lose_left ? sh->w[0].count / sh->lose_left : 1;
     sh->stop = 0;
-    double ticks_per_ns =
-        ra_team_run_timed(&sh->team, thread_main, sh, b->comm, &sh->t0, seconds);
+    double ticks_per_ns = ra_team_run_timed(&sh->team, thread_main, sh, b->comm, &sh->t0, seconds);
     record_threads(sh, ticks_per_ns);
     return 0;
 }
@@ -384,7 +383,7 @@ static void shared_teardown(struct hpcp_bench *b)
 /* How the threads keep the shared table right. */
 static void shared_record_threads(struct hpcp_record *r, const struct ra_params *p)
 {
-    static const char *const names[] = {"none", "atomic", "locks"};
+    static const char *const names[] = { "none", "atomic", "locks" };
     hpcp_record_param_string(r, "sync", names[p->sync]);
     if (p->sync == RA_SYNC_LOCKS)
         hpcp_record_param_int(r, "locks", p->locks);
@@ -392,10 +391,14 @@ static void shared_record_threads(struct hpcp_record *r, const struct ra_params 
         hpcp_record_param_null(r, "locks");
 }
 
-static const struct ra_algorithm shared = {
-    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_SYNC,
-    .modes = RA_MODE(5) | RA_MODE(6), .default_mode = 5, .threaded = 1, .sync_refusal = "",
-    .record_threads = shared_record_threads};
+static const struct ra_algorithm shared = { .scope = RA_SCOPE_MPI,
+                                            .takes =
+                                                RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_SYNC,
+                                            .modes = RA_MODE(5) | RA_MODE(6),
+                                            .default_mode = 5,
+                                            .threaded = 1,
+                                            .sync_refusal = "",
+                                            .record_threads = shared_record_threads };
 
 const struct hpcp_kernel hpcp_ra_mpi_shared = {
     .family = "ra",

@@ -255,8 +255,8 @@ static int torus_setup(struct hpcp_bench *b)
         }
         t->bucket = malloc(((size_t)t->rt.nbuckets + 1) * (size_t)t->capacity * sizeof *t->bucket);
         t->bucket_n = calloc((size_t)t->rt.nbuckets + 1, sizeof *t->bucket_n);
-        failed = failed || !t->sent_msgs || !t->recvbuf || !t->local || !t->sent_to ||
-                 !t->bucket || !t->bucket_n;
+        failed = failed || !t->sent_msgs || !t->recvbuf || !t->local || !t->sent_to || !t->bucket ||
+                 !t->bucket_n;
     }
     return ra_mpi_setup(b, t ? &t->comm : NULL, failed) ? HPCP_EXIT_RUNTIME : 0;
 }
@@ -291,10 +291,13 @@ static void torus_record_params(struct hpcp_record *r, const struct ra_params *p
     hpcp_record_param_string(r, "grid", text);
 }
 
-static const struct ra_algorithm torus = {
-    .scope = RA_SCOPE_MPI, .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID,
-    .modes = RA_MODE_RANK_PER_CORE, .default_mode = 1, .sync_refusal = "",
-    .record_params = torus_record_params};
+static const struct ra_algorithm torus = { .scope = RA_SCOPE_MPI,
+                                           .takes =
+                                               RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID,
+                                           .modes = RA_MODE_RANK_PER_CORE,
+                                           .default_mode = 1,
+                                           .sync_refusal = "",
+                                           .record_params = torus_record_params };
 
 const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .family = "ra",

@@ -11,35 +11,38 @@
 #include "ra_params.h"
 
 static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
-    [RA_OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL},
-    [RA_OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
-    [RA_OPT_RNG] = {"--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg"},
-    [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL},
-    [RA_OPT_NONCOMPLIANT] = {"--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_TIME_LIMIT] = {"--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL},
-    [RA_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
-    [RA_OPT_DUMP] = {"--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_OWNER] = {"--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict"},
-    [RA_OPT_GRID] = {"--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL},
-    [RA_OPT_MODS] = {"--mods", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, RA_MAX_THREADS, 0, 0, 0, NULL},
-    [RA_OPT_MODE] = {"--mapping-mode", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL},
-    [RA_OPT_SYNC] = {"--sync", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_ROLES] = {"--roles", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD,
-                                 0, 0, 0, NULL},
+    [RA_OPT_LOG2] = { "--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL },
+    [RA_OPT_FRACTION] = { "--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL },
+    [RA_OPT_RNG] = { "--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg" },
+    [RA_OPT_LOOKAHEAD] = { "--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL },
+    [RA_OPT_NONCOMPLIANT] = { "--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_TIME_LIMIT] = { "--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL },
+    [RA_OPT_HUGEPAGES] = { "--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off" },
+    [RA_OPT_DUMP] = { "--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_OWNER] = { "--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict" },
+    [RA_OPT_GRID] = { "--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_DIMS] = { "--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL },
+    [RA_OPT_MODS] = { "--mods", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_THREADS] = { "--threads", HPCP_OPT_INT, 1, RA_MAX_THREADS, 0, 0, 0, NULL },
+    [RA_OPT_MODE] = { "--mapping-mode", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL },
+    [RA_OPT_SYNC] = { "--sync", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_ROLES] = { "--roles", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_OVERSUBSCRIBE] = { "--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [RA_OPT_UPDATES_PER_WORD] = { "--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD, 0,
+                                  0, 0, NULL },
 };
 
-const struct hpcp_cli ra_cli = {
-    ra_option_spec, RA_OPT_COUNT,
-    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
-        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
-        HPCP_TAKES(HPCP_COMMON_QUIET),
-    0, 1, 0, 0};
+const struct hpcp_cli ra_cli = { ra_option_spec,
+                                 RA_OPT_COUNT,
+                                 HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
+                                     HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
+                                     HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET),
+                                 0,
+                                 1,
+                                 0,
+                                 0 };
 
-static const char *const mod_names[] = {"prepost", "late-update", "late-wait", "isend"};
+static const char *const mod_names[] = { "prepost", "late-update", "late-wait", "isend" };
 #define MOD_COUNT ((int)(sizeof mod_names / sizeof mod_names[0]))
 
 const char *ra_mods_string(int mods, char *buf, size_t len)
@@ -73,8 +76,10 @@ static int parse_mods(const char *text, int *mods, char *err, size_t errlen)
         while (i < MOD_COUNT && strcmp(word, mod_names[i]) != 0)
             i++;
         if (i == MOD_COUNT) {
-            snprintf(err, errlen, "--mods: unknown optimisation '%s' (allowed: none, all, or a "
-                     "comma list of prepost, late-update, late-wait, isend)", word);
+            snprintf(err, errlen,
+                     "--mods: unknown optimisation '%s' (allowed: none, all, or a "
+                     "comma list of prepost, late-update, late-wait, isend)",
+                     word);
             return -1;
         }
         *mods |= 1 << i;
@@ -96,8 +101,10 @@ static int parse_sync(const char *text, struct ra_params *p, char *err, size_t e
     if (strncmp(text, "locks:", 6) == 0)
         k = strtol(text + 6, &end, 10);
     if (!end || *end || end == text + 6 || k < 1 || k > RA_MAX_LOCKS) {
-        snprintf(err, errlen, "--sync '%s' is not a sync: allowed none, atomic, or locks:K "
-                 "with K striped locks from 1 to %d", text, RA_MAX_LOCKS);
+        snprintf(err, errlen,
+                 "--sync '%s' is not a sync: allowed none, atomic, or locks:K "
+                 "with K striped locks from 1 to %d",
+                 text, RA_MAX_LOCKS);
         return -1;
     }
     p->sync = RA_SYNC_LOCKS;
@@ -115,8 +122,10 @@ static int parse_roles(const char *text, int *roles, char *err, size_t errlen)
         return 0;
     }
     if (end == text || *end || k < 0 || k >= RA_MAX_THREADS) {
-        snprintf(err, errlen, "--roles '%s' is not a role split: allowed auto, or the number "
-                 "of routing threads k' from 0 to threads - 1", text);
+        snprintf(err, errlen,
+                 "--roles '%s' is not a role split: allowed auto, or the number "
+                 "of routing threads k' from 0 to threads - 1",
+                 text);
         return -1;
     }
     *roles = (int)k;
@@ -139,13 +148,15 @@ static int multicore_from_options(struct ra_params *p, const struct hpcp_optval 
     p->mode_given = v[RA_OPT_MODE].set;
     p->sync_given = v[RA_OPT_SYNC].set;
     p->roles_given = v[RA_OPT_ROLES].set;
-    p->updates_per_word = v[RA_OPT_UPDATES_PER_WORD].set ? (int)v[RA_OPT_UPDATES_PER_WORD].i
-                                                         : RA_UPDATES_PER_WORD;
+    p->updates_per_word =
+        v[RA_OPT_UPDATES_PER_WORD].set ? (int)v[RA_OPT_UPDATES_PER_WORD].i : RA_UPDATES_PER_WORD;
     if (p->updates_per_word != RA_UPDATES_PER_WORD) {
         if (!v[RA_OPT_NONCOMPLIANT].set) {
-            snprintf(err, errlen, "--updates-per-word %d is not HPCC's %d updates per table "
+            snprintf(err, errlen,
+                     "--updates-per-word %d is not HPCC's %d updates per table "
                      "word; add --allow-noncompliant to run it anyway (the record is marked "
-                     "non-compliant)", p->updates_per_word, RA_UPDATES_PER_WORD);
+                     "non-compliant)",
+                     p->updates_per_word, RA_UPDATES_PER_WORD);
             return -1;
         }
         p->compliant = 0;
@@ -168,8 +179,10 @@ static int parse_grid(const char *text, int *grid, int *ndims, char *err, size_t
         at = *end ? end + 1 : end;
     }
     if (*at || n == 0) {
-        snprintf(err, errlen, "--grid '%s' is not a grid: give 1 to %d sizes >= 1 joined by "
-                 "'x', such as 4x4x4", text, RA_MAX_DIMS);
+        snprintf(err, errlen,
+                 "--grid '%s' is not a grid: give 1 to %d sizes >= 1 joined by "
+                 "'x', such as 4x4x4",
+                 text, RA_MAX_DIMS);
         return -1;
     }
     *ndims = n;
@@ -186,7 +199,7 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
         return -1;
     }
     p->table_log2 = v[RA_OPT_LOG2].set ? (int)v[RA_OPT_LOG2].i : 0;
-    p->memory_fraction = v[RA_OPT_LOG2].set ? -1.0
+    p->memory_fraction = v[RA_OPT_LOG2].set       ? -1.0
                          : v[RA_OPT_FRACTION].set ? v[RA_OPT_FRACTION].d
                                                   : RA_DEFAULT_MEMORY_FRACTION;
     p->rng = v[RA_OPT_RNG].set && strcmp(v[RA_OPT_RNG].s, "lcg") == 0 ? RA_RNG_LCG : RA_RNG_POLY;
@@ -199,8 +212,8 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
                  p->lookahead, RA_MAX_LOOKAHEAD);
         return -1;
     }
-    p->owner = v[RA_OPT_OWNER].set && strcmp(v[RA_OPT_OWNER].s, "predict") == 0
-                   ? RA_OWNER_PREDICT : RA_OWNER_DIVISION;
+    p->owner = v[RA_OPT_OWNER].set && strcmp(v[RA_OPT_OWNER].s, "predict") == 0 ? RA_OWNER_PREDICT
+                                                                                : RA_OWNER_DIVISION;
     p->mods = RA_MODS_ALL;
     if (v[RA_OPT_MODS].set && parse_mods(v[RA_OPT_MODS].s, &p->mods, err, errlen))
         return -1;
@@ -237,7 +250,8 @@ static int size_from_memory(struct ra_params *p, int distributed, const struct h
     if (k > RA_MAX_LOG2)
         k = RA_MAX_LOG2;
     if (k < RA_MIN_LOG2) {
-        snprintf(err, errlen, "--memory-fraction %g leaves too little memory for a table "
+        snprintf(err, errlen,
+                 "--memory-fraction %g leaves too little memory for a table "
                  "(at least 2^%d words); give a larger fraction or --table-log2",
                  p->memory_fraction, RA_MIN_LOG2);
         return -1;
@@ -246,16 +260,17 @@ static int size_from_memory(struct ra_params *p, int distributed, const struct h
     return 0;
 }
 
-int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si,
-                   char *err, size_t errlen)
+int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si, char *err,
+                   size_t errlen)
 {
     if (p->memory_fraction > 0 && size_from_memory(p, distributed, si, err, errlen))
         return -1;
     p->table_words = 1ULL << p->table_log2;
     if (distributed && p->table_words < (uint64_t)si->ranks) {
-        snprintf(err, errlen, "--table-log2 %d gives %llu words, fewer than the %d ranks; "
-                 "allowed: --table-log2 from %d to %d", p->table_log2,
-                 (unsigned long long)p->table_words, si->ranks,
+        snprintf(err, errlen,
+                 "--table-log2 %d gives %llu words, fewer than the %d ranks; "
+                 "allowed: --table-log2 from %d to %d",
+                 p->table_log2, (unsigned long long)p->table_words, si->ranks,
                  (int)ceil(log2((double)si->ranks)), RA_MAX_LOG2);
         return -1;
     }
@@ -267,7 +282,7 @@ int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysin
 int ra_params_check_memory(const struct ra_params *p, int distributed, int active,
                            const struct hpcp_sysinfo *si, char *err, size_t errlen)
 {
-    double words = !active ? 0.0
+    double words = !active       ? 0.0
                    : distributed ? ceil((double)p->table_words / si->ranks)
                                  : (double)p->table_words;
     double need = words * sizeof(uint64_t) + (active ? 4.0 * (1 << 20) : 0.0);
@@ -281,7 +296,8 @@ int ra_params_check_memory(const struct ra_params *p, int distributed, int activ
         return 0;
     char a[32], b[32];
     int kmax = floor_log2(distributed ? fit_min * si->ranks : fit_min);
-    snprintf(err, errlen, "a table of 2^%d words (%s per %s) does not fit in the memory "
+    snprintf(err, errlen,
+             "a table of 2^%d words (%s per %s) does not fit in the memory "
              "available (%s on the fullest node for its ranks); allowed: --table-log2 <= %d",
              p->table_log2, hpcp_format_bytes(words * sizeof(uint64_t), a, sizeof a),
              distributed ? "rank" : "process",
@@ -311,15 +327,19 @@ static int check_grid(struct ra_params *p, int ranks, char *err, size_t errlen)
             snprintf(shape + u, sizeof shape - u, "%s%d", i ? "x" : "", p->grid[i]);
         }
         if (product != ranks) {
-            snprintf(err, errlen, "--grid %s holds %lld ranks, but %d are running; the sizes "
-                     "must multiply to the number of ranks", shape, product, ranks);
+            snprintf(err, errlen,
+                     "--grid %s holds %lld ranks, but %d are running; the sizes "
+                     "must multiply to the number of ranks",
+                     shape, product, ranks);
             return -1;
         }
         return 0;
     }
     if (p->ndims > most) {
-        snprintf(err, errlen, "--dims %d is more than log2 of the %d ranks; allowed: --dims "
-                 "from 1 to %d", p->ndims, ranks, most);
+        snprintf(err, errlen,
+                 "--dims %d is more than log2 of the %d ranks; allowed: --dims "
+                 "from 1 to %d",
+                 p->ndims, ranks, most);
         return -1;
     }
     if (p->ndims == 0)
@@ -344,24 +364,29 @@ static int check_mode(struct ra_params *p, const struct hpcp_kernel *k, char *er
     const struct ra_algorithm *a = ra_algo(k);
     int m = p->mapping_mode;
     if (m >= 2 && m <= 4) {
-        snprintf(err, errlen, "--mapping-mode %d is refused: a per-core table needs per-core "
+        snprintf(err, errlen,
+                 "--mapping-mode %d is refused: a per-core table needs per-core "
                  "generation and a per-core look-ahead (Garg et al., Table 1); allowed: 1 (a rank "
-                 "per core), 5, 6 (--algo shared), 7, 8 (--algo pipeline)", m);
+                 "per core), 5, 6 (--algo shared), 7, 8 (--algo pipeline)",
+                 m);
         return -1;
     }
     if (m == 0)
         m = p->mapping_mode = a->default_mode;
-    const char *wants = m == 1 ? "reference|alltoall|hypercube|torus (one rank per core)"
-                        : m <= 6 ? "shared" : "pipeline";
+    const char *wants = m == 1   ? "reference|alltoall|hypercube|torus (one rank per core)"
+                        : m <= 6 ? "shared"
+                                 : "pipeline";
     if (!(a->modes & (1 << m))) {
         snprintf(err, errlen, "--mapping-mode %d runs with --algo %s, not '%s'", m, wants,
                  k->algorithm);
         return -1;
     }
     if (m == 1 && p->threads > 1) {
-        snprintf(err, errlen, "--threads %d: mapping mode 1 is one rank per core with its own "
+        snprintf(err, errlen,
+                 "--threads %d: mapping mode 1 is one rank per core with its own "
                  "table; launch more ranks, or use --algo shared|pipeline for threads sharing "
-                 "a table", p->threads);
+                 "a table",
+                 p->threads);
         return -1;
     }
     if (m == 5 || m == 7) /* HPCC allows 1, 6 and 8 (Garg et al., section 3.2) */
@@ -375,9 +400,11 @@ static int check_multicore(struct ra_params *p, const struct hpcp_kernel *k, cha
     const struct ra_algorithm *a = ra_algo(k);
     if (!(a->takes & RA_TAKES_MULTICORE)) {
         if (p->threads_given || p->mode_given || p->sync_given || p->roles_given)
-            return refuse(p->threads_given ? "--threads" : p->mode_given ? "--mapping-mode"
-                          : p->sync_given ? "--sync" : "--roles", k->algorithm,
-                          "shared|pipeline of ra mpi", err, errlen);
+            return refuse(p->threads_given ? "--threads"
+                          : p->mode_given  ? "--mapping-mode"
+                          : p->sync_given  ? "--sync"
+                                           : "--roles",
+                          k->algorithm, "shared|pipeline of ra mpi", err, errlen);
         return 0;
     }
     if (check_mode(p, k, err, errlen))
@@ -389,9 +416,10 @@ static int check_multicore(struct ra_params *p, const struct hpcp_kernel *k, cha
     if (p->roles_given && !(a->takes & RA_TAKES_ROLES))
         return refuse("--roles", k->algorithm, "pipeline", err, errlen);
     if ((a->takes & RA_TAKES_ROLES) && p->roles >= p->threads) {
-        snprintf(err, errlen, "--roles %d leaves no thread to update the table with --threads "
-                 "%d; allowed: auto or 0 to %d routing threads", p->roles, p->threads,
-                 p->threads - 1);
+        snprintf(err, errlen,
+                 "--roles %d leaves no thread to update the table with --threads "
+                 "%d; allowed: auto or 0 to %d routing threads",
+                 p->roles, p->threads, p->threads - 1);
         return -1;
     }
     return 0;
@@ -409,14 +437,16 @@ static int resolve_roles(struct ra_params *p, char *err, size_t errlen)
     if (p->roles < 0)
         p->roles = axes == 0 ? 0 : axes < p->threads - 1 ? axes : p->threads - 1;
     if (p->roles > most) {
-        snprintf(err, errlen, "--roles %d: the grid has %d axis(es) across ranks to share among "
+        snprintf(err, errlen,
+                 "--roles %d: the grid has %d axis(es) across ranks to share among "
                  "routing threads (the generator takes the first); allowed: auto or 0 to %d",
                  p->roles, axes, most < p->threads - 1 ? most : p->threads - 1);
         return -1;
     }
     MPI_Query_thread(&provided);
     if (p->roles > 1 && provided < MPI_THREAD_MULTIPLE) {
-        snprintf(err, errlen, "--roles %d needs MPI_THREAD_MULTIPLE (several threads call MPI), "
+        snprintf(err, errlen,
+                 "--roles %d needs MPI_THREAD_MULTIPLE (several threads call MPI), "
                  "which this MPI library does not provide; allowed here: --roles 0 or 1",
                  p->roles);
         return -1;
@@ -430,14 +460,15 @@ int ra_params_check_threads(const struct ra_params *p, const struct hpcp_sysinfo
     cpu_set_t set;
     int mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : si->cores_per_node;
     /* One thread per rank is the launcher's business: it placed the ranks. */
-    int over = p->threads > 1 && (p->threads > mine ||
-                                  p->threads * si->ranks_on_my_node > si->cores_per_node);
+    int over = p->threads > 1 &&
+               (p->threads > mine || p->threads * si->ranks_on_my_node > si->cores_per_node);
     int any = hpcp_any(MPI_COMM_WORLD, over && !p->oversubscribe);
     if (any)
-        snprintf(err, errlen, "--threads %d with %d rank(s) on a node is more threads than "
+        snprintf(err, errlen,
+                 "--threads %d with %d rank(s) on a node is more threads than "
                  "cores (%d on the node, %d this rank may use); lower --threads or add "
-                 "--oversubscribe", p->threads, si->ranks_per_node_max, si->cores_per_node,
-                 mine);
+                 "--oversubscribe",
+                 p->threads, si->ranks_per_node_max, si->cores_per_node, mine);
     return any ? -1 : 0;
 }
 

@@ -15,10 +15,25 @@
 /* RandomAccess's own options; --repeat, --warmup, --no-verify, --out and
  * --quiet are the harness's common ones. */
 enum {
-    RA_OPT_LOG2, RA_OPT_FRACTION, RA_OPT_RNG, RA_OPT_LOOKAHEAD, RA_OPT_NONCOMPLIANT,
-    RA_OPT_TIME_LIMIT, RA_OPT_HUGEPAGES, RA_OPT_DUMP, RA_OPT_OWNER, RA_OPT_GRID, RA_OPT_DIMS,
-    RA_OPT_MODS, RA_OPT_THREADS, RA_OPT_MODE, RA_OPT_SYNC, RA_OPT_ROLES, RA_OPT_OVERSUBSCRIBE,
-    RA_OPT_UPDATES_PER_WORD, RA_OPT_COUNT
+    RA_OPT_LOG2,
+    RA_OPT_FRACTION,
+    RA_OPT_RNG,
+    RA_OPT_LOOKAHEAD,
+    RA_OPT_NONCOMPLIANT,
+    RA_OPT_TIME_LIMIT,
+    RA_OPT_HUGEPAGES,
+    RA_OPT_DUMP,
+    RA_OPT_OWNER,
+    RA_OPT_GRID,
+    RA_OPT_DIMS,
+    RA_OPT_MODS,
+    RA_OPT_THREADS,
+    RA_OPT_MODE,
+    RA_OPT_SYNC,
+    RA_OPT_ROLES,
+    RA_OPT_OVERSUBSCRIBE,
+    RA_OPT_UPDATES_PER_WORD,
+    RA_OPT_COUNT
 };
 /* The command line: ra's options and the common ones it takes. */
 extern const struct hpcp_cli ra_cli;
@@ -28,8 +43,8 @@ extern const struct hpcp_cli ra_cli;
 int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
                            const struct hpcp_common *c, char *err, size_t errlen);
 /* Choose table_log2/table_words (from memory when no --table-log2). */
-int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si,
-                   char *err, size_t errlen);
+int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si, char *err,
+                   size_t errlen);
 /* Options that only some algorithms take, the torus grid against the rank
  * count, and the owner rule's range: -1 and one line in err if invalid. */
 int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, int ranks,

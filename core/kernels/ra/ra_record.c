@@ -95,20 +95,19 @@ static void add_validation(struct hpcp_record *r, const struct ra_params *p,
                            "xor-replay: every executed update re-applied once by the owner of "
                            "its word; a word is wrong when it differs from its index; passes at "
                            "<= 1 % of the table",
-                           "words", v->error, v->n,
-                           RA_TOLERANCE_FRACTION * (double)p->table_words);
+                           "words", v->error, v->n, RA_TOLERANCE_FRACTION * (double)p->table_words);
 }
 
 /* Synchronous exchanges can deliver more than the look-ahead to one rank in
  * a step (Plimpton et al., footnote 1); say so rather than hide it. */
-static void note_overfull(struct hpcp_record *r, const long long *pending, int ranks,
-                          int lookahead)
+static void note_overfull(struct hpcp_record *r, const long long *pending, int ranks, int lookahead)
 {
     long long most = 0;
     for (int i = 0; i < ranks; i++)
         most = pending[i] > most ? pending[i] : most;
     if (most > lookahead)
-        hpcp_record_note(r, "a rank held up to %lld updates at once, over the look-ahead of %d: "
+        hpcp_record_note(r,
+                         "a rank held up to %lld updates at once, over the look-ahead of %d: "
                          "an exchange delivered more than it sent (Plimpton et al., footnote 1)",
                          most, lookahead);
 }
@@ -118,8 +117,8 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
 {
     struct ra_state *s = b->state;
     enum { NCOL = 7 };
-    long long mine[NCOL] = {s->messages_sent, s->bytes_sent, s->max_pending, s->steps,
-                            s->stages, s->partners, s->route_ns};
+    long long mine[NCOL] = { s->messages_sent, s->bytes_sent, s->max_pending, s->steps,
+                             s->stages,        s->partners,   s->route_ns };
     long long *all = b->rank == 0 ? malloc(NCOL * (size_t)b->ranks * sizeof *all) : NULL;
     MPI_Gather(mine, NCOL, MPI_LONG_LONG, all, NCOL, MPI_LONG_LONG, 0, b->comm);
     if (b->rank != 0)
@@ -128,8 +127,8 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
     hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
     if (!all)
         return;
-    const char *names[NCOL] = {"messages_sent", "bytes_sent", "max_pending", "steps",
-                               "stages", "partners", "route_ns"};
+    const char *names[NCOL] = { "messages_sent", "bytes_sent", "max_pending", "steps",
+                                "stages",        "partners",   "route_ns" };
     long long *col = malloc((size_t)b->ranks * sizeof *col);
     for (int c = 0; c < NCOL && col; c++) {
         for (int i = 0; i < b->ranks; i++)
@@ -146,14 +145,16 @@ static void add_notes(struct hpcp_record *r, const struct ra_state *s, const str
 {
     const struct ra_params *p = &s->p;
     if (p->lookahead > RA_MAX_LOOKAHEAD)
-        hpcp_record_note(r, "non-compliant: look-ahead %d is over HPCC's limit of %d",
-                         p->lookahead, RA_MAX_LOOKAHEAD);
+        hpcp_record_note(r, "non-compliant: look-ahead %d is over HPCC's limit of %d", p->lookahead,
+                         RA_MAX_LOOKAHEAD);
     if (p->updates_per_word != RA_UPDATES_PER_WORD)
         hpcp_record_note(r, "non-compliant: %d updates per table word, not HPCC's %d",
                          p->updates_per_word, RA_UPDATES_PER_WORD);
     if (p->mapping_mode == 5 || p->mapping_mode == 7)
-        hpcp_record_note(r, "non-compliant: mapping mode %d gives each core its own look-ahead "
-                         "on a per-node table; HPCC allows modes 1, 6 and 8", p->mapping_mode);
+        hpcp_record_note(r,
+                         "non-compliant: mapping mode %d gives each core its own look-ahead "
+                         "on a per-node table; HPCC allows modes 1, 6 and 8",
+                         p->mapping_mode);
     double planned = (double)p->updates_per_word * (double)p->table_words;
     if (S->updates[p->run.repeat - 1] < planned)
         hpcp_record_note(r, "--time-limit stopped the last repetition after %.0f of %.0f updates",

@@ -65,8 +65,8 @@ static int single_run(struct hpcp_bench *b, double *seconds)
     if (s->active) {
         ra_table_init(&s->table, 0);
         double t0 = MPI_Wtime();
-        s->executed = ra_update_serial(s->table.words, s->p.table_log2, s->p.rng, 0,
-                                       s->my_updates, s->p.time_limit_s);
+        s->executed = ra_update_serial(s->table.words, s->p.table_log2, s->p.rng, 0, s->my_updates,
+                                       s->p.time_limit_s);
         *seconds = MPI_Wtime() - t0;
     }
     hpcp_idle_barrier(b->comm);
@@ -89,8 +89,7 @@ static void single_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
-static const struct ra_algorithm serial_single = {
-    .scope = RA_SCOPE_SINGLE, .sync_refusal = ""};
+static const struct ra_algorithm serial_single = { .scope = RA_SCOPE_SINGLE, .sync_refusal = "" };
 
 const struct hpcp_kernel hpcp_ra_single = {
     .family = "ra",

@@ -76,10 +76,10 @@ int ra_team_run(const struct ra_team *team, ra_thread_fn fn, void *arg)
     struct start st[RA_MAX_THREADS];
     cpu_set_t saved;
     int have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
-    struct gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
     int started = 1, failed = 0;
     for (int t = 1; t < team->n && !failed; t++) {
-        st[t] = (struct start){team, fn, arg, t, &gate};
+        st[t] = (struct start){ team, fn, arg, t, &gate };
         failed = pthread_create(&th[t], NULL, thread_main, &st[t]) != 0;
         started += !failed;
     }
@@ -188,8 +188,8 @@ void ra_print_thread_balance(const struct ra_state *s, const char *what)
         size_t n = strcspn(role, ";");
         double updates = (double)s->thread_updates[t];
         double per = updates > 0 ? (double)s->thread_busy_ns[t] / updates : 0;
-        printf("  thread %d cpu %lld  %-34.*s %12lld updates  %7.2f ns/update", t,
-               s->thread_cpu[t], (int)n, role, s->thread_updates[t], per);
+        printf("  thread %d cpu %lld  %-34.*s %12lld updates  %7.2f ns/update", t, s->thread_cpu[t],
+               (int)n, role, s->thread_updates[t], per);
         if (ra_ticks_are_tsc() && updates > 0)
             printf(" (%.1f TSC ticks)", (double)s->thread_busy_ticks[t] / updates);
         printf("  busy %.3f s\n", (double)s->thread_busy_ns[t] * 1e-9);
@@ -209,8 +209,10 @@ double ra_team_run_timed(const struct ra_team *team, ra_thread_fn fn, void *arg,
     *t0 = MPI_Wtime();
     uint64_t ticks0 = ra_ticks();
     if (ra_team_run(team, fn, arg)) { /* the other ranks' threads would wait for ours */
-        fprintf(stderr, "hpcprobe-bench: cannot start %d threads (pthread_create failed); "
-                "aborting the run\n", team->n);
+        fprintf(stderr,
+                "hpcprobe-bench: cannot start %d threads (pthread_create failed); "
+                "aborting the run\n",
+                team->n);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, HPCP_EXIT_RUNTIME);
     }

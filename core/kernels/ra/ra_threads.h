@@ -44,9 +44,9 @@ static inline uint64_t ra_ticks(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-/* Rank 0's threads: role, updates, ns (and TSC ticks) per update, busy
+    /* Rank 0's threads: role, updates, ns (and TSC ticks) per update, busy
  * time and the load balance (section 5.1 of Garg et al.). */
-void ra_print_thread_balance(const struct ra_state *s, const char *what);
+    void ra_print_thread_balance(const struct ra_state *s, const char *what);
 
 #endif
 }

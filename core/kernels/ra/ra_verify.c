@@ -57,8 +57,8 @@ static void apply(struct ra_state *s, const uint64_t *v, size_t n)
 
 /* Generate up to VERIFY_CHUNK updates into tmp, then sort them by owner into
  * send (a counting sort: each owner is computed once, kept in `owner`). */
-static int gen_chunk(struct ra_state *s, struct cursor *c, uint64_t *send, int *scount,
-                     int *sdispl, uint64_t *tmp, int *owner)
+static int gen_chunk(struct ra_state *s, struct cursor *c, uint64_t *send, int *scount, int *sdispl,
+                     uint64_t *tmp, int *owner)
 {
     int P = s->dist.ranks, n = c->total < VERIFY_CHUNK ? (int)c->total : VERIFY_CHUNK;
     memset(scount, 0, (size_t)P * sizeof *scount);
