@@ -95,7 +95,7 @@ static struct result measure(const struct config *c, const struct ra_dist *d, co
 {
     double by_division[101], by_prediction[101], ratio[101]; /* --runs is at most 101 */
     uint64_t n = 1ULL << c->owners_log2, sd, sp;
-    struct result r = { 0, 0, 0, 1 };
+    struct result r = {0, 0, 0, 1};
     timed(0, d, g, 1u << BUF_LOG2, &sd); /* warm the caches and the branch predictor */
     for (int i = 0; i < c->runs; i++) {
         int first = i % 2;
@@ -132,7 +132,7 @@ static int parse_int(const char *text, long lo, long hi, long *out)
 
 static int parse_args(int argc, char **argv, struct config *c)
 {
-    static const long defaults[] = { 3, 5, 6, 7, 12, 100, 1000, 10007 };
+    static const long defaults[] = {3, 5, 6, 7, 12, 100, 1000, 10007};
     long v;
     for (int i = 1; i < argc; i++) {
         int has_value = i + 1 < argc;
@@ -186,7 +186,7 @@ static int bench_one(const struct config *c, int ranks, const uint64_t *g)
 
 int main(int argc, char **argv)
 {
-    struct config c = { .table_log2 = 40, .runs = 11, .owners_log2 = 24 };
+    struct config c = {.table_log2 = 40, .runs = 11, .owners_log2 = 24};
     static uint64_t g[1u << BUF_LOG2];
     if (parse_args(argc, argv, &c)) {
         fprintf(stderr,

@@ -14,12 +14,12 @@
 /* Every family's common options, with the ranges and names they always had;
  * --repeat's lower bound is the family's (mem needs 2). */
 static const struct hpcp_optspec common_spec[HPCP_COMMON_COUNT] = {
-    [HPCP_COMMON_REPEAT] = { "--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL },
-    [HPCP_COMMON_WARMUP] = { "--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL },
-    [HPCP_COMMON_SEED] = { "--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL },
-    [HPCP_COMMON_NO_VERIFY] = { "--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [HPCP_COMMON_OUT] = { "--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [HPCP_COMMON_QUIET] = { "--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
+    [HPCP_COMMON_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
+    [HPCP_COMMON_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
+    [HPCP_COMMON_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
+    [HPCP_COMMON_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [HPCP_COMMON_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [HPCP_COMMON_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
 };
 
 const char *hpcp_common_name(int option)
@@ -142,7 +142,7 @@ static int commit(MPI_Comm comm, struct hpcp_record *r, struct hpcp_bench *b, co
 int hpcp_harness_commit(MPI_Comm comm, struct hpcp_record *r, const struct hpcp_sysinfo *si,
                         const char *out)
 {
-    struct hpcp_bench b = { comm, 0, 0, si, NULL, NULL };
+    struct hpcp_bench b = {comm, 0, 0, si, NULL, NULL};
     return commit(comm, r, &b, out, NULL, 1);
 }
 
@@ -209,8 +209,8 @@ static int timed_reps(const struct hpcp_kernel *k, struct hpcp_bench *b,
 int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
                      const struct hpcp_family_hooks *h)
 {
-    struct hpcp_checks v = { calloc((size_t)c->repeat, sizeof(double)),
-                             calloc((size_t)c->repeat, sizeof(double)), 0 };
+    struct hpcp_checks v = {calloc((size_t)c->repeat, sizeof(double)),
+                            calloc((size_t)c->repeat, sizeof(double)), 0};
     int rc = hpcp_any(b->comm, !v.error || !v.seconds) ? HPCP_EXIT_RUNTIME : k->setup(b);
     if (rc) {
         if (h->setup_failed)

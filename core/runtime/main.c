@@ -186,7 +186,7 @@ static int dispatch(int argc, char **argv)
  * by bench/comm_vs_hpcc). */
 static int thread_level_wanted(int argc, char **argv)
 {
-    static const char *const one_thread[] = { "comm", "beff", "pairs" };
+    static const char *const one_thread[] = {"comm", "beff", "pairs"};
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--threads") == 0 || strncmp(argv[i], "--threads=", 10) == 0)
             return MPI_THREAD_MULTIPLE;

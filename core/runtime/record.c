@@ -164,7 +164,7 @@ void hpcp_record_validation(struct hpcp_record *r, const char *method, const cha
 
 const char *hpcp_verdict_word(enum hpcp_verdict v)
 {
-    static const char *const words[] = { "NOT VALIDATED", "passed", "FAILED", "skipped" };
+    static const char *const words[] = {"NOT VALIDATED", "passed", "FAILED", "skipped"};
     return (unsigned)v < sizeof words / sizeof words[0] ? words[v] : "NOT VALIDATED";
 }
 
@@ -379,7 +379,7 @@ static void write_validation(struct hpcp_json *j, const struct hpcp_validation *
 {
     /* "not_validated" is outside the schema's verdicts on purpose: the reader
      * refuses such a record rather than take it for a measurement. */
-    static const char *const names[] = { "not_validated", "passed", "failed", "skipped" };
+    static const char *const names[] = {"not_validated", "passed", "failed", "skipped"};
     hpcp_json_begin_object(j, "validation");
     hpcp_json_string(j, "verdict", names[v->verdict]);
     hpcp_json_string(j, "method", v->method[0] ? v->method : "none");

@@ -100,7 +100,7 @@ static int cmp_str(const void *a, const void *b)
 /* Rank 0 gets the sorted distinct processor names as a JSON array. */
 static void gather_hosts(struct hpcp_sysinfo *si, MPI_Comm comm)
 {
-    char name[MPI_MAX_PROCESSOR_NAME] = { 0 };
+    char name[MPI_MAX_PROCESSOR_NAME] = {0};
     int len = 0;
     MPI_Get_processor_name(name, &len);
     char *all = si->rank == 0 ? calloc((size_t)si->ranks, MPI_MAX_PROCESSOR_NAME) : NULL;
@@ -135,7 +135,7 @@ static void node_layout(struct hpcp_sysinfo *si, MPI_Comm comm)
     int leader = node_rank == 0;
     MPI_Allreduce(&leader, &si->nodes, 1, MPI_INT, MPI_SUM, comm);
     MPI_Allreduce(&si->ranks_on_my_node, &si->ranks_per_node_max, 1, MPI_INT, MPI_MAX, comm);
-    uint64_t mem[2] = { hpcp_meminfo_bytes("MemAvailable:"), hpcp_meminfo_bytes("MemTotal:") };
+    uint64_t mem[2] = {hpcp_meminfo_bytes("MemAvailable:"), hpcp_meminfo_bytes("MemTotal:")};
     uint64_t mem_min[2];
     MPI_Allreduce(mem, mem_min, 2, MPI_UINT64_T, MPI_MIN, comm);
     si->memory_available_min_node = mem_min[0];
@@ -238,17 +238,17 @@ static void write_c_types(struct hpcp_json *j)
         const char *name;
         size_t bytes;
     } sizes[] = {
-        { "char", sizeof(char) },
-        { "short", sizeof(short) },
-        { "int", sizeof(int) },
-        { "long", sizeof(long) },
-        { "void_ptr", sizeof(void *) },
-        { "size_t", sizeof(size_t) },
-        { "float", sizeof(float) },
-        { "double", sizeof(double) },
-        { "s64Int", sizeof(int64_t) },
-        { "u64Int", sizeof(uint64_t) },
-        { "struct_double_double", sizeof(struct double_double) },
+        {"char", sizeof(char)},
+        {"short", sizeof(short)},
+        {"int", sizeof(int)},
+        {"long", sizeof(long)},
+        {"void_ptr", sizeof(void *)},
+        {"size_t", sizeof(size_t)},
+        {"float", sizeof(float)},
+        {"double", sizeof(double)},
+        {"s64Int", sizeof(int64_t)},
+        {"u64Int", sizeof(uint64_t)},
+        {"struct_double_double", sizeof(struct double_double)},
     };
     hpcp_json_begin_object(j, "c_type_sizes_bytes");
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)

@@ -41,7 +41,7 @@ void hpcp_idle_barrier(MPI_Comm comm)
     MPI_Ibarrier(comm, &req);
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     while (!done) {
-        struct timespec nap = { 0, 200000 }; /* 0.2 ms: cheap, and never on the timed path */
+        struct timespec nap = {0, 200000}; /* 0.2 ms: cheap, and never on the timed path */
         nanosleep(&nap, NULL);
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     }
@@ -102,7 +102,7 @@ uint64_t hpcp_meminfo_bytes(const char *key)
 
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len)
 {
-    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     int u = 0;
     while (bytes >= 1024.0 && u < 6) {
         bytes /= 1024.0;

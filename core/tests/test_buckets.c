@@ -10,7 +10,7 @@ static void fullest_first(void)
     struct ra_buckets b;
     enum { P = 37, CAP = 1024 };
     CHECK(ra_buckets_init(&b, P, CAP) == 0);
-    int count[P] = { 0 };
+    int count[P] = {0};
     uint64_t sum_in = 0, sum_out = 0, out[CAP], seed = 1;
     for (int round = 0; round < 50; round++) {
         while (b.pending < CAP) {

@@ -60,7 +60,7 @@ static void patterns(void)
 
 static void percentiles(void)
 {
-    double v[] = { 5, 1, 4, 2, 3 };
+    double v[] = {5, 1, 4, 2, 3};
     CHECK(hpcp_percentile(v, 5, 0.5) == 3);
     CHECK(hpcp_percentile(v, 5, 0.0) == 1 && hpcp_percentile(v, 5, 1.0) == 5);
     CHECK(fabs(hpcp_percentile(v, 5, 0.99) - 4.96) < 1e-12);
@@ -91,7 +91,7 @@ static void rings(void)
 static void tournament(void)
 {
     for (int ranks = 2; ranks <= 33; ranks++) {
-        int met[33][33] = { { 0 } }, ok = 1;
+        int met[33][33] = {{0}}, ok = 1;
         for (int round = 0; round < pairs_rounds(ranks); round++)
             for (int r = 0; r < ranks; r++) {
                 int p = pairs_partner(ranks, round, r);
@@ -127,15 +127,15 @@ static void placement_files(void)
 static void orders(void)
 {
     /* Six ranks launched block-wise on three nodes (ids 0, 2, 4). */
-    int node[6] = { 0, 0, 2, 2, 4, 4 }, rank[6];
+    int node[6] = {0, 0, 2, 2, 4, 4}, rank[6];
     comm_place_order("round-robin", node, 6, rank);
-    int rr[6] = { 0, 3, 1, 4, 2, 5 };
+    int rr[6] = {0, 3, 1, 4, 2, 5};
     CHECK(memcmp(rank, rr, sizeof rr) == 0);
     comm_place_order("block", node, 6, rank);
-    int same[6] = { 0, 1, 2, 3, 4, 5 };
+    int same[6] = {0, 1, 2, 3, 4, 5};
     CHECK(memcmp(rank, same, sizeof same) == 0);
     /* Launched round-robin, uneven: block gathers each node's ranks. */
-    int node2[5] = { 0, 1, 0, 1, 0 }, blk[5] = { 0, 3, 1, 4, 2 };
+    int node2[5] = {0, 1, 0, 1, 0}, blk[5] = {0, 3, 1, 4, 2};
     comm_place_order("block", node2, 5, rank);
     CHECK(memcmp(rank, blk, sizeof blk) == 0);
 }

@@ -107,8 +107,8 @@ static void test_csv(void)
           strstr(err, "line 1"));
     nd = 0;
     CHECK(cont_csv_parse("0,0\n1,x\n", 2, &nd, coords, err, sizeof err) != 0);
-    int dims[2] = { 2, 2 }, at[4];
-    int twice[6] = { 0, 0, 1, 1, 0, 0 }, outside[4] = { 0, 0, 2, 0 };
+    int dims[2] = {2, 2}, at[4];
+    int twice[6] = {0, 0, 1, 1, 0, 0}, outside[4] = {0, 0, 2, 0};
     CHECK(cont_place_nodes(dims, 2, 3, twice, at, err, sizeof err) != 0 &&
           strstr(err, "nodes 0 and 2 collide"));
     CHECK(cont_place_nodes(dims, 2, 2, outside, at, err, sizeof err) != 0 &&
@@ -118,7 +118,7 @@ static void test_csv(void)
 static void test_tree(void)
 {
     char a[] = "top.leaf1.n1", b[] = "top.leaf1.n2", c[] = "top.leaf2.n3", d[] = "top.n4";
-    char *addrs[] = { a, b, c }, *bad[] = { a, d };
+    char *addrs[] = {a, b, c}, *bad[] = {a, d};
     int levels, ids[3 * CONT_MAX_LEVELS];
     char err[256];
     CHECK(cont_tree_ids(addrs, 3, &levels, ids, err, sizeof err) == 0 && levels == 2);
@@ -130,7 +130,7 @@ static void test_tree(void)
 
 static void test_matching(int ranks, uint64_t seed)
 {
-    int a[64], b[64], again_a[64], again_b[64], other_a[64], other_b[64], seen[129] = { 0 };
+    int a[64], b[64], again_a[64], again_b[64], other_a[64], other_b[64], seen[129] = {0};
     cont_random_matching(ranks, seed, a, b);
     cont_random_matching(ranks, seed, again_a, again_b);
     cont_random_matching(ranks, seed + 1, other_a, other_b);
@@ -174,7 +174,7 @@ static void make_grid(struct cont_topo *t, const int *dims, const int *wrap, int
 
 static void test_plans(void)
 {
-    int dims[3] = { 2, 2, 8 }, wrap[3] = { 1, 1, 1 };
+    int dims[3] = {2, 2, 8}, wrap[3] = {1, 1, 1};
     struct cont_topo t;
     struct cont_params p;
     struct cont_plan pl;
@@ -184,7 +184,7 @@ static void test_plans(void)
     p.axis = -1;
     /* Along the longest axis (8 long), every pair n hops apart; blocks of 2n
      * positions, so 3 leaves positions 6 and 7 of each line idle. */
-    const int distance[4] = { 1, 2, 3, 4 }, pairs[4] = { 32, 32, 24, 32 };
+    const int distance[4] = {1, 2, 3, 4}, pairs[4] = {32, 32, 24, 32};
     for (int i = 0; i < 4; i++) {
         memset(&pl, 0, sizeof pl);
         p.distances[0] = distance[i], p.ndistances = 1;
@@ -218,9 +218,9 @@ static void test_plans(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int torus5[] = { 5 }, ring[] = { 1 };
-    int sq[] = { 3, 4 }, both[] = { 1, 1 }, none[] = { 0, 0 };
-    int mixed[] = { 2, 3, 4 }, mixed_wrap[] = { 1, 0, 1 }, line[] = { 1, 5 }, evens[] = { 4, 6 };
+    int torus5[] = {5}, ring[] = {1};
+    int sq[] = {3, 4}, both[] = {1, 1}, none[] = {0, 0};
+    int mixed[] = {2, 3, 4}, mixed_wrap[] = {1, 0, 1}, line[] = {1, 5}, evens[] = {4, 6};
     test_hops_against_bfs(torus5, ring, 1);
     test_hops_against_bfs(sq, both, 2);
     test_hops_against_bfs(sq, none, 2);

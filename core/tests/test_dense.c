@@ -55,14 +55,14 @@ static void test_grid(long long n, int nb, int np)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    const char t[] = { 'N', 'T' };
+    const char t[] = {'N', 'T'};
     for (int x = 0; x < 2; x++)
         for (int y = 0; y < 2; y++) {
             test_dgemm(t[x], t[y], 7, 5, 3, 1.0, 0.0);
             test_dgemm(t[x], t[y], 33, 17, 65, -0.75, 1.5);
         }
     test_dgemm('N', 'N', 1, 1, 1, 2.0, 3.0);
-    int sizes[][3] = { { 301, 32, 3 }, { 64, 64, 1 }, { 100, 7, 4 }, { 5, 8, 2 }, { 1, 1, 3 } };
+    int sizes[][3] = {{301, 32, 3}, {64, 64, 1}, {100, 7, 4}, {5, 8, 2}, {1, 1, 3}};
     for (int i = 0; i < 5; i++)
         test_grid(sizes[i][0], sizes[i][1], sizes[i][2]);
     double lo = 1, hi = -1, sum = 0;

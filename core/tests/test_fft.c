@@ -132,7 +132,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    static const char *const isas[] = { "portable", "avx2", "avx512" };
+    static const char *const isas[] = {"portable", "avx2", "avx512"};
     for (size_t i = 0; i < sizeof isas / sizeof *isas; i++) {
         const struct fft_isa *isa = fft_isa_select(isas[i]);
         if (!isa)

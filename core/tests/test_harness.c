@@ -9,17 +9,17 @@
 #include "hpcprobe/util.h"
 
 static const struct hpcp_optspec own[] = {
-    { "--size", HPCP_OPT_INT, 1, 100, 0, 0, 0, NULL },
+    {"--size", HPCP_OPT_INT, 1, 100, 0, 0, 0, NULL},
 };
-static const struct hpcp_cli cli = { own,
-                                     1,
-                                     HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
-                                         HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
-                                         HPCP_TAKES(HPCP_COMMON_QUIET),
-                                     2,
-                                     5,
-                                     0,
-                                     42 };
+static const struct hpcp_cli cli = {own,
+                                    1,
+                                    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
+                                        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
+                                        HPCP_TAKES(HPCP_COMMON_QUIET),
+                                    2,
+                                    5,
+                                    0,
+                                    42};
 
 static int parse(int argc, char **argv, struct hpcp_optval *v, struct hpcp_common *c, char *err)
 {
@@ -31,22 +31,22 @@ static void common_options(void)
     struct hpcp_optval v[1];
     struct hpcp_common c;
     char err[256];
-    char *none[] = { "--size", "3" };
+    char *none[] = {"--size", "3"};
     CHECK(parse(2, none, v, &c, err) == 0 && v[0].i == 3);
     CHECK(c.repeat == 5 && c.warmup == 0 && c.seed == 42 && c.verify && !c.quiet && !c.out);
     CHECK(c.given == 0);
-    char *all[] = { "--repeat", "7", "--seed=9", "--no-verify", "--quiet" };
+    char *all[] = {"--repeat", "7", "--seed=9", "--no-verify", "--quiet"};
     CHECK(parse(5, all, v, &c, err) == 0 && !v[0].set);
     CHECK(c.repeat == 7 && c.seed == 9 && !c.verify && c.quiet);
     CHECK(c.given == (HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
                       HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_QUIET)));
     CHECK(hpcp_common_refused(&c, cli.takes) == -1);
     CHECK(hpcp_common_refused(&c, HPCP_TAKES(HPCP_COMMON_REPEAT)) == HPCP_COMMON_SEED);
-    char *low[] = { "--repeat", "1" }; /* the family's lower bound */
+    char *low[] = {"--repeat", "1"}; /* the family's lower bound */
     CHECK(parse(2, low, v, &c, err) == -1 && strstr(err, "an integer from 2 to 1000"));
-    char *not_taken[] = { "--out", "x.jsonl" };
+    char *not_taken[] = {"--out", "x.jsonl"};
     CHECK(parse(2, not_taken, v, &c, err) == -1 && strstr(err, "unknown option '--out'"));
-    char *typo[] = { "--repaet", "3" };
+    char *typo[] = {"--repaet", "3"};
     CHECK(parse(2, typo, v, &c, err) == -1 && strstr(err, "did you mean '--repeat'"));
     CHECK(strcmp(hpcp_common_name(HPCP_COMMON_WARMUP), "--warmup") == 0);
 }
@@ -106,16 +106,14 @@ static void toy_record(struct hpcp_record *r, struct hpcp_bench *b, const struct
 
 static const struct hpcp_kernel toy_kernel = {
     "toy",      "single",     "log", "a kernel that logs its phases", NULL, toy_setup, toy_run,
-    toy_verify, toy_teardown, NULL
-};
+    toy_verify, toy_teardown, NULL};
 
 static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_each, int verify)
 {
-    struct hpcp_common c = { 3, 2, 0, verify, 1, NULL, 0 };
-    struct hpcp_family_hooks h = { .verify_each = verify_each,
-                                   .keep = toy_keep,
-                                   .record = toy_record };
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, t, &toy_kernel };
+    struct hpcp_common c = {3, 2, 0, verify, 1, NULL, 0};
+    struct hpcp_family_hooks h = {
+        .verify_each = verify_each, .keep = toy_keep, .record = toy_record};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, t, &toy_kernel};
     t->n = 0;
     memset(t->log, 0, sizeof t->log);
     int rc = hpcp_harness_run(&toy_kernel, &b, &c, &h);
@@ -125,7 +123,7 @@ static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_ea
 
 static void phase_order(struct hpcp_sysinfo *si)
 {
-    struct toy t = { .error = 0 };
+    struct toy t = {.error = 0};
     CHECK(strcmp(run_toy(si, &t, 0, 1), "SrwrwrkrkrkvRT0") == 0);
     CHECK(strcmp(run_toy(si, &t, 1, 1), "SrwrwrkvrkvrkvRT0") == 0);
     CHECK(strcmp(run_toy(si, &t, 1, 0), "SrwrwrkrkrkRT0") == 0);

@@ -30,7 +30,7 @@ static void nested(void)
 
 static void doubles_round_trip(void)
 {
-    double v[] = { 0.1, 1e-300, 123456789.123456789, 6.02214076e23, -0.0 };
+    double v[] = {0.1, 1e-300, 123456789.123456789, 6.02214076e23, -0.0};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         struct hpcp_json j;
         hpcp_json_init(&j);

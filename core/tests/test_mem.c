@@ -49,7 +49,7 @@ static double model_latency(double s, const double *caches, const double *levels
 
 static void test_plateaus(double noise)
 {
-    const double caches[] = { 32768, 524288, 8388608 }, levels[] = { 1e-9, 4e-9, 15e-9, 90e-9 };
+    const double caches[] = {32768, 524288, 8388608}, levels[] = {1e-9, 4e-9, 15e-9, 90e-9};
     double x[64], y[64], size[8], level[8];
     uint64_t state = 7;
     int n = 0;
@@ -84,7 +84,7 @@ static void test_sizes(void)
 
 static void test_both_builds(void)
 {
-    uint64_t a[64] = { 0 }, c[64] = { 0 };
+    uint64_t a[64] = {0}, c[64] = {0};
     mem_rw_pass_O0(a, 64, 4);
     mem_rw_pass_O3(c, 64, 4);
     mem_rw_pass_O3(c, 64, 1);

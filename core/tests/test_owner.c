@@ -57,7 +57,7 @@ static void prediction_fails_outside_theorem(void)
     static const struct {
         uint64_t words;
         int ranks;
-    } cases[] = { { 16, 12 }, { 1024, 76 }, { 4096, 144 } };
+    } cases[] = {{16, 12}, {1024, 76}, {4096, 144}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct ra_dist d;
         ra_dist_init(&d, cases[i].words, cases[i].ranks);
@@ -71,9 +71,9 @@ static void prediction_fails_outside_theorem(void)
 
 /* Rank counts for the large tables: small primes and composites, HPCC-like
  * counts, the primes just below 2^16 and 2^20, and powers of two. */
-static const int large_ranks[] = { 2,     3,      5,      6,       7,       12,
-                                   100,   1000,   4096,   10007,   32767,   65521,
-                                   65536, 100003, 999983, 1048573, 1048575, 1048576 };
+static const int large_ranks[] = {2,     3,      5,      6,       7,       12,
+                                  100,   1000,   4096,   10007,   32767,   65521,
+                                  65536, 100003, 999983, 1048573, 1048575, 1048576};
 #define LARGE_RANKS_N (sizeof large_ranks / sizeof large_ranks[0])
 
 /* A random index, half of them within two words of a random rank boundary,
@@ -92,7 +92,7 @@ static uint64_t random_index(const struct ra_dist *d, uint64_t *seed)
 static void random_large_tables(void)
 {
     enum { SAMPLES = 1000000 };
-    static const int logs[] = { 30, 40, 50 };
+    static const int logs[] = {30, 40, 50};
     uint64_t seed = 2024;
     for (size_t t = 0; t < sizeof logs / sizeof logs[0]; t++) {
         for (size_t i = 0; i < LARGE_RANKS_N; i++) {

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
         CHECK(ra_ring_finished(&ring));
     }
     /* A push into a full ring takes what fits and no more. */
-    uint64_t v[CAPACITY + 5] = { 0 };
+    uint64_t v[CAPACITY + 5] = {0};
     ra_ring_reset(&ring);
     CHECK(ra_ring_push(&ring, v, CAPACITY + 5) == CAPACITY);
     CHECK(ra_ring_push(&ring, v, 1) == 0);

@@ -40,7 +40,7 @@ static double run_one(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
     s.p.run.repeat = 1;
     s.p.run.verify = 1;
     s.p.hugepages = 1;
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     double seconds = 0, error = -1;
     CHECK(k->setup(&b) == 0);
     CHECK(k->run(&b, &seconds) == 0);
@@ -57,7 +57,7 @@ static void verdicts(void)
     memset(&si, 0, sizeof si);
     si.ranks = 1;
     struct hpcp_record r;
-    double ok[] = { 0, 5 }, bad[] = { 0, 200 };
+    double ok[] = {0, 5}, bad[] = {0, 200};
     hpcp_record_init(&r, "ra", "single", "serial", &si);
     hpcp_record_validation(&r, "m", "words", ok, 2, 163.84);
     CHECK(r.validation.verdict == HPCP_PASSED && r.validation.error == 5);
@@ -77,9 +77,9 @@ static void fail_safe(void)
     memset(&si, 0, sizeof si);
     si.ranks = 1;
     struct hpcp_record r;
-    double nan_last[] = { 0, NAN }, nan_first[] = { NAN, 0 }, inf[] = { INFINITY }, ok[] = { 1 };
-    const double *bad[] = { nan_last, nan_first, inf };
-    const int n[] = { 2, 2, 1 };
+    double nan_last[] = {0, NAN}, nan_first[] = {NAN, 0}, inf[] = {INFINITY}, ok[] = {1};
+    const double *bad[] = {nan_last, nan_first, inf};
+    const int n[] = {2, 2, 1};
     for (int i = 0; i < 3; i++) {
         hpcp_record_init(&r, "ra", "single", "serial", &si);
         hpcp_record_validation(&r, "m", "words", bad[i], n[i], 1e300);
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     struct hpcp_sysinfo si;
     hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, argc, argv);
-    const struct hpcp_kernel *kernels[] = { &hpcp_ra_single, &hpcp_ra_mpi_reference };
+    const struct hpcp_kernel *kernels[] = {&hpcp_ra_single, &hpcp_ra_mpi_reference};
     for (int i = 0; i < 2; i++) {
         for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++) {
             CHECK(run_one(kernels[i], &si, (enum ra_rng)rng, NONE) == 0);

@@ -228,5 +228,4 @@ const struct hpcp_kernel hpcp_beff_hpcc = {
     NULL,
     NULL,
     NULL,
-    NULL
-};
+    NULL};

@@ -26,7 +26,7 @@ void beff_sleepy_recv(void *buf, int count, MPI_Datatype type, int source, int t
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (done || (polls % 64 != 0) || MPI_Wtime() < until)
             continue;
-        struct timespec nap = { 0, 20000 }; /* 20 us: never inside a timed loop */
+        struct timespec nap = {0, 20000}; /* 20 us: never inside a timed loop */
         nanosleep(&nap, NULL);
     }
 }
@@ -175,7 +175,7 @@ int beff_pingpong_run(MPI_Comm comm, int msg, int loop, int meas, double max_tim
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &ranks);
     memset(out, 0, sizeof *out);
-    struct pp_buffers b = { malloc((size_t)msg), malloc((size_t)msg), msg, 0 };
+    struct pp_buffers b = {malloc((size_t)msg), malloc((size_t)msg), msg, 0};
     double *lat = calloc((size_t)meas * (size_t)ranks, sizeof *lat);
     if (hpcp_any(comm, !b.send || !b.recv || !lat)) {
         free(b.send), free(b.recv), free(lat);
@@ -186,7 +186,7 @@ int beff_pingpong_run(MPI_Comm comm, int msg, int loop, int meas, double max_tim
     comm_fill(b.send, (size_t)msg, me, -1, 0);
     comm_fill(b.recv, (size_t)msg, me, -1, 1);
     /* A first pair, rank 0 with the last rank, tells how long a pair takes. */
-    struct rank_set first = { 0, 0, 1 }, last = { ranks - 1, ranks - 1, 1 };
+    struct rank_set first = {0, 0, 1}, last = {ranks - 1, ranks - 1, 1};
     pair_set(comm, first, last, loop, meas, wtick, &b, lat);
     double one_way = me == 0 ? lat[0] : 0; /* rank 0: the best of its measurements */
     for (int m = 1; me == 0 && m < meas; m++)
@@ -194,7 +194,7 @@ int beff_pingpong_run(MPI_Comm comm, int msg, int loop, int meas, double max_tim
     out->stride = me == 0 ? choose_stride(ranks, one_way, loop, meas, max_time, wtick) : 0;
     MPI_Bcast(&out->stride, 1, MPI_INT, 0, comm);
     int s = out->stride, top = (ranks - 1) / s * s;
-    struct rank_set clients = { 0, top, s }, servers = { ranks - 1 - top, ranks - 1, s };
+    struct rank_set clients = {0, top, s}, servers = {ranks - 1 - top, ranks - 1, s};
     b.wrong = 0;
     int mine = pair_set(comm, clients, servers, loop, meas, wtick, &b, lat);
     gather_best(comm, lat, mine, meas, out);

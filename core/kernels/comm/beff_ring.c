@@ -133,7 +133,7 @@ static void best_of(const double *worst, int meas, int patterns, struct beff_rin
 int beff_rings_run(MPI_Comm comm, int msg, int loop, int meas, int nrandom, uint64_t seed,
                    double wtick, struct beff_rings *out)
 {
-    struct ring_io r = { comm, 0, 0, 0, msg, NULL, NULL, NULL, NULL, 0 };
+    struct ring_io r = {comm, 0, 0, 0, msg, NULL, NULL, NULL, NULL, 0};
     int ranks, patterns = nrandom + 1;
     MPI_Comm_rank(comm, &r.me);
     MPI_Comm_size(comm, &ranks);

@@ -100,33 +100,29 @@ static long check_reduce_scatter(const struct comm_call *c)
     return check_sums(c, c->rbuf, c->counts[c->rank], c->displs[c->rank]);
 }
 
-const struct comm_function comm_fn_barrier = { "barrier", "Barrier", 1,   0,    1,
-                                               1,         1.0,       0.0, NULL, extent_none,
-                                               barrier,   NULL,      NULL };
-const struct comm_function comm_fn_bcast = { "bcast", "Bcast",   1,          0,    1,
-                                             0,       1.0,       0.0,        NULL, comm_extent_one,
-                                             bcast,   fill_root, check_bcast };
+const struct comm_function comm_fn_barrier = {
+    "barrier", "Barrier", 1, 0, 1, 1, 1.0, 0.0, NULL, extent_none, barrier, NULL, NULL};
+const struct comm_function comm_fn_bcast = {
+    "bcast", "Bcast", 1, 0, 1, 0, 1.0, 0.0, NULL, comm_extent_one, bcast, fill_root, check_bcast};
 const struct comm_function comm_fn_allreduce = {
     "allreduce", "Allreduce",    1, 0, 4, 0, 1.0, 0.0, NULL, comm_extent_one, allreduce,
-    fill_floats, check_allreduce
-};
+    fill_floats, check_allreduce};
 const struct comm_function comm_fn_reduce = {
     "reduce", "Reduce",        1,      0,           4,           0, 1.0, 0.0,
-    NULL,     comm_extent_one, reduce, fill_floats, check_reduce
-};
-const struct comm_function comm_fn_reduce_scatter = { "reduce_scatter",
-                                                      "Reduce_scatter",
-                                                      1,
-                                                      0,
-                                                      4,
-                                                      0,
-                                                      1.0,
-                                                      0.0,
-                                                      split_floats,
-                                                      comm_extent_one,
-                                                      reduce_scatter,
-                                                      fill_floats,
-                                                      check_reduce_scatter };
+    NULL,     comm_extent_one, reduce, fill_floats, check_reduce};
+const struct comm_function comm_fn_reduce_scatter = {"reduce_scatter",
+                                                     "Reduce_scatter",
+                                                     1,
+                                                     0,
+                                                     4,
+                                                     0,
+                                                     1.0,
+                                                     0.0,
+                                                     split_floats,
+                                                     comm_extent_one,
+                                                     reduce_scatter,
+                                                     fill_floats,
+                                                     check_reduce_scatter};
 
 COMM_KERNEL(hpcp_comm_barrier, "barrier", "IMB Barrier");
 COMM_KERNEL(hpcp_comm_bcast, "bcast", "IMB Bcast, the root rotating");

@@ -114,27 +114,9 @@ static long check_scatter(const struct comm_call *c)
 
 const struct comm_function comm_fn_allgather = {
     "allgather", "Allgather",   1, 0, 1, 0, 1.0, 0.0, NULL, comm_extent_gather, allgather,
-    fill_own,    check_gathered
-};
-const struct comm_function comm_fn_allgatherv = { "allgatherv",
-                                                  "Allgatherv",
-                                                  1,
-                                                  0,
-                                                  1,
-                                                  0,
-                                                  1.0,
-                                                  0.0,
-                                                  comm_equal_counts,
-                                                  comm_extent_gather,
-                                                  allgatherv,
-                                                  fill_own,
-                                                  check_gathered };
-const struct comm_function comm_fn_alltoall = {
-    "alltoall",           "Alltoall",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_alltoall, alltoall,
-    fill_per_destination, check_alltoall
-};
-const struct comm_function comm_fn_alltoallv = { "alltoallv",
-                                                 "Alltoallv",
+    fill_own,    check_gathered};
+const struct comm_function comm_fn_allgatherv = {"allgatherv",
+                                                 "Allgatherv",
                                                  1,
                                                  0,
                                                  1,
@@ -142,18 +124,32 @@ const struct comm_function comm_fn_alltoallv = { "alltoallv",
                                                  1.0,
                                                  0.0,
                                                  comm_equal_counts,
-                                                 extent_alltoall,
-                                                 alltoallv,
-                                                 fill_per_destination,
-                                                 check_alltoall };
+                                                 comm_extent_gather,
+                                                 allgatherv,
+                                                 fill_own,
+                                                 check_gathered};
+const struct comm_function comm_fn_alltoall = {
+    "alltoall",           "Alltoall",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_alltoall, alltoall,
+    fill_per_destination, check_alltoall};
+const struct comm_function comm_fn_alltoallv = {"alltoallv",
+                                                "Alltoallv",
+                                                1,
+                                                0,
+                                                1,
+                                                0,
+                                                1.0,
+                                                0.0,
+                                                comm_equal_counts,
+                                                extent_alltoall,
+                                                alltoallv,
+                                                fill_per_destination,
+                                                check_alltoall};
 const struct comm_function comm_fn_gather = {
     "gather", "Gather",           1,      0,        1,           0, 1.0, 0.0,
-    NULL,     comm_extent_gather, gather, fill_own, check_gather
-};
+    NULL,     comm_extent_gather, gather, fill_own, check_gather};
 const struct comm_function comm_fn_scatter = {
     "scatter",    "Scatter",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_scatter, scatter,
-    fill_scatter, check_scatter
-};
+    fill_scatter, check_scatter};
 
 COMM_KERNEL(hpcp_comm_allgather, "allgather", "IMB Allgather");
 COMM_KERNEL(hpcp_comm_allgatherv, "allgatherv", "IMB Allgatherv (equal counts)");

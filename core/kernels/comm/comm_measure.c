@@ -201,11 +201,11 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
     MPI_Reduce(&mean, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
     MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm);
     MPI_Reduce(mine, pt->samples, T->nsamples, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-    long counts[2] = { T->checked, T->wrong }, total[2];
+    long counts[2] = {T->checked, T->wrong}, total[2];
     MPI_Reduce(counts, total, 2, MPI_LONG, MPI_SUM, 0, c->comm);
     struct {
         int rank, at;
-    } bad = { T->bad >= 0 ? c->rank : INT_MAX, T->bad > INT_MAX ? INT_MAX : (int)T->bad }, first;
+    } bad = {T->bad >= 0 ? c->rank : INT_MAX, T->bad > INT_MAX ? INT_MAX : (int)T->bad}, first;
     MPI_Reduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, 0, c->comm);
     if (c->rank != 0)
         return;
@@ -222,7 +222,7 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
 void comm_measure(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
                   double budget, int check_all, int corrupt, struct comm_point *pt)
 {
-    struct timing T = { .bad = -1 };
+    struct timing T = {.bad = -1};
     cut_slots(fn, c, b);
     long warmup;
     double per_call = calibrate(fn, c, b, budget, &warmup);

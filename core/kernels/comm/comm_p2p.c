@@ -93,20 +93,16 @@ static long check_both(const struct comm_call *c)
 
 const struct comm_function comm_fn_pingpong = {
     "pingpong", "PingPong",      2,        1,        1,          0, 2.0, 1.0,
-    NULL,       comm_extent_one, pingpong, fill_own, check_other
-};
+    NULL,       comm_extent_one, pingpong, fill_own, check_other};
 const struct comm_function comm_fn_pingping = {
     "pingping", "PingPing",      2,        1,        1,          0, 1.0, 1.0,
-    NULL,       comm_extent_one, pingping, fill_own, check_other
-};
+    NULL,       comm_extent_one, pingping, fill_own, check_other};
 const struct comm_function comm_fn_sendrecv = {
     "sendrecv", "Sendrecv",      1,        0,        1,         0, 1.0, 2.0,
-    NULL,       comm_extent_one, sendrecv, fill_own, check_left
-};
+    NULL,       comm_extent_one, sendrecv, fill_own, check_left};
 const struct comm_function comm_fn_exchange = {
     "exchange", "Exchange",      1,        0,        1,         0, 1.0, 4.0,
-    NULL,       extent_exchange, exchange, fill_own, check_both
-};
+    NULL,       extent_exchange, exchange, fill_own, check_both};
 
 COMM_KERNEL(hpcp_comm_pingpong, "pingpong",
             "IMB PingPong: half the round trip between ranks 0 and 1");

@@ -14,42 +14,42 @@
 #define BEFF_BW_PAIRS_TIME 30.0
 
 static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
-    [COMM_OPT_SIZES] = { "--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_TIME_PER_SIZE] = { "--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL },
-    [COMM_OPT_OFF_CACHE] = { "--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_CHECK] = { "--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_NP_SWEEP] = { "--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_FUNCTIONS] = { "--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_LAT_TIME] = { "--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL },
-    [COMM_OPT_BW_TIME] = { "--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL },
-    [COMM_OPT_SIZE] = { "--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_MESSAGES] = { "--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL },
-    [COMM_OPT_PLACEMENT] = { "--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [COMM_OPT_PLACEMENT_BY] = { "--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
-                                "launcher|hpcprobe" },
+    [COMM_OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_TIME_PER_SIZE] = {"--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL},
+    [COMM_OPT_OFF_CACHE] = {"--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
+    [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
+    [COMM_OPT_SIZE] = {"--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
+    [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_PLACEMENT_BY] = {"--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
+                               "launcher|hpcprobe"},
 };
 
 #define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
-static const struct hpcp_cli comm_cli = { spec,
-                                          COMM_OPT_COUNT,
-                                          HPCP_TAKES(HPCP_COMMON_SEED) |
-                                              HPCP_TAKES(HPCP_COMMON_REPEAT) | TAKES_OUT,
-                                          0,
-                                          3,
-                                          0,
-                                          1 };
+static const struct hpcp_cli comm_cli = {spec,
+                                         COMM_OPT_COUNT,
+                                         HPCP_TAKES(HPCP_COMMON_SEED) |
+                                             HPCP_TAKES(HPCP_COMMON_REPEAT) | TAKES_OUT,
+                                         0,
+                                         3,
+                                         0,
+                                         1};
 
 /* Which options each benchmark reads; the others are refused by name. */
-static const int comm_opts[] = { COMM_OPT_SIZES,
-                                 COMM_OPT_TIME_PER_SIZE,
-                                 COMM_OPT_OFF_CACHE,
-                                 COMM_OPT_CHECK,
-                                 COMM_OPT_NP_SWEEP,
-                                 COMM_OPT_FUNCTIONS,
-                                 -1 };
-static const int beff_opts[] = { COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1 };
-static const int pairs_opts[] = { COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1 };
-static const int common_opts[] = { COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1 };
+static const int comm_opts[] = {COMM_OPT_SIZES,
+                                COMM_OPT_TIME_PER_SIZE,
+                                COMM_OPT_OFF_CACHE,
+                                COMM_OPT_CHECK,
+                                COMM_OPT_NP_SWEEP,
+                                COMM_OPT_FUNCTIONS,
+                                -1};
+static const int beff_opts[] = {COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
+static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1};
+static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1};
 
 static int listed(const int *list, int opt)
 {

@@ -103,7 +103,7 @@ void comm_place_order(const char *order, const int *node, int ranks, int *new_ra
     /* Group the ranks by node (index order inside a group): each rank's
      * node is known by the node's first rank, and its place on the node. */
     for (int i = 0; i < ranks; i++)
-        k[i] = (struct place_key){ node[i], i, i };
+        k[i] = (struct place_key){node[i], i, i};
     qsort(k, (size_t)ranks, sizeof *k, cmp_key);
     for (int i = 0; i < ranks; i++) {
         int same = i > 0 && k[i].key1 == k[i - 1].key1;
@@ -114,8 +114,7 @@ void comm_place_order(const char *order, const int *node, int ranks, int *new_ra
      * turn. Nodes go in order of their first rank, so rank 0 stays first. */
     int block = strcmp(order, "block") == 0;
     for (int i = 0; i < ranks; i++)
-        k[i] = block ? (struct place_key){ first[i], i, i }
-                     : (struct place_key){ pos[i], first[i], i };
+        k[i] = block ? (struct place_key){first[i], i, i} : (struct place_key){pos[i], first[i], i};
     qsort(k, (size_t)ranks, sizeof *k, cmp_key);
     for (int i = 0; i < ranks; i++)
         new_rank[k[i].index] = i;
@@ -129,7 +128,7 @@ out:
 static char *gather_names(MPI_Comm comm)
 {
     int rank, ranks, len;
-    char name[NAME_LEN] = { 0 };
+    char name[NAME_LEN] = {0};
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
     MPI_Get_processor_name(name, &len);
@@ -156,7 +155,7 @@ static struct named *sort_names(const char *names, size_t stride, int ranks)
 {
     struct named *s = malloc((size_t)(ranks > 0 ? ranks : 1) * sizeof *s);
     for (int i = 0; s && i < ranks; i++)
-        s[i] = (struct named){ names + (size_t)i * stride, i };
+        s[i] = (struct named){names + (size_t)i * stride, i};
     if (s)
         qsort(s, (size_t)ranks, sizeof *s, cmp_named);
     return s;
@@ -288,7 +287,7 @@ int *comm_node_ids(MPI_Comm world)
 int comm_place_apply(struct comm_place *p, MPI_Comm world, MPI_Comm *work, char *note,
                      size_t notelen)
 {
-    int rank, ranks, bad = 0, mine[3] = { 0, -1, 0 }; /* new rank, CPU, host index */
+    int rank, ranks, bad = 0, mine[3] = {0, -1, 0}; /* new rank, CPU, host index */
     char err[512] = "";
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &ranks);
@@ -333,7 +332,7 @@ void comm_place_record(const struct comm_place *p, MPI_Comm comm, struct hpcp_re
     int rank, ranks;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
-    long long mine[2] = { p->host_index, sched_getcpu() };
+    long long mine[2] = {p->host_index, sched_getcpu()};
     long long *all = rank == 0 ? malloc((size_t)ranks * 2 * sizeof *all) : NULL;
     MPI_Gather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, 0, comm);
     if (rank != 0)

@@ -79,12 +79,12 @@ static void add_samples(struct hpcp_series *s, const struct comm_point *pts, int
 static void add_counts(struct hpcp_record *r, const struct comm_point *pts, int n)
 {
     long long *v = malloc((size_t)n * sizeof *v);
-    static const char *const names[] = { "repetitions", "batch_calls", "warmup_calls",
-                                         "checked_calls", "wrong_calls" };
+    static const char *const names[] = {"repetitions", "batch_calls", "warmup_calls",
+                                        "checked_calls", "wrong_calls"};
     for (int k = 0; v && k < 5; k++) {
         for (int i = 0; i < n; i++) {
-            const long f[] = { pts[i].reps, pts[i].batch, pts[i].warmup, pts[i].checked,
-                               pts[i].wrong };
+            const long f[] = {pts[i].reps, pts[i].batch, pts[i].warmup, pts[i].checked,
+                              pts[i].wrong};
             v[i] = f[k];
         }
         hpcp_record_counter_array(r, names[k], v, n);

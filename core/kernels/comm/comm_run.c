@@ -21,7 +21,7 @@ static int measure_group(const struct comm_plan *pl, const struct comm_params *p
                    largest, ranks);
         return HPCP_EXIT_RUNTIME;
     }
-    struct comm_call c = { gc, rank, ranks, 0, 0, NULL, NULL, NULL, NULL };
+    struct comm_call c = {gc, rank, ranks, 0, 0, NULL, NULL, NULL, NULL};
     struct comm_point scratch;
     int corrupt = hpcp_fault_corrupt_words() > 0;
     for (int i = 0; i < pl->nsizes; i++) {
@@ -48,7 +48,7 @@ static int run_members(const struct comm_plan *pl, const struct comm_params *p, 
         free(pts);
         return rc;
     }
-    struct comm_group_info g = { 0, si->ranks, 0, 0, note, pl, pts };
+    struct comm_group_info g = {0, si->ranks, 0, 0, note, pl, pts};
     MPI_Comm_size(gc, &g.ranks);
     comm_layout(gc, &g.nodes, &g.ranks_per_node_max);
     struct hpcp_record r;

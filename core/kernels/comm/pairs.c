@@ -106,13 +106,13 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     int me, ranks;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &ranks);
-    struct transfer t = { comm,
-                          malloc(p->size),
-                          p->size,
-                          p->messages,
-                          0,
-                          -1,
-                          me == 0 && hpcp_fault_corrupt_words() > 0 };
+    struct transfer t = {comm,
+                         malloc(p->size),
+                         p->size,
+                         p->messages,
+                         0,
+                         -1,
+                         me == 0 && hpcp_fault_corrupt_words() > 0};
     double *rows = malloc((size_t)p->run.repeat * ranks * sizeof *rows);
     double *mine = malloc((size_t)ranks * sizeof *mine);
     if (me == 0) {
@@ -135,7 +135,7 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     MPI_Allreduce(&t.wrong, &R->wrong, 1, MPI_LONG, MPI_SUM, comm);
     struct {
         int rank, from;
-    } bad = { t.bad_from >= 0 ? me : ranks, t.bad_from }, first;
+    } bad = {t.bad_from >= 0 ? me : ranks, t.bad_from}, first;
     MPI_Allreduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, comm);
     R->bad_rank = first.rank, R->bad_from = first.from;
     free(t.buf), free(rows), free(mine);
@@ -319,5 +319,4 @@ const struct hpcp_kernel hpcp_pairs_bandwidth = {
     NULL,
     NULL,
     NULL,
-    NULL
-};
+    NULL};

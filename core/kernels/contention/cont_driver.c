@@ -202,7 +202,7 @@ int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int 
     memset(&s, 0, sizeof s);
     memset(&R, 0, sizeof R);
     int rc = cont_params_prepare(&s.p, &s.topo, k->variant, argc, argv, si);
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     if (rc == 0) {
         if ((rc = k->setup(&b)) == 0) {
             R.G = s.plan.ngroups, R.S = s.p.nsizes, R.R = s.p.run.repeat;

@@ -48,7 +48,7 @@ void cont_idle_recv(void *buf, int count, int source, int tag, MPI_Comm comm)
     MPI_Irecv(buf, count, MPI_BYTE, source, tag, comm, &req);
     MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     while (!done) {
-        struct timespec nap = { 0, IDLE_POLL_NS };
+        struct timespec nap = {0, IDLE_POLL_NS};
         nanosleep(&nap, NULL);
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
     }

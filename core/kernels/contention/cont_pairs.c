@@ -203,7 +203,7 @@ int cont_plan_stress(struct cont_plan *pl, const struct cont_topo *t, const stru
 {
     if ((pl->axis = cont_pick_axis(t, p->axis, "stress-link", err, errlen)) < 0)
         return -1;
-    int D = t->dims[pl->axis], mid = D / 2, c[CONT_MAX_DIMS] = { 0 };
+    int D = t->dims[pl->axis], mid = D / 2, c[CONT_MAX_DIMS] = {0};
     int most = mid < D - mid ? mid : D - mid;
     if (p->max_pairs > 0 && p->max_pairs < most)
         most = p->max_pairs;

@@ -27,20 +27,20 @@ enum {
 };
 
 static const struct hpcp_optspec spec[OPT_COUNT] = {
-    [OPT_SIZES] = { "--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [OPT_MESSAGES] = { "--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL },
-    [OPT_PAIRS] = { "--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd" },
-    [OPT_AXIS] = { "--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL },
-    [OPT_MAX_PAIRS] = { "--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL },
-    [OPT_DISTANCE] = { "--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [OPT_TORUS] = { "--torus", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [OPT_MESH] = { "--mesh", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [OPT_WRAP] = { "--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [OPT_RPN] = { "--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL },
-    [OPT_COORDS] = { "--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
+    [OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL},
+    [OPT_PAIRS] = {"--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd"},
+    [OPT_AXIS] = {"--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL},
+    [OPT_MAX_PAIRS] = {"--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL},
+    [OPT_DISTANCE] = {"--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_TORUS] = {"--torus", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_MESH] = {"--mesh", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_WRAP] = {"--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_RPN] = {"--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL},
+    [OPT_COORDS] = {"--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
 };
 
-static const struct hpcp_cli cont_cli = { spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1 };
+static const struct hpcp_cli cont_cli = {spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1};
 
 #define MEASURING "wocon wicon stress-link equidistant"
 
@@ -50,17 +50,17 @@ static const struct {
     int common, opt;
     const char *variants;
 } only[] = {
-    { 0, OPT_SIZES, MEASURING },
-    { 1, HPCP_COMMON_REPEAT, MEASURING },
-    { 1, HPCP_COMMON_WARMUP, MEASURING },
-    { 0, OPT_MESSAGES, MEASURING },
-    { 1, HPCP_COMMON_NO_VERIFY, MEASURING },
-    { 1, HPCP_COMMON_OUT, MEASURING },
-    { 0, OPT_PAIRS, "wicon" },
-    { 1, HPCP_COMMON_SEED, "wicon" },
-    { 0, OPT_AXIS, "wicon stress-link equidistant" },
-    { 0, OPT_MAX_PAIRS, "stress-link" },
-    { 0, OPT_DISTANCE, "equidistant" },
+    {0, OPT_SIZES, MEASURING},
+    {1, HPCP_COMMON_REPEAT, MEASURING},
+    {1, HPCP_COMMON_WARMUP, MEASURING},
+    {0, OPT_MESSAGES, MEASURING},
+    {1, HPCP_COMMON_NO_VERIFY, MEASURING},
+    {1, HPCP_COMMON_OUT, MEASURING},
+    {0, OPT_PAIRS, "wicon"},
+    {1, HPCP_COMMON_SEED, "wicon"},
+    {0, OPT_AXIS, "wicon stress-link equidistant"},
+    {0, OPT_MAX_PAIRS, "stress-link"},
+    {0, OPT_DISTANCE, "equidistant"},
 };
 
 static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,

@@ -12,7 +12,7 @@
 /* Per-pair curves are kept up to this many pairs; past it, per hop count. */
 #define CONT_MAX_PAIR_POINTS 4096
 
-static const char *const pairing_names[] = { "nn", "nn-torus", "rnd" };
+static const char *const pairing_names[] = {"nn", "nn-torus", "rnd"};
 
 static size_t at(const struct cont_results *R, int g, int z, int rep)
 {
@@ -100,7 +100,7 @@ static void size_series(struct hpcp_record *r, const char *name, const struct co
                         const struct cont_results *R, const double *v, int g, const char *unit)
 {
     int S = R->S, reps = R->R;
-    double x[CONT_MAX_SIZES] = { 0 }, y[CONT_MAX_SIZES] = { 0 };
+    double x[CONT_MAX_SIZES] = {0}, y[CONT_MAX_SIZES] = {0};
     double *samples = malloc((size_t)S * reps * sizeof *samples);
     for (int z = 0; z < S; z++) {
         x[z] = (double)s->p.sizes[z];
@@ -140,7 +140,7 @@ static void pair_series(struct hpcp_record *r, const struct cont_state *s,
                 hpcp_record_series(r, name, "hops", "1", "s", "median", x, y, n), samples, reps);
             continue;
         }
-        double *sum = x + n, count[256] = { 0 }; /* hop counts above 255 are folded in */
+        double *sum = x + n, count[256] = {0}; /* hop counts above 255 are folded in */
         int bins = most < 256 ? most + 1 : 256, used = 0;
         for (int h = 0; h < bins; h++)
             sum[h] = 0;

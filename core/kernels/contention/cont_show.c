@@ -65,7 +65,7 @@ int cont_show_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 {
     struct cont_params p;
     struct cont_topo t;
-    char name[MPI_MAX_PROCESSOR_NAME] = { 0 };
+    char name[MPI_MAX_PROCESSOR_NAME] = {0};
     int len = 0, rc = cont_params_prepare(&p, &t, "show", argc, argv, si);
     if (rc) {
         cont_topo_free(&t);

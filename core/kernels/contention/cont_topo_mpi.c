@@ -132,7 +132,7 @@ static int csv_coordinates(struct cont_topo *t, const struct cont_topo_request *
 static int slurm_coordinates(struct cont_topo *t, const struct hpcp_sysinfo *si, char *err,
                              size_t errlen)
 {
-    char mine[CONT_ADDR_MAX] = { 0 };
+    char mine[CONT_ADDR_MAX] = {0};
     const char *env = getenv("SLURM_TOPOLOGY_ADDR");
     int missing = env && *env && strlen(env) < CONT_ADDR_MAX ? t->ranks : si->rank, rc = 0;
     MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -203,4 +203,4 @@ static void store_rows(const double *R, size_t sa, size_t sb, int na, int nb, co
 #define ISA_TABLE fft_isa_portable
 #endif
 
-const struct fft_isa ISA_TABLE = { ISA_NAME, pass, load_cols, load_rows, store_cols, store_rows };
+const struct fft_isa ISA_TABLE = {ISA_NAME, pass, load_cols, load_rows, store_cols, store_rows};

@@ -206,8 +206,8 @@ static void add_parameters(struct hpcp_record *r, const struct fft_run *f, int c
 
 static void add_phases(struct hpcp_record *r, const struct fft_run *f)
 {
-    static const char *names[5] = { "transpose1_time", "fft1_twiddle_time", "transpose2_time",
-                                    "fft2_time", "transpose3_time" };
+    static const char *names[5] = {"transpose1_time", "fft1_twiddle_time", "transpose2_time",
+                                   "fft2_time", "transpose3_time"};
     for (int i = 0; i < 5; i++) {
         double per = f->phases[i] / f->p.run.repeat;
         hpcp_record_metric(r, names[i], "s", &per, 1, 0);
@@ -362,7 +362,7 @@ int hpcp_fft_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     f.active = f.mpi || f.star || si->rank == 0;
     sizes(&f, si->rank, si->ranks);
     f.seconds = calloc((size_t)f.p.run.repeat, sizeof *f.seconds);
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &f, k };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &f, k};
     if (hpcp_any(MPI_COMM_WORLD, !f.seconds)) {
         setup_failed(&b);
         rc = HPCP_EXIT_RUNTIME;
@@ -383,8 +383,7 @@ const struct hpcp_kernel hpcp_fft_single = {
     fft_run_once,
     fft_verify,
     fft_teardown,
-    NULL
-};
+    NULL};
 
 const struct hpcp_kernel hpcp_fft_star = {
     "fft",
@@ -396,8 +395,7 @@ const struct hpcp_kernel hpcp_fft_star = {
     fft_run_once,
     fft_verify,
     fft_teardown,
-    NULL
-};
+    NULL};
 
 const struct hpcp_kernel hpcp_fft_mpi = {
     "fft",
@@ -409,5 +407,4 @@ const struct hpcp_kernel hpcp_fft_mpi = {
     fft_run_once,
     fft_verify,
     fft_teardown,
-    NULL
-};
+    NULL};

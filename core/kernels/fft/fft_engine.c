@@ -74,8 +74,7 @@ const struct fft_isa *fft_isa_select(const char *name)
 #ifdef HPCP_FFT_AVX2
         &fft_isa_avx2,
 #endif
-        &fft_isa_portable
-    };
+        &fft_isa_portable};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         int runs = 1;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))

@@ -145,7 +145,7 @@ static void run_distributed(struct fft_sixstep *s, const double complex *in, dou
     set_counts(s, s->n2, 0, s->n1, 1, s->n2, 1, s->n1, 0);
     transpose_exchange(s, in, h2, s->n1, s->n2, s->t1, s->n2, w1);
     t[0] = MPI_Wtime();
-    struct fft_twiddle tw = { &s->roots, c1, 0 };
+    struct fft_twiddle tw = {&s->roots, c1, 0};
     fft_rows_run(&s->step1, s->t1, &tw);
     t[1] = MPI_Wtime();
     /* [my j1][n2] -> t2 = [my k2][n1] */
@@ -165,7 +165,7 @@ static void run_distributed(struct fft_sixstep *s, const double complex *in, dou
 static void run_local_internal(struct fft_sixstep *s, double complex *in, double complex *out,
                                double *t)
 {
-    struct fft_twiddle tw = { &s->roots, 0, 0 };
+    struct fft_twiddle tw = {&s->roots, 0, 0};
     t[0] = MPI_Wtime();
     if (s->n2 > 1) /* else a transform of length 1, and every twiddle is 1 */
         fft_internal_run(&s->step1, in, s->n1, 1, in, s->n1, 1, (int)s->n1, &tw);
@@ -187,7 +187,7 @@ void fft_sixstep_run(struct fft_sixstep *s, double complex *in, double complex *
     } else {
         transpose(out, s->n2, in, s->n1, s->n2, s->n1); /* [n2][n1] -> [n1][n2] */
         t[0] = MPI_Wtime();
-        struct fft_twiddle tw = { &s->roots, 0, 0 };
+        struct fft_twiddle tw = {&s->roots, 0, 0};
         fft_rows_run(&s->step1, out, &tw);
         t[1] = MPI_Wtime();
         transpose(in, s->n1, out, s->n2, s->n1, s->n2); /* -> [k2][j1] */
@@ -197,7 +197,7 @@ void fft_sixstep_run(struct fft_sixstep *s, double complex *in, double complex *
         transpose(out, s->n2, in, s->n1, s->n2, s->n1); /* -> [k1][k2]: natural order */
     }
     t[4] = MPI_Wtime();
-    double phases[5] = { t[0] - t0, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3] };
+    double phases[5] = {t[0] - t0, t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3]};
     for (int i = 0; i < 5; i++)
         s->phase_seconds[i] += phases[i];
 }

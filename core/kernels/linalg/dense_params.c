@@ -8,7 +8,7 @@
 #include "dense.h"
 #include "hpcprobe/util.h"
 
-#define OPT(name, kind, lo, hi, choices) { name, kind, lo, hi, 0, 0, 0, choices }
+#define OPT(name, kind, lo, hi, choices) {name, kind, lo, hi, 0, 0, 0, choices}
 
 static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
     [DENSE_OPT_N] = OPT("--n", HPCP_OPT_STRING, 0, 0, NULL),
@@ -17,7 +17,7 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
     [DENSE_OPT_LOOKAHEAD] = OPT("--lookahead", HPCP_OPT_INT, 0, 1, NULL),
     [DENSE_OPT_LOG2] = OPT("--log2", HPCP_OPT_INT, 1, 40, NULL),
     [DENSE_OPT_FFT] = OPT("--fft", HPCP_OPT_CHOICE, 0, 0, "fftw|internal"),
-    [DENSE_OPT_MEMORY_FRACTION] = { "--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL },
+    [DENSE_OPT_MEMORY_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
     [DENSE_OPT_THREADS] = OPT("--threads", HPCP_OPT_INT, 1, 1024, NULL),
     /* --m: fft points, a power of two (an alternative to --log2) */
     [DENSE_OPT_COUNT] = OPT("--m", HPCP_OPT_STRING, 0, 0, NULL),
@@ -25,25 +25,24 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
 #define DENSE_OPT_M DENSE_OPT_COUNT
 #define NSPEC (DENSE_OPT_COUNT + 1)
 
-static const struct hpcp_cli dense_cli = { dense_spec,
-                                           NSPEC,
-                                           HPCP_TAKES(HPCP_COMMON_REPEAT) |
-                                               HPCP_TAKES(HPCP_COMMON_SEED) |
-                                               HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
-                                               HPCP_TAKES(HPCP_COMMON_OUT) |
-                                               HPCP_TAKES(HPCP_COMMON_QUIET),
-                                           0,
-                                           1,
-                                           0,
-                                           42 };
+static const struct hpcp_cli dense_cli = {
+    dense_spec,
+    NSPEC,
+    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
+        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
+        HPCP_TAKES(HPCP_COMMON_QUIET),
+    0,
+    1,
+    0,
+    42};
 
 /* Which options each family reads beyond the common ones; the rest are refused by name. */
-static const int dgemm_opts[] = { DENSE_OPT_N, DENSE_OPT_THREADS, -1 };
-static const int hpl_opts[] = { DENSE_OPT_N,         DENSE_OPT_NB,      DENSE_OPT_GRID,
-                                DENSE_OPT_LOOKAHEAD, DENSE_OPT_THREADS, -1 };
-static const int ptrans_opts[] = { DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, -1 };
-static const int fft_opts[] = { DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, -1 };
-static const int common_opts[] = { DENSE_OPT_MEMORY_FRACTION, -1 };
+static const int dgemm_opts[] = {DENSE_OPT_N, DENSE_OPT_THREADS, -1};
+static const int hpl_opts[] = {DENSE_OPT_N,         DENSE_OPT_NB,      DENSE_OPT_GRID,
+                               DENSE_OPT_LOOKAHEAD, DENSE_OPT_THREADS, -1};
+static const int ptrans_opts[] = {DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, -1};
+static const int fft_opts[] = {DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, -1};
+static const int common_opts[] = {DENSE_OPT_MEMORY_FRACTION, -1};
 
 int dense_have_fftw(void)
 {

@@ -261,7 +261,7 @@ static int dgemm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *
     int rc = dense_params_prepare(&s.p, "dgemm", k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench bench = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+    struct hpcp_bench bench = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     blas_set_threads(s.p.threads);
     s.n = (int)s.p.n;
     s.star = strcmp(k->variant, "star") == 0;
@@ -287,8 +287,7 @@ const struct hpcp_kernel hpcp_dgemm_single = {
     dgemm_run,
     dgemm_verify,
     dgemm_teardown,
-    NULL
-};
+    NULL};
 
 const struct hpcp_kernel hpcp_dgemm_star = {
     "dgemm",
@@ -300,5 +299,4 @@ const struct hpcp_kernel hpcp_dgemm_star = {
     dgemm_run,
     dgemm_verify,
     dgemm_teardown,
-    NULL
-};
+    NULL};

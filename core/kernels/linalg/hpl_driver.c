@@ -106,11 +106,10 @@ static void hpl_teardown(struct hpcp_bench *b)
 
 static void add_check(struct hpcp_record *r, const struct hpl_check *c, int verify)
 {
-    const char *names[] = {
-        "rnorm_inf", "anorm_1", "anorm_inf", "xnorm_1", "xnorm_inf", "bnorm_inf"
-    };
-    const double values[] = { c->rnorm_inf, c->anorm_1,   c->anorm_inf,
-                              c->xnorm_1,   c->xnorm_inf, c->bnorm_inf };
+    const char *names[] = {"rnorm_inf", "anorm_1",   "anorm_inf",
+                           "xnorm_1",   "xnorm_inf", "bnorm_inf"};
+    const double values[] = {c->rnorm_inf, c->anorm_1,   c->anorm_inf,
+                             c->xnorm_1,   c->xnorm_inf, c->bnorm_inf};
     for (int i = 0; verify && i < 6; i++)
         hpcp_record_param_double(r, names[i], values[i]);
     if (verify)
@@ -240,7 +239,7 @@ static int hpl_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
                    hpcp_format_bytes(8.0 * h->lda * (h->nq + 1), size, sizeof size));
         rc = HPCP_EXIT_RUNTIME;
     } else {
-        struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+        struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
         rc = hpcp_harness_run(k, &b, &s.p.run, &hpl_hooks);
     }
     hpl_free(h);
@@ -259,5 +258,4 @@ const struct hpcp_kernel hpcp_hpl_mpi = {
     hpl_run_once,
     hpl_verify,
     hpl_teardown,
-    NULL
-};
+    NULL};

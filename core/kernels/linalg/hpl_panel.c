@@ -67,7 +67,7 @@ static long long find_pivot(struct panel *pn, int c, double *value)
     struct {
         double v;
         int i;
-    } best = { -1.0, 0 }, all;
+    } best = {-1.0, 0}, all;
     long long where = -1;
     for (long long i = first; i < h->mp; i++)
         if (fabs(col[i]) > best.v)
@@ -167,7 +167,7 @@ long long hpl_panel_doubles(const struct hpl *h, long long k)
 
 int hpl_panel_factor(struct hpl *h, long long k, int *ipiv)
 {
-    struct panel pn = { h, k * h->nb, hpl_panel_width(h, k), 0, ipiv, (int)(k % h->P), h->rowbuf };
+    struct panel pn = {h, k * h->nb, hpl_panel_width(h, k), 0, ipiv, (int)(k % h->P), h->rowbuf};
     pn.lj = (int)grid_local_before(pn.j, h->nb, h->mycol, h->Q);
     return factor(&pn, 0, pn.jb);
 }

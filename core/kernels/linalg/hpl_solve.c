@@ -82,7 +82,7 @@ void hpl_residual(struct hpl *h, const double *x, struct hpl_check *c)
 {
     double *r = calloc(2 * (size_t)h->mp + 2, sizeof *r), *rowsum = r + h->mp + 1;
     memset(c, 0, sizeof *c);
-    double colmax = 0, local[3] = { 0, 0, 0 };
+    double colmax = 0, local[3] = {0, 0, 0};
     local_products(h, x, r, rowsum, &colmax);
     if (h->Q > 1) {
         MPI_Allreduce(MPI_IN_PLACE, r, h->mp, MPI_DOUBLE, MPI_SUM, h->row);

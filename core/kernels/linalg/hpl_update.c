@@ -169,7 +169,7 @@ int hpl_factor(struct hpl *h)
     long long panels = (h->N + h->nb - 1) / h->nb;
     /* mine: panel k's pivots and its swaps as local pairs; next: panel k + 1's pivots */
     int *mine = malloc(4 * (size_t)h->nb * sizeof *mine), *next = mine + 3 * h->nb, bad = 0;
-    MPI_Request req[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     h->seconds_panel = h->seconds_update = h->seconds_wait = 0;
     bad |= factor_and_pack(h, 0, next);
     post_panel(h, 0, &req[0]);

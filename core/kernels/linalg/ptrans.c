@@ -321,7 +321,7 @@ static int ptrans_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo 
     t.myrow = t.rank / t.p.q, t.mycol = t.rank % t.p.q;
     t.mp = grid_local_count(t.n, t.p.nb, t.myrow, t.p.p);
     t.nq = grid_local_count(t.n, t.p.nb, t.mycol, t.p.q);
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &t, k };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &t, k};
     return hpcp_harness_run(k, &b, &t.p.run, &ptrans_hooks);
 }
 
@@ -335,5 +335,4 @@ const struct hpcp_kernel hpcp_ptrans_mpi = {
     ptrans_run,
     ptrans_verify,
     ptrans_teardown,
-    NULL
-};
+    NULL};

@@ -125,8 +125,8 @@ static void add_parameters(struct hpcp_record *r, const struct mem_sweep_state *
     hpcp_record_param_int(r, "copies", p->copies);
     hpcp_record_param_string(r, "copies_requested", p->copies_text);
     hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
-    const char *names[] = { "cache_l1d_bytes", "cache_l2_bytes", "cache_l3_bytes" };
-    const uint64_t sizes[] = { p->caches.l1d, p->caches.l2, p->caches.l3 };
+    const char *names[] = {"cache_l1d_bytes", "cache_l2_bytes", "cache_l3_bytes"};
+    const uint64_t sizes[] = {p->caches.l1d, p->caches.l2, p->caches.l3};
     for (int i = 0; i < 3; i++) {
         if (sizes[i])
             hpcp_record_param_int(r, names[i], (long long)sizes[i]);
@@ -273,8 +273,8 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
-    struct pass_ctx c = { k, &b };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+    struct pass_ctx c = {k, &b};
     struct sweep_results R;
     memset(&R, 0, sizeof R);
     s.cpu = mem_pin_rank(si, 1);

@@ -139,5 +139,4 @@ const struct hpcp_kernel hpcp_mem_latency = {
     chase_run,
     chase_verify,
     chase_teardown,
-    NULL
-};
+    NULL};

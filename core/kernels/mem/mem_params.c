@@ -13,45 +13,44 @@
 #define MEM_MIN_ELEMENTS 1024 /* a STREAM array below this times nothing but the loop */
 
 const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT] = {
-    [MEM_OPT_ARRAY_BYTES] = { "--array-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_BUFFER_BYTES] = { "--buffer-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_MIN_BYTES] = { "--min-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_MAX_BYTES] = { "--max-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_MIN_STRIDE] = { "--min-stride", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_MAX_STRIDE] = { "--max-stride", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_PER_OCTAVE] = { "--points-per-octave", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL },
-    [MEM_OPT_SWEEP] = { "--sweep", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "stride|block" },
-    [MEM_OPT_BUILD_VARIANT] = { "--build-variant", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "O3|O0" },
-    [MEM_OPT_COPIES] = { "--copies", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_OVERSUBSCRIBE] = { "--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [MEM_OPT_THREADS] = { "--threads", HPCP_OPT_INT, 1, MEM_MAX_THREADS, 0, 0, 0, NULL },
-    [MEM_OPT_MIN_TIME] = { "--min-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 60.0, 1, NULL },
-    [MEM_OPT_HUGEPAGES] = { "--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off" },
+    [MEM_OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_BUFFER_BYTES] = {"--buffer-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_MIN_BYTES] = {"--min-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_MIN_STRIDE] = {"--min-stride", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_MAX_STRIDE] = {"--max-stride", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_PER_OCTAVE] = {"--points-per-octave", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL},
+    [MEM_OPT_SWEEP] = {"--sweep", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "stride|block"},
+    [MEM_OPT_BUILD_VARIANT] = {"--build-variant", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "O3|O0"},
+    [MEM_OPT_COPIES] = {"--copies", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [MEM_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, MEM_MAX_THREADS, 0, 0, 0, NULL},
+    [MEM_OPT_MIN_TIME] = {"--min-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 60.0, 1, NULL},
+    [MEM_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
 };
 
 /* STREAM's first iteration is its warm-up: --repeat counts it, so at least 2. */
-static const struct hpcp_cli mem_cli = { mem_option_spec,
-                                         MEM_OPT_COUNT,
-                                         HPCP_TAKES(HPCP_COMMON_REPEAT) |
-                                             HPCP_TAKES(HPCP_COMMON_SEED) |
-                                             HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
-                                             HPCP_TAKES(HPCP_COMMON_OUT) |
-                                             HPCP_TAKES(HPCP_COMMON_QUIET),
-                                         2,
-                                         5,
-                                         0,
-                                         12345 };
+static const struct hpcp_cli mem_cli = {
+    mem_option_spec,
+    MEM_OPT_COUNT,
+    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
+        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
+        HPCP_TAKES(HPCP_COMMON_QUIET),
+    2,
+    5,
+    0,
+    12345};
 
 /* Which options each variant reads; the rest are refused by name. */
-static const int stream_opts[] = { MEM_OPT_ARRAY_BYTES, MEM_OPT_THREADS, MEM_OPT_HUGEPAGES, -1 };
-static const int stride_opts[] = { MEM_OPT_BUFFER_BYTES,  MEM_OPT_MIN_BYTES,
-                                   MEM_OPT_MAX_BYTES,     MEM_OPT_MIN_STRIDE,
-                                   MEM_OPT_MAX_STRIDE,    MEM_OPT_SWEEP,
-                                   MEM_OPT_BUILD_VARIANT, MEM_OPT_HUGEPAGES,
-                                   MEM_OPT_MIN_TIME,      -1 };
-static const int latency_opts[] = { MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES, MEM_OPT_PER_OCTAVE,
-                                    MEM_OPT_HUGEPAGES, MEM_OPT_MIN_TIME,  -1 };
-static const int common_opts[] = { MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, -1 };
+static const int stream_opts[] = {MEM_OPT_ARRAY_BYTES, MEM_OPT_THREADS, MEM_OPT_HUGEPAGES, -1};
+static const int stride_opts[] = {MEM_OPT_BUFFER_BYTES,  MEM_OPT_MIN_BYTES,
+                                  MEM_OPT_MAX_BYTES,     MEM_OPT_MIN_STRIDE,
+                                  MEM_OPT_MAX_STRIDE,    MEM_OPT_SWEEP,
+                                  MEM_OPT_BUILD_VARIANT, MEM_OPT_HUGEPAGES,
+                                  MEM_OPT_MIN_TIME,      -1};
+static const int latency_opts[] = {MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES, MEM_OPT_PER_OCTAVE,
+                                   MEM_OPT_HUGEPAGES, MEM_OPT_MIN_TIME,  -1};
+static const int common_opts[] = {MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, -1};
 /* Of the harness's common options, only the latency chase takes --seed. */
 #define MEM_COMMON_ALL (mem_cli.takes & ~HPCP_TAKES(HPCP_COMMON_SEED))
 

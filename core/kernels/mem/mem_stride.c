@@ -123,5 +123,4 @@ const struct hpcp_kernel hpcp_mem_stride = {
     stride_run,
     stride_verify,
     stride_teardown,
-    NULL
-};
+    NULL};

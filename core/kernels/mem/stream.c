@@ -15,9 +15,9 @@
 #define STREAM_LOOP
 #endif
 
-const char *const stream_kernel_names[STREAM_KERNELS] = { "copy", "scale", "add", "triad" };
+const char *const stream_kernel_names[STREAM_KERNELS] = {"copy", "scale", "add", "triad"};
 /* Bytes per element as STREAM counts them: what is read and written, once. */
-const int stream_bytes_per_element[STREAM_KERNELS] = { 16, 16, 24, 24 };
+const int stream_bytes_per_element[STREAM_KERNELS] = {16, 16, 24, 24};
 
 /* Stores that bypass the cache (x86 AVX): the arrays are far larger than
  * the caches, so a store that first reads its line (write-allocate) only
@@ -176,8 +176,7 @@ const struct hpcp_kernel hpcp_stream_single = {
     stream_run,
     stream_verify,
     stream_teardown,
-    NULL
-};
+    NULL};
 
 const struct hpcp_kernel hpcp_stream_star = {
     "stream",
@@ -189,5 +188,4 @@ const struct hpcp_kernel hpcp_stream_star = {
     stream_run,
     stream_verify,
     stream_teardown,
-    NULL
-};
+    NULL};

@@ -198,7 +198,7 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     int rc = mem_params_prepare(&s.p, k->variant, argc, argv, si);
     if (rc)
         return rc;
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     int star = strcmp(k->variant, "star") == 0;
     int many_copies = star || s.p.copies > 1 ? s.p.copies : 0;
     s.active = si->rank < (many_copies ? many_copies : 1);

@@ -15,8 +15,8 @@
 
 static void samples_free(struct ra_samples *S)
 {
-    double **all[] = { &S->rate,     &S->time,     &S->updates,   &S->rate_min, &S->rate_mean,
-                       &S->rate_max, &S->rate_sum, &S->warm_rate, &S->warm_time };
+    double **all[] = {&S->rate,     &S->time,     &S->updates,   &S->rate_min, &S->rate_mean,
+                      &S->rate_max, &S->rate_sum, &S->warm_rate, &S->warm_time};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         free(*all[i]);
         *all[i] = NULL;
@@ -26,8 +26,8 @@ static void samples_free(struct ra_samples *S)
 static int samples_alloc(struct ra_samples *S, int repeat, int warmup)
 {
     memset(S, 0, sizeof *S);
-    double **timed[] = { &S->rate,      &S->time,     &S->updates, &S->rate_min,
-                         &S->rate_mean, &S->rate_max, &S->rate_sum };
+    double **timed[] = {&S->rate,      &S->time,     &S->updates, &S->rate_min,
+                        &S->rate_mean, &S->rate_max, &S->rate_sum};
     int bad = 0;
     for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++)
         bad |= !(*timed[i] = calloc((size_t)repeat, sizeof(double)));
@@ -42,7 +42,7 @@ static void reduce_rep(const struct hpcp_kernel *k, struct hpcp_bench *b, double
                        double *rate, double *time, double *updates, double rates[4])
 {
     struct ra_state *s = b->state;
-    double mine[2] = { (double)s->executed, seconds }, sum[2], tmax;
+    double mine[2] = {(double)s->executed, seconds}, sum[2], tmax;
     MPI_Reduce(mine, sum, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
     MPI_Reduce(&seconds, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, b->comm);
     *updates = sum[0];
@@ -112,7 +112,7 @@ static void keep_rep(struct hpcp_bench *b, int i, int warm, double seconds)
 {
     struct ra_state *s = b->state;
     struct ra_samples *S = s->samples;
-    double rates[4] = { 0 }, rate, time, updates;
+    double rates[4] = {0}, rate, time, updates;
     reduce_rep(b->kernel, b, seconds, &rate, &time, &updates, rates);
     if (warm) {
         S->warm_rate[i] = rate;
@@ -247,7 +247,7 @@ int hpcp_ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
     int rc = prepare(k, si, argc, argv, &s.p);
     if (rc)
         return rc;
-    struct hpcp_bench b = { MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k };
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     s.samples = &S;
     if (hpcp_any(b.comm, samples_alloc(&S, s.p.run.repeat, s.p.run.warmup))) {
         setup_failed(&b);

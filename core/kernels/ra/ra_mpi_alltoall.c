@@ -140,11 +140,11 @@ static void a2a_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
-static const struct ra_algorithm alltoall = { .scope = RA_SCOPE_MPI,
-                                              .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
-                                              .modes = RA_MODE_RANK_PER_CORE,
-                                              .default_mode = 1,
-                                              .sync_refusal = "" };
+static const struct ra_algorithm alltoall = {.scope = RA_SCOPE_MPI,
+                                             .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
+                                             .modes = RA_MODE_RANK_PER_CORE,
+                                             .default_mode = 1,
+                                             .sync_refusal = ""};
 
 const struct hpcp_kernel hpcp_ra_mpi_alltoall = {
     .family = "ra",

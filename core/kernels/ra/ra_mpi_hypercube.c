@@ -422,13 +422,13 @@ static void hypercube_record_params(struct hpcp_record *r, const struct ra_param
     hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
 }
 
-static const struct ra_algorithm hypercube = { .scope = RA_SCOPE_MPI,
-                                               .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER |
-                                                        RA_TAKES_MODS,
-                                               .modes = RA_MODE_RANK_PER_CORE,
-                                               .default_mode = 1,
-                                               .sync_refusal = "",
-                                               .record_params = hypercube_record_params };
+static const struct ra_algorithm hypercube = {.scope = RA_SCOPE_MPI,
+                                              .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER |
+                                                       RA_TAKES_MODS,
+                                              .modes = RA_MODE_RANK_PER_CORE,
+                                              .default_mode = 1,
+                                              .sync_refusal = "",
+                                              .record_params = hypercube_record_params};
 
 const struct hpcp_kernel hpcp_ra_mpi_hypercube = {
     .family = "ra",

@@ -188,11 +188,11 @@ static void ref_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
-static const struct ra_algorithm reference = { .scope = RA_SCOPE_MPI,
-                                               .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
-                                               .modes = RA_MODE_RANK_PER_CORE,
-                                               .default_mode = 1,
-                                               .sync_refusal = "" };
+static const struct ra_algorithm reference = {.scope = RA_SCOPE_MPI,
+                                              .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER,
+                                              .modes = RA_MODE_RANK_PER_CORE,
+                                              .default_mode = 1,
+                                              .sync_refusal = ""};
 
 const struct hpcp_kernel hpcp_ra_mpi_reference = {
     .family = "ra",

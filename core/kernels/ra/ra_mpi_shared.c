@@ -383,7 +383,7 @@ static void shared_teardown(struct hpcp_bench *b)
 /* How the threads keep the shared table right. */
 static void shared_record_threads(struct hpcp_record *r, const struct ra_params *p)
 {
-    static const char *const names[] = { "none", "atomic", "locks" };
+    static const char *const names[] = {"none", "atomic", "locks"};
     hpcp_record_param_string(r, "sync", names[p->sync]);
     if (p->sync == RA_SYNC_LOCKS)
         hpcp_record_param_int(r, "locks", p->locks);
@@ -391,14 +391,14 @@ static void shared_record_threads(struct hpcp_record *r, const struct ra_params 
         hpcp_record_param_null(r, "locks");
 }
 
-static const struct ra_algorithm shared = { .scope = RA_SCOPE_MPI,
-                                            .takes =
-                                                RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_SYNC,
-                                            .modes = RA_MODE(5) | RA_MODE(6),
-                                            .default_mode = 5,
-                                            .threaded = 1,
-                                            .sync_refusal = "",
-                                            .record_threads = shared_record_threads };
+static const struct ra_algorithm shared = {.scope = RA_SCOPE_MPI,
+                                           .takes =
+                                               RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_SYNC,
+                                           .modes = RA_MODE(5) | RA_MODE(6),
+                                           .default_mode = 5,
+                                           .threaded = 1,
+                                           .sync_refusal = "",
+                                           .record_threads = shared_record_threads};
 
 const struct hpcp_kernel hpcp_ra_mpi_shared = {
     .family = "ra",

@@ -291,13 +291,13 @@ static void torus_record_params(struct hpcp_record *r, const struct ra_params *p
     hpcp_record_param_string(r, "grid", text);
 }
 
-static const struct ra_algorithm torus = { .scope = RA_SCOPE_MPI,
-                                           .takes =
-                                               RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID,
-                                           .modes = RA_MODE_RANK_PER_CORE,
-                                           .default_mode = 1,
-                                           .sync_refusal = "",
-                                           .record_params = torus_record_params };
+static const struct ra_algorithm torus = {.scope = RA_SCOPE_MPI,
+                                          .takes =
+                                              RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID,
+                                          .modes = RA_MODE_RANK_PER_CORE,
+                                          .default_mode = 1,
+                                          .sync_refusal = "",
+                                          .record_params = torus_record_params};
 
 const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .family = "ra",

@@ -11,38 +11,38 @@
 #include "ra_params.h"
 
 static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
-    [RA_OPT_LOG2] = { "--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL },
-    [RA_OPT_FRACTION] = { "--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL },
-    [RA_OPT_RNG] = { "--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg" },
-    [RA_OPT_LOOKAHEAD] = { "--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL },
-    [RA_OPT_NONCOMPLIANT] = { "--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_TIME_LIMIT] = { "--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL },
-    [RA_OPT_HUGEPAGES] = { "--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off" },
-    [RA_OPT_DUMP] = { "--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_OWNER] = { "--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict" },
-    [RA_OPT_GRID] = { "--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_DIMS] = { "--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL },
-    [RA_OPT_MODS] = { "--mods", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_THREADS] = { "--threads", HPCP_OPT_INT, 1, RA_MAX_THREADS, 0, 0, 0, NULL },
-    [RA_OPT_MODE] = { "--mapping-mode", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL },
-    [RA_OPT_SYNC] = { "--sync", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_ROLES] = { "--roles", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_OVERSUBSCRIBE] = { "--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL },
-    [RA_OPT_UPDATES_PER_WORD] = { "--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD, 0,
-                                  0, 0, NULL },
+    [RA_OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, RA_MIN_LOG2, RA_MAX_LOG2, 0, 0, 0, NULL},
+    [RA_OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
+    [RA_OPT_RNG] = {"--rng", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "poly|lcg"},
+    [RA_OPT_LOOKAHEAD] = {"--lookahead", HPCP_OPT_INT, 1, RA_MAX_SWEEP_LOOKAHEAD, 0, 0, 0, NULL},
+    [RA_OPT_NONCOMPLIANT] = {"--allow-noncompliant", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_TIME_LIMIT] = {"--time-limit", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1e9, 1, NULL},
+    [RA_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
+    [RA_OPT_DUMP] = {"--dump-table", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_OWNER] = {"--owner", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "division|predict"},
+    [RA_OPT_GRID] = {"--grid", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL},
+    [RA_OPT_MODS] = {"--mods", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, RA_MAX_THREADS, 0, 0, 0, NULL},
+    [RA_OPT_MODE] = {"--mapping-mode", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL},
+    [RA_OPT_SYNC] = {"--sync", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_ROLES] = {"--roles", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD, 0,
+                                 0, 0, NULL},
 };
 
-const struct hpcp_cli ra_cli = { ra_option_spec,
-                                 RA_OPT_COUNT,
-                                 HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
-                                     HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
-                                     HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET),
-                                 0,
-                                 1,
-                                 0,
-                                 0 };
+const struct hpcp_cli ra_cli = {ra_option_spec,
+                                RA_OPT_COUNT,
+                                HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
+                                    HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
+                                    HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET),
+                                0,
+                                1,
+                                0,
+                                0};
 
-static const char *const mod_names[] = { "prepost", "late-update", "late-wait", "isend" };
+static const char *const mod_names[] = {"prepost", "late-update", "late-wait", "isend"};
 #define MOD_COUNT ((int)(sizeof mod_names / sizeof mod_names[0]))
 
 const char *ra_mods_string(int mods, char *buf, size_t len)

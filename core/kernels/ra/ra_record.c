@@ -117,8 +117,8 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
 {
     struct ra_state *s = b->state;
     enum { NCOL = 7 };
-    long long mine[NCOL] = { s->messages_sent, s->bytes_sent, s->max_pending, s->steps,
-                             s->stages,        s->partners,   s->route_ns };
+    long long mine[NCOL] = {s->messages_sent, s->bytes_sent, s->max_pending, s->steps,
+                            s->stages,        s->partners,   s->route_ns};
     long long *all = b->rank == 0 ? malloc(NCOL * (size_t)b->ranks * sizeof *all) : NULL;
     MPI_Gather(mine, NCOL, MPI_LONG_LONG, all, NCOL, MPI_LONG_LONG, 0, b->comm);
     if (b->rank != 0)
@@ -127,8 +127,8 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
     hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
     if (!all)
         return;
-    const char *names[NCOL] = { "messages_sent", "bytes_sent", "max_pending", "steps",
-                                "stages",        "partners",   "route_ns" };
+    const char *names[NCOL] = {"messages_sent", "bytes_sent", "max_pending", "steps",
+                               "stages",        "partners",   "route_ns"};
     long long *col = malloc((size_t)b->ranks * sizeof *col);
     for (int c = 0; c < NCOL && col; c++) {
         for (int i = 0; i < b->ranks; i++)

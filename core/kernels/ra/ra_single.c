@@ -89,7 +89,7 @@ static void single_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
-static const struct ra_algorithm serial_single = { .scope = RA_SCOPE_SINGLE, .sync_refusal = "" };
+static const struct ra_algorithm serial_single = {.scope = RA_SCOPE_SINGLE, .sync_refusal = ""};
 
 const struct hpcp_kernel hpcp_ra_single = {
     .family = "ra",

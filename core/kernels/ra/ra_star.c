@@ -45,7 +45,7 @@ static void star_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
-static const struct ra_algorithm serial_star = { .scope = RA_SCOPE_STAR, .sync_refusal = "" };
+static const struct ra_algorithm serial_star = {.scope = RA_SCOPE_STAR, .sync_refusal = ""};
 
 const struct hpcp_kernel hpcp_ra_star = {
     .family = "ra",

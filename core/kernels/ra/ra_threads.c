@@ -76,10 +76,10 @@ int ra_team_run(const struct ra_team *team, ra_thread_fn fn, void *arg)
     struct start st[RA_MAX_THREADS];
     cpu_set_t saved;
     int have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
-    struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+    struct gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
     int started = 1, failed = 0;
     for (int t = 1; t < team->n && !failed; t++) {
-        st[t] = (struct start){ team, fn, arg, t, &gate };
+        st[t] = (struct start){team, fn, arg, t, &gate};
         failed = pthread_create(&th[t], NULL, thread_main, &st[t]) != 0;
         started += !failed;
     }
