@@ -227,6 +227,17 @@ static void write_openmp(struct hpcp_json *j)
 #endif
 }
 
+static void write_float_model(struct hpcp_json *j, const char *type, int mantissa_digits,
+                              int min_exponent, int max_exponent)
+{
+    hpcp_json_begin_object(j, type);
+    hpcp_json_int(j, "radix", FLT_RADIX);
+    hpcp_json_int(j, "mantissa_digits", mantissa_digits);
+    hpcp_json_int(j, "min_exponent", min_exponent);
+    hpcp_json_int(j, "max_exponent", max_exponent);
+    hpcp_json_end_object(j);
+}
+
 /* HPCC's sizeof_* keys and the arithmetic behind HPL's dMACH/sMACH keys, as the
  * compiler of this binary has them (not as the reader's Python has them). */
 static void write_c_types(struct hpcp_json *j)
@@ -255,18 +266,8 @@ static void write_c_types(struct hpcp_json *j)
         hpcp_json_int(j, sizes[i].name, (long long)sizes[i].bytes);
     hpcp_json_end_object(j);
     hpcp_json_begin_object(j, "floating_point");
-    hpcp_json_begin_object(j, "double");
-    hpcp_json_int(j, "radix", FLT_RADIX);
-    hpcp_json_int(j, "mantissa_digits", DBL_MANT_DIG);
-    hpcp_json_int(j, "min_exponent", DBL_MIN_EXP);
-    hpcp_json_int(j, "max_exponent", DBL_MAX_EXP);
-    hpcp_json_end_object(j);
-    hpcp_json_begin_object(j, "float");
-    hpcp_json_int(j, "radix", FLT_RADIX);
-    hpcp_json_int(j, "mantissa_digits", FLT_MANT_DIG);
-    hpcp_json_int(j, "min_exponent", FLT_MIN_EXP);
-    hpcp_json_int(j, "max_exponent", FLT_MAX_EXP);
-    hpcp_json_end_object(j);
+    write_float_model(j, "double", DBL_MANT_DIG, DBL_MIN_EXP, DBL_MAX_EXP);
+    write_float_model(j, "float", FLT_MANT_DIG, FLT_MIN_EXP, FLT_MAX_EXP);
     hpcp_json_end_object(j);
 }
 

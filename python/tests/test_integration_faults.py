@@ -137,14 +137,22 @@ def _processes_mentioning(text):
 def test_dying_rank_is_reported_and_earlier_records_stay(tmp_path):
     argv = ["ra", "mpi", "--np", "2", "--table-log2", "14", "--out", str(tmp_path), "--quiet"]
     assert run_hpcprobe(*argv).returncode == 0
-    completed = run_hpcprobe(*argv, env=with_fault("exit:1"), timeout=120)  # a hang guard
+    # MPICH's hydra now and then misses the dead rank and leaves the other one spinning
+    # (about 1 launch in 20 here); the watchdog's budget is what then ends the run, so a
+    # dying rank never hangs hpcprobe either way.
+    completed = run_hpcprobe(*argv, "--time-budget", "30", env=with_fault("exit:1"),
+                             timeout=120)  # a hang guard
     assert completed.returncode == 3
-    # mpiexec reports the dead rank's status (17) or that of the ranks it then killed.
-    assert re.search(r"benchmark 'ra mpi' failed \(exit status (17|9|137|-9)\)",
-                     stderr_lines(completed)[-1])
+    # mpiexec reports the dead rank's status (17) or that of the ranks it then killed;
+    # or the watchdog stopped what mpiexec left running.
+    assert re.search(r"benchmark 'ra mpi' (failed \(exit status (17|9|137|-9)\)|exceeded "
+                     r"its time budget of 30 s)", stderr_lines(completed)[-1])
     assert "injected fault: rank 1 exits" in completed.stderr
     records = read_jsonl(tmp_path / "results.jsonl")
     assert len(records) == 1 and records[0]["validation"]["verdict"] == "passed"
+    deadline = time.monotonic() + 60  # the launcher's cleanup: waited for, not timed
+    while _processes_mentioning(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert _processes_mentioning(str(tmp_path)) == []
 
 

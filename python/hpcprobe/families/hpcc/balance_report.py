@@ -46,8 +46,9 @@ def kiviat_table_blocks(found: Dict[str, Balance]) -> List:
 
 
 def balance_blocks(found: Dict[str, Balance]) -> List:
-    return balance_table_blocks(found, "from HPCC's summary keys (hpcc_summary.py for records: "
-                                       "those on the most ranks with an HPL record)") + \
+    return balance_table_blocks(found, "from HPCC's summary keys (families/hpcc/summary.py "
+                                       "for records: those on the most ranks with an HPL "
+                                       "record)") + \
         kiviat_table_blocks(found)
 
 

@@ -4,7 +4,7 @@ Key names, order and number formats follow HPCC 1.5 (src/io.c, HPCC_Finalize): `
 for rates and times, integers for counts, `%e` for MPI_Wtick and the machine constants.
 The block is made of SECTIONS, in HPCC's order: the general keys, HPL (with the machine's
 arithmetic), DGEMM, PTRANS, RandomAccess, STREAM, FFT, b_eff, and HPCC's build switches
-(hpcc_keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine). A measured key is
+(keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine). A measured key is
 written only when a record measured it. Success is 1 only when every step asked for ran
 and every HPCC record passed validation: a missing, failed or unverified one gives 0,
 and a line after the summary names it.
