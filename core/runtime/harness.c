@@ -61,6 +61,11 @@ int hpcp_cli_parse(const struct hpcp_cli *cli, int argc, char **argv, const char
     struct hpcp_optspec spec[MAX_SPEC];
     struct hpcp_optval v[MAX_SPEC];
     int slot[HPCP_COMMON_COUNT], n = cli->n;
+    if (n < 0 || n > MAX_SPEC) { /* a family table past the budget: a programming error */
+        snprintf(err, errlen, "%s: %d options, more than the %d the parser takes", context, n,
+                 MAX_SPEC);
+        return -1;
+    }
     memcpy(spec, cli->spec, (size_t)n * sizeof *spec);
     for (int o = 0; o < HPCP_COMMON_COUNT; o++) {
         slot[o] = -1;
@@ -105,22 +110,26 @@ void hpcp_fault_point(int rank)
     }
 }
 
+/* The N of "<what>:N" when N >= 1, else 0. */
+static uint64_t fault_count(const char *what)
+{
+    long long v = fault_arg(what);
+    return v > 0 ? (uint64_t)v : 0;
+}
+
 uint64_t hpcp_fault_corrupt_words(void)
 {
-    long long v = fault_arg("corrupt");
-    return v > 0 ? (uint64_t)v : 0;
+    return fault_count("corrupt");
 }
 
 uint64_t hpcp_fault_nan_words(void)
 {
-    long long v = fault_arg("nan");
-    return v > 0 ? (uint64_t)v : 0;
+    return fault_count("nan");
 }
 
 uint64_t hpcp_fault_lost_updates(void)
 {
-    long long v = fault_arg("lose");
-    return v > 0 ? (uint64_t)v : 0;
+    return fault_count("lose");
 }
 
 /* Rank 0: append, print, and the verdict; then every rank has the status. */
