@@ -26,7 +26,7 @@ void hpcp_record_init(struct hpcp_record *r, const char *benchmark, const char *
     r->ranks_per_node_max = si->ranks_per_node_max;
     r->compliant = 1;
     if (si->started_at[0])
-        snprintf(r->started_at, sizeof r->started_at, "%s", si->started_at);
+        hpcp_copy_truncated(r->started_at, sizeof r->started_at, si->started_at);
     else
         hpcp_iso_time(r->started_at, sizeof r->started_at);
 }
@@ -56,7 +56,7 @@ static struct hpcp_kv *new_kv(struct hpcp_kv *kv, int *n, const char *key, enum 
         return NULL; /* a fixed budget: exceeding it is a programming error caught by tests */
     struct hpcp_kv *e = &kv[(*n)++];
     memset(e, 0, sizeof *e);
-    snprintf(e->key, sizeof e->key, "%s", key);
+    hpcp_copy_truncated(e->key, sizeof e->key, key);
     e->type = t;
     return e;
 }
@@ -79,7 +79,7 @@ void hpcp_record_param_string(struct hpcp_record *r, const char *key, const char
 {
     struct hpcp_kv *e = new_kv(r->params, &r->nparams, key, HPCP_KV_STRING);
     if (e)
-        snprintf(e->s, sizeof e->s, "%s", v);
+        hpcp_copy_truncated(e->s, sizeof e->s, v);
 }
 
 void hpcp_record_param_bool(struct hpcp_record *r, const char *key, int v)
@@ -126,7 +126,7 @@ struct hpcp_metric *hpcp_record_metric(struct hpcp_record *r, const char *name, 
     if (r->nmetrics >= HPCP_RECORD_MAX_METRICS)
         return NULL;
     struct hpcp_metric *m = &r->metrics[r->nmetrics++];
-    snprintf(m->name, sizeof m->name, "%s", name);
+    hpcp_copy_truncated(m->name, sizeof m->name, name);
     m->unit = unit;
     m->samples = copy_doubles(samples, n);
     m->nsamples = m->samples ? n : 0;
@@ -146,7 +146,7 @@ void hpcp_record_validation(struct hpcp_record *r, const char *method, const cha
                             const double *errors, int nrep, double tolerance)
 {
     struct hpcp_validation *v = &r->validation;
-    snprintf(v->method, sizeof v->method, "%s", method);
+    hpcp_copy_truncated(v->method, sizeof v->method, method);
     v->error_unit = error_unit;
     v->tolerance = tolerance;
     v->per_repetition = copy_doubles(errors, nrep);
@@ -175,7 +175,7 @@ int hpcp_verdict_fails(enum hpcp_verdict v)
 
 void hpcp_record_validation_skipped(struct hpcp_record *r, const char *method)
 {
-    snprintf(r->validation.method, sizeof r->validation.method, "%s", method);
+    hpcp_copy_truncated(r->validation.method, sizeof r->validation.method, method);
     r->validation.verdict = HPCP_SKIPPED;
 }
 
@@ -252,8 +252,8 @@ struct hpcp_series *hpcp_record_series(struct hpcp_record *r, const char *name, 
         return NULL;
     struct hpcp_series *s = &r->series[r->nseries++];
     memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    snprintf(s->x_name, sizeof s->x_name, "%s", x_name);
+    hpcp_copy_truncated(s->name, sizeof s->name, name);
+    hpcp_copy_truncated(s->x_name, sizeof s->x_name, x_name);
     s->x_unit = x_unit, s->unit = unit, s->statistic = statistic;
     s->x = copy_doubles(x, n);
     s->y = copy_doubles(y, n);
@@ -303,9 +303,9 @@ struct hpcp_matrix *hpcp_record_matrix(struct hpcp_record *r, const char *name,
         return NULL;
     struct hpcp_matrix *m = &r->matrices[r->nmatrices++];
     memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", name);
-    snprintf(m->row_name, sizeof m->row_name, "%s", row_name);
-    snprintf(m->column_name, sizeof m->column_name, "%s", column_name);
+    hpcp_copy_truncated(m->name, sizeof m->name, name);
+    hpcp_copy_truncated(m->row_name, sizeof m->row_name, row_name);
+    hpcp_copy_truncated(m->column_name, sizeof m->column_name, column_name);
     m->unit = unit, m->statistic = statistic;
     m->values = copy_doubles(values, rows * cols);
     if (m->values)
@@ -445,6 +445,37 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si)
     return j.buf;
 }
 
+/* Exclusive lock on the whole file (blocking); 0, or -1 where the filesystem has no
+ * locks (the append then goes on unlocked: still whole or nothing, see below). */
+static int lock_file(int fd, short type)
+{
+    struct flock lock = {.l_type = type, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &lock) != 0)
+        if (errno != EINTR)
+            return -1;
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    return 0;
+}
+
+/* A record line is appended whole or not at all: concurrent runs may share the file,
+ * so the append holds an exclusive lock, and a short write (full disk, quota) is cut
+ * back to where the file ended, so that no partial line is left for the next record
+ * to be glued onto. */
 int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *path)
 {
     char *line = hpcp_record_to_json(r, si);
@@ -457,21 +488,23 @@ int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, con
         free(line);
         return -1;
     }
-    size_t len = strlen(line), off = 0;
-    int rc = 0;
-    while (off < len) {
-        ssize_t w = write(fd, line + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            rc = -1;
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (close(fd) != 0)
+    int locked = lock_file(fd, F_WRLCK) == 0;
+    off_t end = lseek(fd, 0, SEEK_END);
+    int rc = write_all(fd, line, strlen(line));
+    if (rc == 0 && fsync(fd) != 0 && errno != EINVAL)
+        rc = -1; /* written but not stored (NFS, a full disk noticed late) */
+    int saved = errno;
+    /* Should the cut fail too, the reader reports the partial line and reads on. */
+    if (rc != 0 && end >= 0 && ftruncate(fd, end) != 0)
+        errno = saved;
+    if (locked)
+        lock_file(fd, F_UNLCK);
+    if (close(fd) != 0 && rc == 0) {
         rc = -1;
+        saved = errno;
+    }
     free(line);
+    errno = saved;
     return rc;
 }
 

@@ -47,9 +47,9 @@ static void read_sysfs_choice(const char *path, char *out, size_t len)
     char *open = strchr(line, '['), *close = open ? strchr(open, ']') : NULL;
     if (open && close) {
         *close = '\0';
-        snprintf(out, len, "%s", open + 1);
+        hpcp_copy_truncated(out, len, open + 1);
     } else {
-        snprintf(out, len, "%s", line[0] ? line : "unavailable");
+        hpcp_copy_truncated(out, len, line[0] ? line : "unavailable");
     }
 }
 
@@ -65,7 +65,7 @@ static void read_cpu_model(char *out, size_t len)
         if (colon && strncmp(line, "model name", 10) == 0) {
             colon += 1 + (colon[1] == ' ');
             colon[strcspn(colon, "\n")] = '\0';
-            snprintf(out, len, "%s", colon);
+            hpcp_copy_truncated(out, len, colon);
             break;
         }
     }
@@ -271,6 +271,15 @@ static void write_c_types(struct hpcp_json *j)
     hpcp_json_end_object(j);
 }
 
+/* 1..64 characters of [A-Za-z0-9_.-]. */
+static int is_launch_id(const char *text)
+{
+    size_t n = strlen(text);
+    if (n == 0 || n > 64)
+        return 0;
+    return strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
 {
     hpcp_json_raw(j, "hosts", si->hosts_json ? si->hosts_json : "[\"unknown\"]");
@@ -293,6 +302,12 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
     const char *user = getenv("HPCPROBE_USER_COMMAND");
     if (user && strlen(user) < 65536 && hpcp_json_is_string_array(user))
         hpcp_json_raw(j, "user_command_line", user);
+    /* The launch that asked for this record: hpcprobe reads back only its own records
+     * from a file that other runs may be appending to. Kept only when it is a short
+     * token, so a hostile environment cannot put anything else into the record. */
+    const char *launch = getenv("HPCPROBE_LAUNCH_ID");
+    if (launch && is_launch_id(launch))
+        hpcp_json_string(j, "launch_id", launch);
     hpcp_json_string(j, "affinity", si->affinity);
     hpcp_json_string(j, "os", si->os);
     write_openmp(j);

@@ -158,3 +158,12 @@ int hpcp_parse_bytes(const char *text, uint64_t *bytes)
     *bytes = (uint64_t)v << shift;
     return 0;
 }
+
+void hpcp_copy_truncated(char *dst, size_t len, const char *src)
+{
+    if (len == 0)
+        return;
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}

@@ -155,8 +155,9 @@ char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si);
  * HPCP_EXIT_VALIDATION when validation failed, else 0. */
 int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
 
-/* Append the record to `path` with O_APPEND and a single write, so a crash
- * never leaves half a line. Returns 0 or -1 (errno set). */
+/* Append the record to `path` as one line, whole or not at all: under an exclusive
+ * fcntl lock (runs may share the file), and a short write or failed fsync is cut back
+ * off. Returns 0 or -1 (errno set). */
 int hpcp_record_append(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *path);
 
 #endif

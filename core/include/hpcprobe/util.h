@@ -40,6 +40,12 @@ int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, cha
  * (optionally followed by "iB" or "B"). 0, or -1 when malformed. */
 int hpcp_parse_bytes(const char *text, uint64_t *bytes);
 
+/* Copy the string src into dst (len bytes), cut short where it does not fit and always
+ * terminated: for strings whose truncation is expected (a long host name, a sysfs
+ * line), said once here rather than with snprintf("%s"), which -Wformat-truncation
+ * flags at -O2 under the sanitizers. */
+void hpcp_copy_truncated(char *dst, size_t len, const char *src);
+
 /* Human-readable power-of-two size ("512.0 MiB") into buf. */
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len);
 

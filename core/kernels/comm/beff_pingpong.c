@@ -42,7 +42,7 @@ struct pp_buffers {
 static double client(MPI_Comm comm, int me, int server, int *loop, double wtick,
                      struct pp_buffers *b)
 {
-    double t;
+    double t = 0; /* set by the first pass; the compiler cannot see the loop runs */
     for (int ok = 0; !ok;) {
         MPI_Send(loop, 1, MPI_INT, server, TAG_LOOP, comm);
         double t0 = 0;

@@ -163,7 +163,7 @@ int comm_parse_sizes(const char *text, size_t *sizes, int *n, int max, char *err
         snprintf(err, len, "--sizes: the list is too long");
         return -1;
     }
-    snprintf(buf, sizeof buf, "%s", text);
+    hpcp_copy_truncated(buf, sizeof buf, text);
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
          item = strtok_r(NULL, ",", &save))
         if (add_item(item, sizes, n, max, err, len) != 0)

@@ -49,7 +49,7 @@ static int select_functions(const char *variant, const char *names, int ranks,
         return list[0]->min_ranks > ranks ? too_few_ranks(list[0], ranks) : 0;
     }
     char buf[512], skipped[256] = "";
-    snprintf(buf, sizeof buf, "%s", names ? names : "");
+    hpcp_copy_truncated(buf, sizeof buf, names ? names : "");
     for (int i = 0; !names && i < comm_nfunctions; i++) {
         if (comm_functions[i]->min_ranks <= ranks)
             list[(*n)++] = comm_functions[i];

@@ -34,7 +34,7 @@ static int parse_line(char *line, int lineno, int ranks, int *rank, char *host, 
         return -1;
     }
     *rank = (int)r;
-    snprintf(host, COMM_HOST_LEN, "%s", name);
+    hpcp_copy_truncated(host, COMM_HOST_LEN, name);
     *cpu = got == 3 ? (int)c : -1;
     return 0;
 }

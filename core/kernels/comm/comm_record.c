@@ -96,7 +96,7 @@ static void add_curves(struct hpcp_record *r, const struct comm_plan *pl,
                        const struct comm_point *pts)
 {
     int n = pl->nsizes;
-    double x[COMM_MAX_SIZES];
+    double x[COMM_MAX_SIZES] = {0};
     for (int i = 0; i < n; i++)
         x[i] = (double)pl->sizes[i];
     add_curve(r, "time_min", "s", "min", x, pts, n, offsetof(struct comm_point, t_min));

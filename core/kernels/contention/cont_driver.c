@@ -15,7 +15,7 @@ int cont_setup(struct hpcp_bench *b, cont_planner plan)
     struct cont_state *s = b->state;
     static const char oom[] = "out of memory planning the pairs";
     char err[512];
-    snprintf(err, sizeof err, "%s", oom);
+    hpcp_copy_truncated(err, sizeof err, oom);
     s->plan.axis = -1;
     /* Bad input fails on every rank alike; running out of memory may fail on one. */
     if (hpcp_any(b->comm, plan(&s->plan, &s->topo, &s->p, err, sizeof err) != 0)) {

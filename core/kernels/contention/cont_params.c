@@ -84,7 +84,7 @@ static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *
 static int parse_sizes(struct cont_params *p, const char *text, char *err, size_t errlen)
 {
     char buf[512];
-    snprintf(buf, sizeof buf, "%s", text);
+    hpcp_copy_truncated(buf, sizeof buf, text);
     p->nsizes = 0;
     for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         uint64_t v = 0;
@@ -153,7 +153,7 @@ static int topology_options(struct cont_params *p, const struct hpcp_optval *v, 
     else if (t->coords && !strcmp(t->coords, "slurm") && t->dims_text)
         bad = "--coords slurm describes a switch tree and takes no --torus or --mesh";
     if (bad)
-        snprintf(err, errlen, "%s", bad);
+        hpcp_copy_truncated(err, errlen, bad);
     return bad ? -1 : 0;
 }
 
@@ -185,7 +185,7 @@ static int parse(struct cont_params *p, const char *variant, int argc, char **ar
     else if (v[OPT_AXIS].set && !strcmp(variant, "wicon") && p->pairing != CONT_PAIRS_NN_TORUS)
         bad = "--axis applies to wicon with --pairs nn-torus only";
     if (bad)
-        snprintf(err, errlen, "%s", bad);
+        hpcp_copy_truncated(err, errlen, bad);
     return bad ? -1 : 0;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cont_topo.h"
+#include "hpcprobe/util.h"
 
 /* A coordinates file larger than this is not a list of ranks. */
 #define CONT_CSV_MAX_BYTES ((long)64 << 20)
@@ -144,7 +145,7 @@ static int slurm_coordinates(struct cont_topo *t, const struct hpcp_sysinfo *si,
                  CONT_ADDR_MAX - 1, missing);
         return -1;
     }
-    snprintf(mine, sizeof mine, "%s", env);
+    hpcp_copy_truncated(mine, sizeof mine, env);
     char *all = si->rank == 0 ? malloc((size_t)t->ranks * CONT_ADDR_MAX) : NULL;
     MPI_Gather(mine, CONT_ADDR_MAX, MPI_CHAR, all, CONT_ADDR_MAX, MPI_CHAR, 0, MPI_COMM_WORLD);
     int *ids = malloc((size_t)t->nodes * CONT_MAX_LEVELS * sizeof *ids);
@@ -227,12 +228,12 @@ int cont_topo_resolve(struct cont_topo *t, const struct cont_topo_request *req,
         return -1;
     }
     find_nodes(t, req, si);
-    snprintf(t->coord_source, sizeof t->coord_source, "%s",
-             req->coords      ? (strcmp(req->coords, "slurm") ? "csv" : "slurm")
-             : req->dims_text ? "row-major"
-                              : "flat");
+    hpcp_copy_truncated(t->coord_source, sizeof t->coord_source,
+                        req->coords      ? (strcmp(req->coords, "slurm") ? "csv" : "slurm")
+                        : req->dims_text ? "row-major"
+                                         : "flat");
     if (req->coords && strcmp(req->coords, "slurm"))
-        snprintf(t->coord_file, sizeof t->coord_file, "%s", req->coords);
+        hpcp_copy_truncated(t->coord_file, sizeof t->coord_file, req->coords);
     if (req->dims_text && grid_from_request(t, req, err, errlen))
         return -1;
     if (!strcmp(t->coord_source, "slurm")) {

@@ -137,7 +137,7 @@ static int parse_copies(struct mem_params *p, const struct hpcp_optval *v, const
                  text, n < 0 ? "not a number of copies" : "more copies than launched ranks", ranks);
         return -1;
     }
-    snprintf(p->copies_text, sizeof p->copies_text, "%s", text);
+    hpcp_copy_truncated(p->copies_text, sizeof p->copies_text, text);
     p->copies = (int)n;
     return 0;
 }
@@ -201,7 +201,7 @@ static int stride_sizes(struct mem_params *p, const struct hpcp_optval *v, char 
     else if (p->min_bytes < 64 || p->min_bytes > p->max_bytes)
         bad = "block sizes need 64 <= --min-bytes <= --max-bytes";
     if (bad)
-        snprintf(err, errlen, "%s", bad);
+        hpcp_copy_truncated(err, errlen, bad);
     p->buffer_bytes -= p->buffer_bytes % 8;
     return bad ? -1 : 0;
 }
