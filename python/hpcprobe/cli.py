@@ -23,6 +23,8 @@ from hpcprobe.commands.report import command_report
 from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.families import FAMILIES, Command
+from hpcprobe.processes import become_subreaper
+from hpcprobe.signals import StopSignal, handled
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
 FORMATS = ("table", "json", "csv")
@@ -158,12 +160,21 @@ def _print_error(message: str) -> None:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the `hpcprobe` script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # Before any launch: a dead proxy's ranks become our children (processes.py), and
+    # TERM/HUP/INT stop the launch with everything it started (signals.py).
+    become_subreaper()
     try:
-        args = parse_arguments(argv)
-        return run_command(args, ["hpcprobe", *argv])
+        with handled():
+            args = parse_arguments(argv)
+            return run_command(args, ["hpcprobe", *argv])
     except HpcprobeError as error:
         _print_error(error.message)
         return error.exit_status
+    except StopSignal as stop:
+        kept = f"; records measured before it are kept in {stop.results_path}" if (
+            stop.results_path) else ""
+        _print_error(f"stopped by {stop.name}{kept}")
+        return stop.exit_status
     except KeyboardInterrupt:
         _print_error("interrupted")
         return 130

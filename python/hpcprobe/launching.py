@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 from rich.console import Console
 
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
-from hpcprobe.launch import AnyLauncher, find_bench, resolve_launcher
+from hpcprobe.launch import AnyLauncher, check_rank_count, find_bench, resolve_launcher
 from hpcprobe.launch.binding import binding_args
 from hpcprobe.progress import DurationEstimates, ProgressReporter, make_progress
 from hpcprobe.results import RecordSet, read_records
@@ -36,8 +36,24 @@ def stderr_line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def default_out_dir() -> Path:
-    return Path("results") / datetime.now().strftime("%Y%m%d-%H%M%S")
+def new_results_dir(parent: Path = Path("results")) -> Path:
+    """A new directory under `parent` named for now (`20261125-031500`), with `-2`,
+    `-3` ... for runs started in the same second: mkdir is atomic, so two runs never
+    share one."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for number in range(1, 10000):
+            path = parent / (stamp if number == 1 else f"{stamp}-{number}")
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                continue
+    except OSError as error:
+        raise HpcprobeError(f"cannot write to {parent}: {error.strerror}") from None
+    raise HpcprobeError(f"cannot make a new results directory under {parent}: "
+                        f"{stamp}-2 … {stamp}-9999 all exist")
 
 
 class LaunchContext:
@@ -51,7 +67,8 @@ class LaunchContext:
         self.args = args
         self.user_argv = list(user_argv)
         self.np = args.np or default_np
-        self.out_dir = Path(args.out) if args.out else default_out_dir()
+        check_rank_count(self.np, self.launcher.name, args.launcher_arg, os.environ)
+        self.out_dir = Path(args.out) if args.out else new_results_dir()
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -73,6 +90,8 @@ class LaunchContext:
     def launch(self, benchmark: str, variant: str, options: Sequence[str],
                budget_s: float, np: Optional[int] = None) -> Launch:
         """A launch on `np` ranks (default: the command's --np)."""
+        if np and np != self.np:
+            check_rank_count(np, self.launcher.name, self.args.launcher_arg, os.environ)
         return Launch(
             benchmark, variant, list(options), np or self.np, self.launcher,
             list(self.args.launcher_arg), self.bench_path, self.out_dir,

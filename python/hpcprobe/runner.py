@@ -7,6 +7,7 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,15 +21,23 @@ from hpcprobe.errors import (
     HpcprobeError,
 )
 from hpcprobe.launch import AnyLauncher
+from hpcprobe.processes import ProcessTree, signal_group
 from hpcprobe.progress import ProgressReporter, budget_text
-from hpcprobe.results import RecordSet, file_size, read_records
+from hpcprobe.results import Record, RecordSet, file_size, read_records
+from hpcprobe.signals import StopSignal, hurried
 
 RESULTS_FILE = "results.jsonl"
 USER_COMMAND_VARIABLE = "HPCPROBE_USER_COMMAND"
+# The bench writes it into each record (metadata.launch_id): a launch reads back only its
+# own records from a file that other runs may be appending to.
+LAUNCH_ID_VARIABLE = "HPCPROBE_LAUNCH_ID"
 BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
 # After SIGTERM the launcher gets this long to stop its ranks before SIGKILL.
 TERMINATE_GRACE_S = 5.0
 POLL_INTERVAL_S = 0.2
+# How often the watchdog looks for ranks orphaned by a dead proxy (a scan of /proc: rare
+# enough to cost nothing beside the ranks being measured).
+ORPHAN_CHECK_S = 1.0
 # Output readers end when every writer has closed the pipe; a rank that escaped the
 # process group could keep it open, so stop waiting after this long.
 READER_JOIN_S = 5.0
@@ -50,6 +59,7 @@ class Launch:
     time_budget_s: float
     user_argv: Sequence[str]
     env: Dict[str, str] = field(default_factory=dict)  # added to the launch's environment
+    launch_id: str = field(default_factory=lambda: f"{os.getpid()}-{uuid.uuid4().hex[:16]}")
 
     @property
     def name(self) -> str:
@@ -90,6 +100,7 @@ class _OutputPump:
         self._log = log
         self._lock = threading.Lock()
         self._progress = progress
+        self.log_error: Optional[OSError] = None
         self.stderr_lines: Deque[str] = deque(maxlen=STDERR_LINES_KEPT)
         self._threads = [
             threading.Thread(target=self._pump, args=(process.stdout, False), daemon=True),
@@ -98,11 +109,21 @@ class _OutputPump:
         for thread in self._threads:
             thread.start()
 
-    def _pump(self, stream: IO[bytes], is_stderr: bool) -> None:
-        for raw in iter(stream.readline, b""):
+    def _write_log(self, raw: bytes) -> None:
+        # A full disk must not stop the pipe being drained (the launch would block on
+        # it): the log stops, the error is kept for the outcome, the output goes on.
+        if self.log_error is not None:
+            return
+        try:
             with self._lock:
                 self._log.write(raw)
                 self._log.flush()
+        except OSError as error:
+            self.log_error = error
+
+    def _pump(self, stream: IO[bytes], is_stderr: bool) -> None:
+        for raw in iter(stream.readline, b""):
+            self._write_log(raw)
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
             if is_stderr:
                 # Shown after the run, where the exit status says what it means.
@@ -116,55 +137,99 @@ class _OutputPump:
             thread.join(max(0.0, deadline - time.monotonic()))
 
 
-def _signal_group(process: subprocess.Popen, signal_number: int) -> None:
-    try:
-        os.killpg(process.pid, signal_number)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def _note(log: Optional[IO[bytes]], line: str) -> None:
     """The watchdog's own report in the launch's log: what it did and when, so that
     tests and people read events rather than time them."""
-    if log is not None:
+    if log is None:
+        return
+    try:
         log.write(f"hpcprobe watchdog: {line}\n".encode("utf-8"))
         log.flush()
+    except OSError:
+        pass  # a full disk: the stop itself matters more than its note
 
 
-def stop_process_group(process: subprocess.Popen, log: Optional[IO[bytes]] = None) -> None:
-    """SIGTERM the launch's process group (launchers pass it on to their ranks), then
-    SIGKILL what is left after TERMINATE_GRACE_S; each step is noted in `log`."""
-    _note(log, "SIGTERM to the launch's process group")
-    _signal_group(process, signal.SIGTERM)
-    try:
-        process.wait(TERMINATE_GRACE_S)
+def _wait_for_stop(process: subprocess.Popen, tree: ProcessTree, grace_s: float) -> bool:
+    """Wait up to `grace_s` for the launcher and every process of the launch to end, or
+    until a second signal hurries the stop; True when all ended."""
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and not hurried():
+        if process.poll() is not None and not tree.members():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def stop_launch(process: subprocess.Popen, log: Optional[IO[bytes]] = None,
+                tree: Optional[ProcessTree] = None) -> None:
+    """SIGTERM every process of the launch (launcher, proxies, ranks, orphans: see
+    processes.py), then SIGKILL what is left after TERMINATE_GRACE_S (at once after a
+    second signal); each step is noted in `log`."""
+    tree = tree or ProcessTree(process.pid)
+    _note(log, "SIGTERM to every process of the launch")
+    signal_group(process.pid, signal.SIGTERM)
+    tree.signal(signal.SIGTERM)
+    if _wait_for_stop(process, tree, TERMINATE_GRACE_S):
         _note(log, "the launch stopped on SIGTERM")
-    except subprocess.TimeoutExpired:
-        _note(log, f"still running {TERMINATE_GRACE_S:g} s after SIGTERM: SIGKILL")
-    _signal_group(process, signal.SIGKILL)
+    else:
+        _note(log, "second signal: SIGKILL at once" if hurried() else
+              f"still running {TERMINATE_GRACE_S:g} s after SIGTERM: SIGKILL")
+    signal_group(process.pid, signal.SIGKILL)
+    tree.signal(signal.SIGKILL)
     process.wait()
+    tree.reap_orphans()
 
 
-def _wait_within_budget(process: subprocess.Popen, budget_s: float,
-                        progress: ProgressReporter, log: IO[bytes]) -> bool:
-    """Wait for the launch; True when it ran past its budget and was stopped."""
+def _watch(process: subprocess.Popen, tree: ProcessTree, budget_s: float,
+           progress: ProgressReporter, log: IO[bytes]) -> Optional[str]:
+    """Wait for the launch; why it was stopped ("budget", "orphaned"), or None when it
+    ended by itself."""
     started = time.monotonic()
+    next_orphan_check = started + ORPHAN_CHECK_S
+    while True:
+        try:
+            process.wait(POLL_INTERVAL_S)
+            return None
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        progress.update(now - started)
+        if now - started > budget_s:
+            _note(log, f"time budget of {budget_s:g} s exceeded")
+            stop_launch(process, log, tree)
+            return "budget"
+        if now >= next_orphan_check:
+            next_orphan_check = now + ORPHAN_CHECK_S
+            orphans = tree.orphans()
+            if orphans:
+                _note(log, f"a launcher process died and left processes {orphans} "
+                      "orphaned (a dead proxy?)")
+                stop_launch(process, log, tree)
+                return "orphaned"
+
+
+def _stop_leftovers(process: subprocess.Popen, tree: ProcessTree, log: IO[bytes]) -> None:
+    """Processes of the launch still running after its launcher exited (ranks of a
+    proxy that died as the launcher did) are stopped, not left spinning."""
+    left = tree.members()
+    if left:
+        _note(log, f"processes {left} outlived the launcher")
+        stop_launch(process, log, tree)
+
+
+def _supervise(launch: Launch, process: subprocess.Popen, log: IO[bytes],
+               progress: ProgressReporter) -> Optional[str]:
+    """_watch, and on a signal or Ctrl-C stop the whole launch before passing it on."""
+    tree = ProcessTree(process.pid)
     try:
-        while True:
-            try:
-                process.wait(POLL_INTERVAL_S)
-                return False
-            except subprocess.TimeoutExpired:
-                pass
-            elapsed = time.monotonic() - started
-            progress.update(elapsed)
-            if elapsed > budget_s:
-                _note(log, f"time budget of {budget_s:g} s exceeded")
-                stop_process_group(process, log)
-                return True
-    except KeyboardInterrupt:
-        _note(log, "interrupted")
-        stop_process_group(process, log)
+        stopped = _watch(process, tree, launch.time_budget_s, progress, log)
+        _stop_leftovers(process, tree, log)
+        return stopped
+    except (StopSignal, KeyboardInterrupt) as stop:
+        _note(log, f"{getattr(stop, 'name', 'SIGINT')} received: stopping the launch")
+        stop_launch(process, log, tree)
+        if isinstance(stop, StopSignal):
+            stop.results_path = str(launch.results_path)
         raise
 
 
@@ -172,6 +237,7 @@ def _start(launch: Launch, argv: List[str], log: IO[bytes]) -> subprocess.Popen:
     env = dict(os.environ)
     env.update(launch.env)
     env[USER_COMMAND_VARIABLE] = json.dumps(list(launch.user_argv))
+    env[LAUNCH_ID_VARIABLE] = launch.launch_id
     # A threaded OpenBLAS (the BLAS of dgemm and hpl) would start one spinning thread per
     # core beside every rank of every benchmark; dgemm and hpl ask for their --threads.
     env.setdefault(BLAS_THREADS_VARIABLE, "1")
@@ -197,26 +263,38 @@ def _open_log(launch: Launch) -> IO[bytes]:
 
 
 def run_launch(launch: Launch, progress: ProgressReporter) -> LaunchOutcome:
-    """Run `launch` to completion (or until its budget ends) and classify the result."""
+    """Run `launch` to completion (or until it is stopped) and classify the result."""
     start_offset = file_size(launch.results_path)
     argv = launch.argv()
     started = time.monotonic()
     with _open_log(launch) as log:
         process = _start(launch, argv, log)
         pump = _OutputPump(process, log, progress)
-        timed_out = _wait_within_budget(process, launch.time_budget_s, progress, log)
+        stopped = _supervise(launch, process, log, progress)
         pump.join()
     elapsed = time.monotonic() - started
-    found = _appended_records(launch.results_path, start_offset)
-    outcome = classify(launch, process.returncode, timed_out, found, list(pump.stderr_lines))
+    found = own_records(launch.results_path, start_offset, launch.launch_id)
+    outcome = classify(launch, process.returncode, stopped, found, list(pump.stderr_lines))
+    if pump.log_error is not None and outcome.exit_status == EXIT_OK:
+        raise pump.log_error  # the run measured, but its log could not be kept
     outcome.elapsed_s = elapsed
     return outcome
 
 
-def _appended_records(results_path: Path, start_offset: int) -> RecordSet:
+def _is_own(record: Record, launch_id: str) -> bool:
+    # A record without an identity comes from a bench older than launch identities.
+    written_by = record["metadata"].get("launch_id")
+    return written_by is None or written_by == launch_id
+
+
+def own_records(results_path: Path, start_offset: int, launch_id: str) -> RecordSet:
+    """The records of launch `launch_id` among those appended after `start_offset` (the
+    offset only saves reading what came before; other runs may append meanwhile)."""
     if not results_path.exists():
         return RecordSet()
-    return read_records(results_path, start_offset)
+    appended = read_records(results_path, start_offset)
+    return RecordSet([r for r in appended.records if _is_own(r, launch_id)],
+                     appended.problems)
 
 
 def bench_error_lines(stderr_lines: Sequence[str]) -> List[str]:
@@ -265,17 +343,23 @@ def _validation_message(launch: Launch, found: RecordSet) -> Optional[str]:
     return None
 
 
-def classify(launch: Launch, return_code: int, timed_out: bool, found: RecordSet,
+def classify(launch: Launch, return_code: int, stopped: Optional[str], found: RecordSet,
              stderr_lines: List[str]) -> LaunchOutcome:
-    """hpcprobe's exit status and message: bench 2 -> 2, 1 -> 1, anything else -> 3."""
+    """hpcprobe's exit status and message: bench 2 -> 2, 1 -> 1, anything else -> 3.
+    `stopped`: why the watchdog stopped the launch ("budget", "orphaned") or None."""
     def outcome(status: int, message: Optional[str]) -> LaunchOutcome:
         return LaunchOutcome(status, message, found, stderr_lines)
 
-    if timed_out:
+    if stopped == "budget":
         return outcome(EXIT_RUNTIME_FAILURE, (
             f"benchmark '{launch.name}' exceeded its time budget of "
             f"{budget_text(launch.time_budget_s)} and was stopped (hung rank?); records "
             f"already measured are in {launch.results_path}"))
+    if stopped == "orphaned":
+        return outcome(EXIT_RUNTIME_FAILURE, (
+            f"benchmark '{launch.name}' lost a launcher process (its ranks were left "
+            f"orphaned) and was stopped; see {launch.log_path}; records already measured "
+            f"are in {launch.results_path}"))
     if found.problems:
         return outcome(EXIT_RUNTIME_FAILURE, (
             f"benchmark '{launch.name}' wrote records that are not valid; see above and "

@@ -128,7 +128,7 @@ def test_hung_launch_is_stopped_by_the_watchdog(fake):
     log = (fake.out / "ra-mpi.log").read_text().splitlines()
     watchdog = [line for line in log if line.startswith("hpcprobe watchdog: ")]
     assert watchdog[:2] == ["hpcprobe watchdog: time budget of 1.5 s exceeded",
-                            "hpcprobe watchdog: SIGTERM to the launch's process group"]
+                            "hpcprobe watchdog: SIGTERM to every process of the launch"]
     assert not is_running(int(fake.pid_file.read_text()))  # the launcher's child too
 
 
@@ -140,7 +140,7 @@ def test_launch_ignoring_sigterm_is_killed(fake):
     log = (fake.out / "ra-single.log").read_text().splitlines()
     assert [line for line in log if line.startswith("hpcprobe watchdog: ")] == [
         "hpcprobe watchdog: time budget of 1 s exceeded",
-        "hpcprobe watchdog: SIGTERM to the launch's process group",
+        "hpcprobe watchdog: SIGTERM to every process of the launch",
         "hpcprobe watchdog: still running 5 s after SIGTERM: SIGKILL"]
     assert not is_running(int(fake.pid_file.read_text()))
 

@@ -19,7 +19,7 @@ from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, read_r
 from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
 from hpcprobe.report.build import statistics_table
 from hpcprobe.report.render import rich_table
-from hpcprobe.results import RecordSet, file_size, read_records
+from hpcprobe.results import RecordSet
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
 from hpcprobe.suite_step import SuiteStep
@@ -52,7 +52,7 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     else:
         steps = suite_steps(args.suite, args.scale)
     check_run_placement(args.placement, [step.ranks or context.np for step in steps])
-    start_offset = file_size(context.results_path)
+    found = RecordSet()  # this run's records only: others may share the directory
     failures: Dict[str, int] = {}
     launches = rounds(steps, args.repeat)
     context.plan([step.name for _, step in launches])
@@ -62,11 +62,9 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         label = launch_label(step, round_number, args.repeat)
         outcome = context.run(launch, number, len(launches), label=label, key=step.name)
         by_step[step.name] += outcome.found.records
+        found.extend(outcome.found)
         if outcome.exit_status != EXIT_OK:
             failures[label] = outcome.exit_status
-    found = RecordSet()
-    if context.results_path.exists():
-        found = read_records(context.results_path, start_offset)
     shown = found
     if args.repeat > 1:
         shown = _merge_rounds(context, by_step, failures)

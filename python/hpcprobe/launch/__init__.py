@@ -7,6 +7,7 @@ from hpcprobe.launch.launchers import (
     SrunLauncher,
     TemplateLauncher,
 )
+from hpcprobe.launch.limits import check_rank_count
 from hpcprobe.launch.locate import (
     AnyLauncher,
     default_launcher_name,
@@ -22,6 +23,7 @@ __all__ = [
     "MpirunLauncher",
     "SrunLauncher",
     "TemplateLauncher",
+    "check_rank_count",
     "default_launcher_name",
     "find_bench",
     "launcher_names",

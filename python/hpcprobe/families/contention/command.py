@@ -25,7 +25,8 @@ from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.memory.tables import number, numbers, titled_table
 from hpcprobe.families.contention.network import Network
 from hpcprobe.families.contention.tables import contention_tables
-from hpcprobe.runner import bench_error_lines, stop_process_group
+from hpcprobe.runner import bench_error_lines, stop_launch
+from hpcprobe.signals import StopSignal
 from hpcprobe.show import plain
 
 Record = Dict[str, Any]
@@ -67,8 +68,11 @@ def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
         raise HpcprobeError(f"cannot start {argv[0]!r}: {error}") from None
     try:
         out, err = process.communicate(timeout=budget)
+    except (StopSignal, KeyboardInterrupt):
+        stop_launch(process)
+        raise
     except subprocess.TimeoutExpired:
-        stop_process_group(process)
+        stop_launch(process)
         process.communicate()
         raise HpcprobeError(f"'hpcprobe-bench topology show' did not finish in {budget:g} s "
                             "and was stopped (hung rank?)") from None
