@@ -202,3 +202,40 @@ def test_find_bench_missing_is_exit_3(tmp_path, monkeypatch):
     with pytest.raises(HpcprobeError) as raised:
         find_bench({"HPCPROBE_BENCH": str(tmp_path / "nope"), "PATH": ""})
     assert "HPCPROBE_BENCH" in raised.value.message
+
+
+def test_rank_limits_refuse_what_cannot_start(monkeypatch):
+    from hpcprobe.errors import UsageError
+    from hpcprobe.launch import check_rank_count
+    from hpcprobe.launch import limits
+
+    monkeypatch.setattr(limits, "_soft_limit", lambda kind: 1000)
+    monkeypatch.setattr(limits, "_mem_available_bytes", lambda: 64 << 30)
+    monkeypatch.setattr(limits, "_read_int", lambda path: None)
+    check_rank_count(200, "mpiexec", [], {})  # 800 + 64 descriptors, 600 threads: fits
+    with pytest.raises(UsageError, match=r"--np 400: .*processes and threads.*ulimit -u"):
+        check_rank_count(400, "mpiexec", [], {})
+    # Spread over hosts or inside a job, the local limits do not apply.
+    check_rank_count(400, "mpiexec", ["-f", "hosts"], {})
+    check_rank_count(400, "mpirun", [], {"SLURM_JOB_ID": "7"})
+    # A template launcher is trusted; nothing is beyond 2^24.
+    check_rank_count(400, "template", [], {})
+    with pytest.raises(UsageError, match="beyond any MPI launcher"):
+        check_rank_count((1 << 24) + 1, "template", [], {})
+
+
+def test_rank_limits_memory_and_slurm(monkeypatch):
+    from hpcprobe.errors import UsageError
+    from hpcprobe.launch import check_rank_count
+    from hpcprobe.launch import limits
+
+    monkeypatch.setattr(limits, "_soft_limit", lambda kind: None)
+    monkeypatch.setattr(limits, "_read_int", lambda path: None)
+    monkeypatch.setattr(limits, "_mem_available_bytes", lambda: 1 << 30)
+    with pytest.raises(UsageError, match=r"at most about 64 ranks"):
+        check_rank_count(65, "mpiexec", [], {})
+    check_rank_count(64, "mpiexec", [], {})
+    with pytest.raises(UsageError, match=r"allocation has 8 tasks"):
+        check_rank_count(9, "srun", [], {"SLURM_NTASKS": "8"})
+    check_rank_count(9, "srun", ["--overcommit"], {"SLURM_NTASKS": "8"})
+    check_rank_count(8, "srun", [], {"SLURM_NTASKS": "8"})

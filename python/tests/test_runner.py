@@ -4,11 +4,16 @@ launcher+bench, so it needs no MPI and no compiled binary."""
 import json
 import os
 import shlex
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines, write_jsonl
+
+from hpcprobe.runner import own_records
 
 FAKE = Path(__file__).parent / "fake_bench.py"
 TEMPLATE = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} --fake-np {{np}} {{cmd}}"
@@ -263,3 +268,57 @@ def test_a_failed_single_launch_still_writes_success_zero(fake):
     assert completed.returncode == 3
     assert "Success=0" in _summary_lines(fake)
     assert "Not successful: step 'ra mpi' failed (exit status 3)" in _summary_lines(fake)
+
+
+def _start_fake(fake, *args):
+    fake.env["FAKE_MODE"] = "ignores_sigterm"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hpcprobe", *args, "--launcher", TEMPLATE],
+        env=fake.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not fake.pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert fake.pid_file.exists(), process.communicate()
+    return process
+
+
+def test_a_second_signal_kills_at_once(fake):
+    process = _start_fake(fake, "ra", "single", "--out", str(fake.out))
+    process.send_signal(signal.SIGTERM)
+    time.sleep(0.5)  # the launch ignores SIGTERM: hpcprobe is in its 5 s grace
+    process.send_signal(signal.SIGHUP)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    log = (fake.out / "ra-single.log").read_text().splitlines()
+    assert [line for line in log if line.startswith("hpcprobe watchdog: ")] == [
+        "hpcprobe watchdog: SIGTERM received: stopping the launch",
+        "hpcprobe watchdog: SIGTERM to every process of the launch",
+        "hpcprobe watchdog: second signal: SIGKILL at once"]
+    assert not is_running(int(fake.pid_file.read_text()))
+
+
+def test_nohup_keeps_sighup_ignored(fake):
+    # Under nohup SIGHUP is ignored before hpcprobe starts: it must stay so.
+    fake.env["FAKE_MODE"] = "hang"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import signal, sys, runpy; "
+         "signal.signal(signal.SIGHUP, signal.SIG_IGN); sys.argv[0] = 'hpcprobe'; "
+         "runpy.run_module('hpcprobe', run_name='__main__')",
+         "ra", "mpi", "--time-budget", "3", "--out", str(fake.out), "--launcher", TEMPLATE],
+        env=fake.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not fake.pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGHUP)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 3, stderr  # the budget ended it, not the SIGHUP
+    assert "exceeded its time budget of 3 s" in stderr
+
+
+def test_a_launch_reads_only_records_with_its_identity(tmp_path):
+    mine, other, older = golden("mpi"), golden("mpi"), golden("mpi")
+    mine["metadata"]["launch_id"] = "123-mine"
+    other["metadata"]["launch_id"] = "456-other"
+    path = write_jsonl(tmp_path / "results.jsonl", [other, mine, older])
+    found = own_records(path, 0, "123-mine")
+    assert [r["metadata"].get("launch_id") for r in found.records] == ["123-mine", None]
