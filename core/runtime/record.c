@@ -512,7 +512,7 @@ int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, con
 {
     if (out && hpcp_record_append(r, si, out) != 0) {
         hpcp_error(MPI_COMM_SELF, "cannot append the record to %s: %s", out, strerror(errno));
-        return HPCP_EXIT_RUNTIME;
+        return HPCP_EXIT_IO;
     }
     if (r->validation.verdict == HPCP_NOT_VALIDATED)
         hpcp_error(MPI_COMM_SELF,

@@ -151,7 +151,7 @@ int hpcp_verdict_fails(enum hpcp_verdict v);
 char *hpcp_record_to_json(struct hpcp_record *r, const struct hpcp_sysinfo *si);
 
 /* Rank 0 at the end of a benchmark: append to `out` (NULL: nowhere; a failure
- * is one line). The exit status: HPCP_EXIT_RUNTIME when the write failed,
+ * is one line). The exit status: HPCP_EXIT_IO when the write failed,
  * HPCP_EXIT_VALIDATION when validation failed, else 0. */
 int hpcp_record_commit(struct hpcp_record *r, const struct hpcp_sysinfo *si, const char *out);
 

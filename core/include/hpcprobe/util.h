@@ -6,7 +6,15 @@
 #include <stdint.h>
 
 /* Exit statuses of hpcprobe-bench (docs/cli.md). */
-enum { HPCP_EXIT_OK = 0, HPCP_EXIT_VALIDATION = 1, HPCP_EXIT_USAGE = 2, HPCP_EXIT_RUNTIME = 3 };
+/* HPCP_EXIT_IO: the record could not be written (a full disk, a quota): what was
+ * measured is lost, which a script must tell from a failed measurement. */
+enum {
+    HPCP_EXIT_OK = 0,
+    HPCP_EXIT_VALIDATION = 1,
+    HPCP_EXIT_USAGE = 2,
+    HPCP_EXIT_RUNTIME = 3,
+    HPCP_EXIT_IO = 4
+};
 
 /* Print one error line on rank 0 only: "hpcprobe-bench: <msg>". */
 void hpcp_error(MPI_Comm comm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
