@@ -23,6 +23,7 @@ from hpcprobe.commands.report import command_report
 from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.families import FAMILIES, Command
+from hpcprobe.sanitize import plain
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
 FORMATS = ("table", "json", "csv")
@@ -152,7 +153,7 @@ def run_command(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
 
 
 def _print_error(message: str) -> None:
-    print(f"hpcprobe: {message}", file=sys.stderr)
+    print(f"hpcprobe: {plain(message, None)}", file=sys.stderr)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

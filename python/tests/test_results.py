@@ -169,7 +169,7 @@ def test_strings_from_records_are_not_markup_or_formulas(tmp_path):
     record["value"]["metric"] = "=HYPERLINK(\"x\")"
     path = write_jsonl(tmp_path / "r.jsonl", [record])
     table = run_hpcprobe("show", str(path))
-    assert "[bold red]words[/][2J" in table.stdout
+    assert "[bold red]words[/]\\x1b[2J" in table.stdout  # the escape shown, not obeyed
     assert "\x1b" not in table.stdout
     rows = list(csv.reader(io.StringIO(run_hpcprobe("show", str(path), "--format",
                                                     "csv").stdout)))

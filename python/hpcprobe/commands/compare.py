@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence
 
 from rich.console import Console
+from rich.text import Text
 
 from hpcprobe.analysis.compare import (Column, Regression, comparison_rows, comparison_table,
                                        regressions)
@@ -20,7 +21,7 @@ from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
 from hpcprobe.report.blocks import Paragraph, Table
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
-from hpcprobe.show import csv_cell, plain
+from hpcprobe.sanitize import csv_cell, markdown_text, plain
 
 
 def column_names(paths: Sequence[str]) -> List[str]:
@@ -68,7 +69,7 @@ def regression_lines(found: Sequence[Regression], tolerance: float) -> List[Para
 
 def _markdown(blocks: Sequence) -> str:
     def escape(text: str) -> str:
-        return plain(text, 400).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+        return markdown_text(text, 400)
     lines: List[str] = []
     for block in blocks:
         if isinstance(block, Table):
@@ -99,7 +100,8 @@ def _emit(args: argparse.Namespace, blocks: List, sink: FigureSink) -> None:
         stream = io.StringIO() if args.output else None
         console = stdout_console() if stream is None else Console(file=stream, width=160)
         for block in blocks:
-            console.print(rich_table(block) if isinstance(block, Table) else plain(block.text, 600))
+            console.print(rich_table(block) if isinstance(block, Table)
+                          else Text(plain(block.text, 600)))
         if stream is not None:
             write_files(Path(args.output), stream.getvalue(), {})
         return

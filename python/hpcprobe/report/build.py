@@ -83,7 +83,8 @@ def _warnings(records: Sequence[Record]) -> List[str]:
             few += 1
         for warning in stats.warnings:
             if "too few" not in warning:
-                found.append(f"{describe_record(record)}, {headline_metric(record)}: {warning}")
+                found.append(f"{describe_record(record)}, {plain(headline_metric(record))}: "
+                             f"{warning}")
     if few:
         found.append(f"{few} configuration{'s' if few > 1 else ''} with fewer than {FEW_SAMPLES} "
                      "samples: spread unknown (more repetitions, or `hpcprobe run --repeat K`)")

@@ -11,15 +11,17 @@ from rich.text import Text
 
 from hpcprobe.errors import HpcprobeError
 from hpcprobe.report.blocks import ReportPage, Table
+from hpcprobe.sanitize import html_value, plain
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 def environment() -> jinja2.Environment:
-    # autoescape on for every template whatever its name: records are untrusted.
+    # autoescape on for every template whatever its name: records are untrusted; and
+    # every value shown, whoever built it, has its hidden characters made visible.
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                               undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True)
+                              lstrip_blocks=True, finalize=html_value)
 
 
 def render_template(name: str, **values: Any) -> str:
@@ -45,13 +47,18 @@ def write_files(html_path: Path, html: str, files: Dict[str, str]) -> None:
         raise HpcprobeError(f"cannot write {html_path}: {error.strerror or error}") from None
 
 
+def _text(value: str, style: str = "") -> Text:
+    """Text for the terminal: never markup, hidden characters visible."""
+    return Text(plain(value, None), style=style)
+
+
 def rich_table(table: Table) -> RichTable:
-    shown = RichTable(title=Text(table.title), caption=Text(table.caption) if table.caption
+    shown = RichTable(title=_text(table.title), caption=_text(table.caption) if table.caption
                       else None)
     for index, heading in enumerate(table.headings):
-        shown.add_column(Text(heading), justify="left" if index == 0 else "right")
+        shown.add_column(_text(heading), justify="left" if index == 0 else "right")
     for row in table.rows:
-        shown.add_row(*[Text(value) for value in row])
+        shown.add_row(*[_text(value) for value in row])
     return shown
 
 
@@ -59,11 +66,11 @@ def print_summary(page: ReportPage, html_path: Path, console: Console) -> None:
     """What the terminal shows: verdicts, failures, warnings, absent families, where."""
     console.print(rich_table(page.verdicts))
     for line in page.failures:
-        console.print(Text(f"failed: {line}", style="red"))
+        console.print(_text(f"failed: {line}", style="red"))
     for line in page.warnings:
-        console.print(Text(f"warning: {line}", style="yellow"))
+        console.print(_text(f"warning: {line}", style="yellow"))
     for line in page.absent:
-        console.print(Text(line, style="dim"))
+        console.print(_text(line, style="dim"))
     sections = ", ".join(section.title for section in page.sections) or "none"
-    console.print(Text(f"sections: {sections}"))
-    console.print(Text(f"report: {html_path} (plot data in {data_dir_for(html_path)}/)"))
+    console.print(_text(f"sections: {sections}"))
+    console.print(_text(f"report: {html_path} (plot data in {data_dir_for(html_path)}/)"))

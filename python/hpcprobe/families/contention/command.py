@@ -26,7 +26,7 @@ from hpcprobe.families.memory.tables import number, numbers, titled_table
 from hpcprobe.families.contention.network import Network
 from hpcprobe.families.contention.tables import contention_tables
 from hpcprobe.runner import bench_error_lines, stop_process_group
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 
 Record = Dict[str, Any]
 

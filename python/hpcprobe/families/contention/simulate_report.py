@@ -17,7 +17,7 @@ from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
 from hpcprobe.families.memory.tables import number, series_points, titled_table
 from hpcprobe.families.contention.network import Network, default_axis
 from hpcprobe.families.contention.patterns import Machine, Phase
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 from hpcprobe.families.contention.simulate import (BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel,
                                                    simulate)
 from hpcprobe.units import MICRO, format_number

@@ -31,7 +31,7 @@ from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED
 from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import number
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 from hpcprobe.stats import metric_median
 from hpcprobe.units import GIGA, MICRO, format_number
 

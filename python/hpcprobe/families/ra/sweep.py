@@ -20,7 +20,7 @@ from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import gups_of, number, ranks_of
 from hpcprobe.runner import LaunchOutcome
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 from hpcprobe.units import format_number
 
 Record = Dict[str, Any]
