@@ -73,6 +73,7 @@ class ReportPage:
     generated_at: str
     inputs: List[str]
     problems: List[str]
+    problem_count: int
     verdicts: Table
     failures: List[str]
     warnings: List[str]
