@@ -1,5 +1,8 @@
 """Rendering: the HTML page (jinja2, every value escaped), the figures' CSV files beside
-it, and a short summary for the terminal (rich)."""
+it, and a short summary for the terminal (rich).
+
+Each file is written whole or not at all (output_files.py): the CSV files first, the
+HTML that links them last, so a failure never leaves a page pointing at missing data."""
 
 from pathlib import Path
 from typing import Any, Dict
@@ -9,7 +12,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from hpcprobe.errors import HpcprobeError
+from hpcprobe.output_files import make_directory, write_text_atomically
 from hpcprobe.report.blocks import ReportPage, Table
 from hpcprobe.sanitize import html_value, plain
 
@@ -34,17 +37,15 @@ def data_dir_for(html_path: Path) -> Path:
 
 
 def write_files(html_path: Path, html: str, files: Dict[str, str]) -> None:
-    """The HTML, and each CSV file in the data folder beside it."""
-    try:
-        html_path.parent.mkdir(parents=True, exist_ok=True)
-        if files:
-            folder = data_dir_for(html_path)
-            folder.mkdir(exist_ok=True)
-            for name, text in files.items():
-                (folder / name).write_text(text, encoding="utf-8")
-        html_path.write_text(html, encoding="utf-8")
-    except OSError as error:
-        raise HpcprobeError(f"cannot write {html_path}: {error.strerror or error}") from None
+    """Each CSV file in the data folder beside the HTML, then the HTML; HpcprobeError
+    (exit status 4) when one cannot be written."""
+    make_directory(html_path.parent)
+    if files:
+        folder = data_dir_for(html_path)
+        make_directory(folder)
+        for name, text in files.items():
+            write_text_atomically(folder / name, text)
+    write_text_atomically(html_path, html)
 
 
 def _text(value: str, style: str = "") -> Text:
