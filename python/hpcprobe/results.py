@@ -270,21 +270,31 @@ def parse_record_line(raw: bytes) -> Tuple[Optional[Record], Optional[str]]:
     return (None, reason) if reason is not None else _judge(value)
 
 
+def _pieces(raw: bytes) -> List[bytes]:
+    """`raw` cut before every record start but at its first byte (in one pass: a line
+    of a million record starts must not be read a million times)."""
+    starts = [0]
+    found = raw.find(RECORD_START, 1)
+    while found >= 0:
+        starts.append(found)
+        found = raw.find(RECORD_START, found + 1)
+    return [raw[start:end] for start, end in zip(starts, starts[1:] + [len(raw)])]
+
+
 def _line_records(raw: bytes) -> Iterator[Tuple[Optional[Record], Optional[str]]]:
     """(record, None) or (None, reason) for each record on one line: one, unless the
     line is not JSON and other records start inside it (see the module's docstring)."""
-    while True:
-        value, reason = _decode(raw)
-        cut = raw.find(RECORD_START, 1) if reason is not None else -1
-        if cut < 0:
-            break
-        prefix, raw = raw[:cut], raw[cut:]
-        before, prefix_reason = _decode(prefix)
-        # A record whole but for its newline is a record.
-        yield (None, PARTIAL_RECORD) if prefix_reason is not None else _judge(before)
-    if reason is not None and raw.strip() and not raw.endswith(b"\n"):
-        reason = PARTIAL_RECORD
-    yield (None, reason) if reason is not None else _judge(value)
+    value, reason = _decode(raw)
+    pieces = [raw] if reason is None else _pieces(raw)
+    for index, piece in enumerate(pieces):
+        if len(pieces) > 1:
+            value, reason = _decode(piece)
+        # Not JSON and followed by a record, or last without a newline: cut short. A
+        # piece that is a record, whole but for its newline, is a record.
+        followed = index < len(pieces) - 1
+        if reason is not None and (followed or (piece.strip() and not piece.endswith(b"\n"))):
+            reason = PARTIAL_RECORD
+        yield (None, reason) if reason is not None else _judge(value)
 
 
 def _unvalidated_problem(record: Dict[str, Any]) -> Optional[str]:

@@ -284,3 +284,11 @@ def test_reasons_show_the_hidden_characters_of_records(tmp_path):
     [problem] = read_records(path).problems
     assert "\x1b" not in problem and "\u202e" not in problem
     assert "\\x1b[2J\\u202e" in problem
+
+
+def test_a_line_of_a_hundred_thousand_record_starts_is_split_in_one_pass(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(results.RECORD_START * 100_000 + b"\n")
+    completed = run_hpcprobe("show", str(path), timeout=60)  # quadratic: hours
+    assert completed.returncode == 1
+    assert completed.stderr.splitlines()[-1] == "… and 99980 more invalid lines (not shown)"
