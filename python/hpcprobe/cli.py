@@ -193,8 +193,11 @@ def _flushed(status: int) -> int:
 
 def _io_failure(error: OSError) -> int:
     """One line for an I/O error no command turned into a message, and exit status 4.
-    A write to stdout names no file; these errors come of writes only."""
-    _silence_stdout()  # if it was stdout, what it still holds must not fail at exit
+    A write to stdout names no file; a full disk or quota can only come of a write."""
+    try:
+        sys.stdout.flush()  # the output so far, if stdout was not what failed
+    except OSError:
+        _silence_stdout()  # it was: what it still holds must not fail again at exit
     reason = error.strerror or str(error)
     if error.filename is not None:
         _print_error(f"I/O error: {error.filename}: {reason}")
