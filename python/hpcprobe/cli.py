@@ -10,6 +10,8 @@ is launched.
 """
 
 import argparse
+import errno
+import os
 import sys
 from typing import Dict, List, Optional, Sequence
 
@@ -21,13 +23,17 @@ from hpcprobe.commands import command_run, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
 from hpcprobe.commands.tools import command_list, command_sysinfo
-from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
+from hpcprobe.errors import (EXIT_IO_FAILURE, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError,
+                             UsageError)
 from hpcprobe.families import FAMILIES, Command
 from hpcprobe.processes import become_subreaper
+from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal, handled
 from hpcprobe.suites import SCALES, SUITE_NAMES
 
 FORMATS = ("table", "json", "csv")
+# Errors only a write can give (a full disk, a quota, a file too large).
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _add_run_parser(subparsers) -> CliParser:
@@ -154,7 +160,54 @@ def run_command(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
 
 
 def _print_error(message: str) -> None:
-    print(f"hpcprobe: {message}", file=sys.stderr)
+    try:
+        print(f"hpcprobe: {plain(message, None)}", file=sys.stderr, flush=True)
+    except OSError:
+        pass  # stderr is gone too: the exit status alone says it
+
+
+def _silence_stdout() -> None:
+    """Point stdout's descriptor at /dev/null: what its buffer still holds goes there
+    at exit, instead of failing again and Python printing "Exception ignored ...
+    BrokenPipeError" (the recipe of Python's signal documentation)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass  # a stdout without a descriptor (a test's StringIO): nothing to do at exit
+
+
+def _flushed(status: int) -> int:
+    """`status` once stdout is written out; a failure now (its buffer held the last of
+    the output) is the command's: quiet for a closed pipe, one line for the others."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return status if status != EXIT_OK else EXIT_RUNTIME_FAILURE
+    except OSError as error:
+        _silence_stdout()
+        _print_error(f"cannot write to standard output: {error.strerror or error}")
+        return EXIT_IO_FAILURE
+    return status
+
+
+def _io_failure(error: OSError) -> int:
+    """One line for an I/O error no command turned into a message, and exit status 4.
+    A write to stdout names no file; a full disk or quota can only come of a write."""
+    try:
+        sys.stdout.flush()  # the output so far, if stdout was not what failed
+    except OSError:
+        _silence_stdout()  # it was: what it still holds must not fail again at exit
+    reason = error.strerror or str(error)
+    if error.filename is not None:
+        _print_error(f"I/O error: {error.filename}: {reason}")
+    elif error.errno in _WRITE_ERRORS:
+        _print_error(f"cannot write the output: {reason}")
+    else:
+        _print_error(f"I/O error: {reason}")
+    return EXIT_IO_FAILURE
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -166,17 +219,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         with handled():
             args = parse_arguments(argv)
-            return run_command(args, ["hpcprobe", *argv])
+            status = run_command(args, ["hpcprobe", *argv])
     except HpcprobeError as error:
         _print_error(error.message)
-        return error.exit_status
+        status = error.exit_status
     except StopSignal as stop:
         kept = f"; records measured before it are kept in {stop.results_path}" if (
             stop.results_path) else ""
         _print_error(f"stopped by {stop.name}{kept}")
-        return stop.exit_status
+        status = stop.exit_status
     except KeyboardInterrupt:
         _print_error("interrupted")
-        return 130
-    except BrokenPipeError:  # e.g. `hpcprobe show --format csv ... | head`
+        status = 130
+    except BrokenPipeError:  # e.g. `hpcprobe show --format csv ... | head`: quiet
+        _silence_stdout()
         return EXIT_RUNTIME_FAILURE
+    except OSError as error:  # e.g. `hpcprobe show FILE > /dev/full`
+        return _io_failure(error)
+    return _flushed(status)

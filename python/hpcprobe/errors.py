@@ -6,6 +6,8 @@ EXIT_OK = 0
 EXIT_VALIDATION_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_RUNTIME_FAILURE = 3
+# An output that could not be written: a full disk, a closed pipe, /dev/full.
+EXIT_IO_FAILURE = 4
 
 
 class HpcprobeError(Exception):

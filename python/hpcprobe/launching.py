@@ -12,11 +12,14 @@ from typing import List, Optional, Sequence, Tuple
 
 from rich.console import Console
 
-from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
+from hpcprobe.errors import (EXIT_BAD_INPUT, EXIT_IO_FAILURE, EXIT_OK, EXIT_VALIDATION_FAILED,
+                             HpcprobeError)
 from hpcprobe.launch import AnyLauncher, check_rank_count, find_bench, resolve_launcher
 from hpcprobe.launch.binding import binding_args
+from hpcprobe.output_files import make_directory
 from hpcprobe.progress import DurationEstimates, ProgressReporter, make_progress
 from hpcprobe.results import RecordSet, read_records
+from hpcprobe.sanitize import visible
 from hpcprobe.runner import RESULTS_FILE, Launch, LaunchOutcome, run_launch
 from hpcprobe.show import records_table
 
@@ -33,7 +36,9 @@ def stdout_console() -> Console:
 
 
 def stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """Lines to stderr, hidden characters shown as escapes: they may quote what a bench
+    or a launcher printed, or a record."""
+    print("\n".join(visible(line) for line in text.split("\n")), file=sys.stderr, flush=True)
 
 
 def new_results_dir(parent: Path = Path("results")) -> Path:
@@ -51,7 +56,8 @@ def new_results_dir(parent: Path = Path("results")) -> Path:
             except FileExistsError:
                 continue
     except OSError as error:
-        raise HpcprobeError(f"cannot write to {parent}: {error.strerror}") from None
+        raise HpcprobeError(f"cannot write {parent}: {error.strerror}",
+                            EXIT_IO_FAILURE) from None
     raise HpcprobeError(f"cannot make a new results directory under {parent}: "
                         f"{stamp}-2 … {stamp}-9999 all exist")
 
@@ -69,10 +75,7 @@ class LaunchContext:
         self.np = args.np or default_np
         check_rank_count(self.np, self.launcher.name, args.launcher_arg, os.environ)
         self.out_dir = Path(args.out) if args.out else new_results_dir()
-        try:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise HpcprobeError(f"cannot write to {self.out_dir}: {error.strerror}") from None
+        make_directory(self.out_dir)
         self.progress: ProgressReporter = make_progress(args.quiet)
         self.estimates = DurationEstimates()
         # The keys of the launches this command will run, in order (see plan()).

@@ -14,6 +14,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from hpcprobe.analysis.merge import MergeRefused, merge_records
 from hpcprobe.errors import HpcprobeError
+from hpcprobe.output_files import write_bytes_atomically
 from hpcprobe.suite_step import SuiteStep
 
 MERGED_FILE = "merged.jsonl"
@@ -47,11 +48,13 @@ def merge_steps(records_by_step: Dict[str, List[Record]]) -> Tuple[List[Record],
 
 
 def write_merged(out_dir: Path, merged: Sequence[Record]) -> Path:
+    """Add the merged records to merged.jsonl: the file is rewritten whole (it holds a
+    record per step and run), so a full disk never leaves a record cut short in it."""
     path = out_dir / MERGED_FILE
     try:
-        with open(path, "a", encoding="utf-8") as stream:
-            for record in merged:
-                stream.write(json.dumps(record, allow_nan=False) + "\n")
+        lines = "".join(json.dumps(record, allow_nan=False) + "\n" for record in merged)
+        before = path.read_bytes() if path.exists() else b""
     except (OSError, ValueError) as error:
         raise HpcprobeError(f"cannot write {path}: {error}") from None
+    write_bytes_atomically(path, before + lines.encode("utf-8"))
     return path

@@ -1,7 +1,18 @@
 """Reading result records (JSON Lines) as untrusted input.
 
 Nothing is skipped silently: every line that is not a valid record becomes a problem
-`FILE:LINE: invalid record: REASON`, and the valid records are still returned.
+`FILE:LINE: invalid record: REASON`, and the valid records are still returned. Only
+regular files are read: a device (/dev/zero), a FIFO or a socket is refused unopened.
+
+Numbers: a number a double cannot hold (1e400 would be read as infinity) and an integer
+outside the signed 64-bit range hpcprobe-bench writes are refused, as NaN and Infinity
+are (they are not JSON).
+
+Partial records: an older hpcprobe-bench could leave a record cut short, without its
+newline, on a full disk; the next run's record then went on the same line. A line that
+is not JSON is split where a later record starts (`{"schema_version"`): the cut-short
+part is reported as a partial record and the rest is read as records. A last line
+without a newline that is not JSON is a partial record too.
 
 Versions: a record of a version the schema file lists is checked against it as it is.
 A record of a newer minor version this reader knows of (READER_VERSIONS: additions that
@@ -16,7 +27,11 @@ on which is installed.
 """
 
 import copy
+import errno
 import json
+import math
+import os
+import stat
 from datetime import datetime
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,6 +41,7 @@ from typing import Any, BinaryIO, Dict, Iterator, List, Optional, Tuple
 import jsonschema
 
 from hpcprobe.resources import load_schema
+from hpcprobe.sanitize import plain
 
 try:
     import jsonschema_rs
@@ -37,6 +53,14 @@ MAX_LINE_BYTES = 64 << 20
 # Reasons quote parts of the record; a hostile record must not flood the terminal.
 MAX_REASON_CHARS = 300
 _SKIP_CHUNK_BYTES = 1 << 20
+# A command prints this many problems, then how many more there were.
+MAX_SHOWN_PROBLEMS = 20
+MAX_KEPT_PROBLEMS = 1000
+# hpcprobe-bench writes integers as int64.
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+# How every record hpcprobe-bench writes starts: where a cut-short line's next record is.
+RECORD_START = b'{"schema_version"'
+PARTIAL_RECORD = "partial record (a write cut short, e.g. on a full disk); skipped"
 
 Record = Dict[str, Any]
 
@@ -47,14 +71,33 @@ READER_VERSIONS: Tuple[str, ...] = ()
 
 @dataclass
 class RecordSet:
-    """The valid records of one or more files, and one message per rejected line."""
+    """The valid records of one or more files, and one message per rejected line (the
+    first MAX_KEPT_PROBLEMS; the others are counted: a file of a million garbage lines
+    must not hold a million messages)."""
 
     records: List[Record] = field(default_factory=list)
     problems: List[str] = field(default_factory=list)
+    uncounted_problems: int = 0
+
+    def add_problem(self, problem: str) -> None:
+        if len(self.problems) < MAX_KEPT_PROBLEMS:
+            self.problems.append(problem)
+        else:
+            self.uncounted_problems += 1
+
+    @property
+    def problem_count(self) -> int:
+        return len(self.problems) + self.uncounted_problems
+
+    def take_problems(self, other: "RecordSet") -> None:
+        """Add `other`'s problems, kept and counted, to these."""
+        for problem in other.problems:
+            self.add_problem(problem)
+        self.uncounted_problems += other.uncounted_problems
 
     def extend(self, other: "RecordSet") -> None:
         self.records.extend(other.records)
-        self.problems.extend(other.problems)
+        self.take_problems(other)
 
 
 def _is_rfc3339_date_time(text: object) -> bool:
@@ -115,15 +158,47 @@ def _validators(version: Optional[str]) -> Tuple[Any, Any]:
     return validator_class(schema, format_checker=format_checker), fast
 
 
+class NotRegularFile(OSError):
+    """A path that is not a regular file: reading it could block (a FIFO) or never end
+    (/dev/zero)."""
+
+
+class _NumberOutOfRange(ValueError):
+    """A JSON number that hpcprobe-bench cannot have written."""
+
+
 def _reject_constant(name: str) -> Any:
     # NaN and Infinity are not JSON; Python would accept them silently.
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _shorten(text: str) -> str:
-    if len(text) <= MAX_REASON_CHARS:
+def _finite_float(text: str) -> float:
+    # Python reads 1e400 as inf, which passes the schema and breaks every statistic.
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberOutOfRange(f"number {_shorten(text, 40)} is out of the range of a double")
+    return value
+
+
+def _int64(text: str) -> int:
+    # 20 characters hold every int64 ("-9223372036854775808"); longer is out of range,
+    # and is not converted (int() of a million digits is slow).
+    value = int(text) if len(text) <= 20 else None
+    if value is None or not INT64_MIN <= value <= INT64_MAX:
+        raise _NumberOutOfRange(f"integer {_shorten(text, 40)} is out of the signed 64-bit "
+                                "range")
+    return value
+
+
+# Made once: json.loads with hooks would build a decoder per line.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float,
+                            parse_int=_int64)
+
+
+def _shorten(text: str, max_chars: int = MAX_REASON_CHARS) -> str:
+    if len(text) <= max_chars:
         return text
-    return text[: MAX_REASON_CHARS - 1] + "…"
+    return text[: max_chars - 1] + "…"
 
 
 def _matrix_problem(record: Dict[str, Any]) -> Optional[str]:
@@ -160,8 +235,8 @@ def schema_problem(record: Any) -> Optional[str]:
     return _shorten(f"{where}: {error.message}")
 
 
-def parse_record_line(raw: bytes) -> Tuple[Optional[Record], Optional[str]]:
-    """(record, None) for a valid line, else (None, reason)."""
+def _decode(raw: bytes) -> Tuple[Any, Optional[str]]:
+    """(the JSON value of a line, None), or (None, why it is not JSON)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -170,17 +245,56 @@ def parse_record_line(raw: bytes) -> Tuple[Optional[Record], Optional[str]]:
     if not text.strip():
         return None, "empty line"
     try:
-        record = json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text), None
     except json.JSONDecodeError as error:
         return None, f"not JSON ({error.msg} at column {error.colno})"
+    except _NumberOutOfRange as error:
+        return None, str(error)
     except (ValueError, RecursionError) as error:
         return None, _shorten(f"not JSON ({error})")
-    if not isinstance(record, dict):
+
+
+def _judge(value: Any) -> Tuple[Optional[Record], Optional[str]]:
+    """(record, None) for a valid record, else (None, reason)."""
+    if not isinstance(value, dict):
         return None, "not a JSON object"
-    problem = _unvalidated_problem(record) or schema_problem(record)
+    problem = _unvalidated_problem(value) or schema_problem(value)
     if problem is not None:
         return None, problem
-    return record, None
+    return value, None
+
+
+def parse_record_line(raw: bytes) -> Tuple[Optional[Record], Optional[str]]:
+    """(record, None) for a valid line, else (None, reason)."""
+    value, reason = _decode(raw)
+    return (None, reason) if reason is not None else _judge(value)
+
+
+def _pieces(raw: bytes) -> List[bytes]:
+    """`raw` cut before every record start but at its first byte (in one pass: a line
+    of a million record starts must not be read a million times)."""
+    starts = [0]
+    found = raw.find(RECORD_START, 1)
+    while found >= 0:
+        starts.append(found)
+        found = raw.find(RECORD_START, found + 1)
+    return [raw[start:end] for start, end in zip(starts, starts[1:] + [len(raw)])]
+
+
+def _line_records(raw: bytes) -> Iterator[Tuple[Optional[Record], Optional[str]]]:
+    """(record, None) or (None, reason) for each record on one line: one, unless the
+    line is not JSON and other records start inside it (see the module's docstring)."""
+    value, reason = _decode(raw)
+    pieces = [raw] if reason is None else _pieces(raw)
+    for index, piece in enumerate(pieces):
+        if len(pieces) > 1:
+            value, reason = _decode(piece)
+        # Not JSON and followed by a record, or last without a newline: cut short. A
+        # piece that is a record, whole but for its newline, is a record.
+        followed = index < len(pieces) - 1
+        if reason is not None and (followed or (piece.strip() and not piece.endswith(b"\n"))):
+            reason = PARTIAL_RECORD
+        yield (None, reason) if reason is not None else _judge(value)
 
 
 def _unvalidated_problem(record: Dict[str, Any]) -> Optional[str]:
@@ -226,35 +340,76 @@ def _count_lines_before(stream: BinaryIO, offset: int) -> int:
     return count
 
 
+def _regular_file_size(path: Path) -> int:
+    """The size of `path`, checked (before anything opens it) to be a regular file."""
+    status = os.stat(path)
+    mode = status.st_mode
+    if not stat.S_ISREG(mode):
+        kind = ("a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise NotRegularFile(errno.EINVAL, f"{kind}, not a file of records; refused unread",
+                             str(path))
+    return status.st_size
+
+
+def _open_regular(path: Path) -> BinaryIO:
+    """`path` opened for reading; O_NONBLOCK: should it have become a FIFO since it was
+    checked, opening it does not wait for a writer (and it is refused)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file; refused unread", str(path))
+        os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
 def read_records(path: Path, start_offset: int = 0) -> RecordSet:
     """Records of the JSON Lines file `path`, from byte `start_offset` on.
 
-    OSError propagates (a file that cannot be opened is the caller's to report).
+    OSError propagates (a file that cannot be opened, NotRegularFile for one that is not
+    a regular file, is the caller's to report).
     """
     found = RecordSet()
-    size = path.stat().st_size
+    size = _regular_file_size(path)
     if size > MAX_FILE_BYTES:
-        found.problems.append(
-            f"{path}: invalid record file: {size} bytes is more than the limit of "
-            f"{MAX_FILE_BYTES} bytes"
+        found.add_problem(
+            f"{plain(path, None)}: invalid record file: {size} bytes is more than the limit "
+            f"of {MAX_FILE_BYTES} bytes"
         )
         return found
-    with open(path, "rb") as stream:
+    with _open_regular(path) as stream:
         line_number = _count_lines_before(stream, start_offset)
         for raw in _lines(stream):
             line_number += 1
             if raw is None:
-                found.problems.append(
-                    f"{path}:{line_number}: invalid record: line longer than "
-                    f"{MAX_LINE_BYTES} bytes"
-                )
+                found.add_problem(_problem(path, line_number,
+                                               f"line longer than {MAX_LINE_BYTES} bytes"))
                 continue
-            record, reason = parse_record_line(raw)
-            if record is None:
-                found.problems.append(f"{path}:{line_number}: invalid record: {reason}")
-            else:
-                found.records.append(record)
+            for record, reason in _line_records(raw):
+                if record is None:
+                    found.add_problem(_problem(path, line_number, reason))
+                else:
+                    found.records.append(record)
     return found
+
+
+def _problem(path: Path, line_number: int, reason: Optional[str]) -> str:
+    # Reasons quote records (and names come from anywhere): shown, never obeyed.
+    return plain(f"{path}:{line_number}: invalid record: {reason}", None)
+
+
+def shown_problems(found: RecordSet) -> List[str]:
+    """The problems a command prints: the first MAX_SHOWN_PROBLEMS, then one line saying
+    how many more there were (a file of garbage must not flood the terminal)."""
+    hidden = found.problem_count - MAX_SHOWN_PROBLEMS
+    if hidden <= 0:
+        return list(found.problems)
+    return found.problems[:MAX_SHOWN_PROBLEMS] + [
+        f"… and {hidden} more invalid line{'s' if hidden > 1 else ''} (not shown)"]
 
 
 def file_size(path: Path) -> int:

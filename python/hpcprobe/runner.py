@@ -15,6 +15,7 @@ from typing import IO, Deque, Dict, List, Optional, Sequence
 
 from hpcprobe.errors import (
     EXIT_BAD_INPUT,
+    EXIT_IO_FAILURE,
     EXIT_OK,
     EXIT_RUNTIME_FAILURE,
     EXIT_VALIDATION_FAILED,
@@ -259,7 +260,8 @@ def _open_log(launch: Launch) -> IO[bytes]:
         launch.out_dir.mkdir(parents=True, exist_ok=True)
         return open(launch.log_path, "ab")
     except OSError as error:
-        raise HpcprobeError(f"cannot write to {launch.out_dir}: {error.strerror}") from None
+        raise HpcprobeError(f"cannot write {launch.log_path}: {error.strerror}",
+                            EXIT_IO_FAILURE) from None
 
 
 def run_launch(launch: Launch, progress: ProgressReporter) -> LaunchOutcome:
@@ -372,6 +374,10 @@ def classify(launch: Launch, return_code: int, stopped: Optional[str], found: Re
         message = _validation_message(launch, found)
         if message is not None:
             return outcome(EXIT_VALIDATION_FAILED, message)
+    if return_code == EXIT_IO_FAILURE:
+        return outcome(EXIT_IO_FAILURE, (
+            f"benchmark '{launch.name}' could not write its record to "
+            f"{launch.results_path} (see its line above); earlier records are intact"))
     if return_code != EXIT_OK:
         return outcome(EXIT_RUNTIME_FAILURE, _failed_message(launch, return_code))
     if not found.records:

@@ -1,17 +1,16 @@
 """Presenting records: a table for people, JSON and CSV for programs.
 
-Records are untrusted: every string is stripped of control characters and shown as
-plain text (never as rich markup), and nothing in a record is evaluated.
+Records are untrusted: every string goes through its sink's sanitiser (sanitize.py) and
+is shown as plain text (never as rich markup), and nothing in a record is evaluated.
 """
 
 import csv
-import json
-import unicodedata
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from rich.table import Table
 from rich.text import Text
 
+from hpcprobe.sanitize import csv_cell, json_text, plain
 from hpcprobe.stats import headline_summary
 from hpcprobe.units import MICRO, NANO, format_number, format_quantity, scale_for
 
@@ -22,21 +21,6 @@ CSV_COLUMNS = (
     "metric", "unit", "value", "min", "median", "max",
     "verdict", "error", "tolerance", "compliant", "started_at",
 )
-MAX_CELL_CHARS = 60
-# A spreadsheet would run a cell starting with one of these as a formula.
-_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-
-
-def plain(value: Any, max_chars: int = MAX_CELL_CHARS) -> str:
-    """`value` as one line of printable text, at most `max_chars` long."""
-    text = "".join(
-        char for char in str(value) if not unicodedata.category(char).startswith("C")
-    )
-    if len(text) > max_chars:
-        text = text[: max_chars - 1] + "…"
-    return text
-
-
 def _section(record: Record, name: str) -> Dict[str, Any]:
     section = record.get(name)
     return section if isinstance(section, dict) else {}
@@ -109,18 +93,7 @@ def records_table(records: Sequence[Record], title: Optional[str] = None) -> Tab
 
 
 def records_json(records: Sequence[Record]) -> str:
-    return json.dumps(list(records), indent=2, ensure_ascii=False)
-
-
-def csv_cell(value: Any) -> Any:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        text = "".join(char for char in value if char.isprintable())
-        return "'" + text if text.startswith(_FORMULA_PREFIXES) else text
-    return value
+    return json_text(list(records), indent=2)
 
 
 def csv_row(record: Record) -> List[Any]:

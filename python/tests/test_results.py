@@ -8,7 +8,7 @@ import pytest
 from helpers import golden, run_hpcprobe, write_jsonl
 
 from hpcprobe import results
-from hpcprobe.results import read_records, schema_problem
+from hpcprobe.results import parse_record_line, read_records, schema_problem, shown_problems
 
 VARIANTS = ["single", "star", "mpi"]
 
@@ -169,7 +169,7 @@ def test_strings_from_records_are_not_markup_or_formulas(tmp_path):
     record["value"]["metric"] = "=HYPERLINK(\"x\")"
     path = write_jsonl(tmp_path / "r.jsonl", [record])
     table = run_hpcprobe("show", str(path))
-    assert "[bold red]words[/][2J" in table.stdout
+    assert "[bold red]words[/]\\x1b[2J" in table.stdout  # the escape shown, not obeyed
     assert "\x1b" not in table.stdout
     rows = list(csv.reader(io.StringIO(run_hpcprobe("show", str(path), "--format",
                                                     "csv").stdout)))
@@ -196,3 +196,99 @@ def test_a_nan_error_is_written_as_null_and_read_as_a_failure(tmp_path):
     record["status"] = "failed"
     record["validation"].update(verdict="failed", error=None, per_repetition=[0, None])
     assert schema_problem(record) is None
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("1e400", "number 1e400 is out of the range of a double"),
+    ("-1e999", "number -1e999 is out of the range of a double"),
+    ("9223372036854775808", "integer 9223372036854775808 is out of the signed 64-bit range"),
+    ("-9223372036854775809", "integer -9223372036854775809 is out of the signed 64-bit range"),
+    ("1" * 5000, f"integer {'1' * 39}… is out of the signed 64-bit range"),
+])
+def test_numbers_no_record_holds_are_refused(text, reason):
+    line = json.dumps(golden("mpi")).replace('"updates_executed": 65536',
+                                             f'"updates_executed": {text}')
+    assert parse_record_line(line.encode() + b"\n") == (None, reason)
+
+
+def test_the_int64_range_and_large_finite_doubles_are_read():
+    record = golden("mpi")
+    record["counters"]["updates_executed"] = -(1 << 63)
+    record["counters"]["messages_sent"] = [(1 << 63) - 1]
+    record["metrics"][3]["samples"] = [1.7e308, 5e-324]
+    assert parse_record_line(json.dumps(record).encode()) == (record, None)
+
+
+PARTIAL = "partial record (a write cut short, e.g. on a full disk); skipped"
+
+
+def test_records_after_a_cut_short_one_on_its_line_are_read(tmp_path):
+    path = tmp_path / "r.jsonl"
+    single, star, mpi = (json.dumps(golden(v)) for v in ("single", "star", "mpi"))
+    path.write_text(single[:50] + star[:300] + mpi + "\n" + single + "\n")
+    found = read_records(path)
+    assert [r["variant"] for r in found.records] == ["mpi", "single"]
+    assert found.problems == [f"{path}:1: invalid record: {PARTIAL}"] * 2
+
+
+def test_a_whole_record_that_lost_its_newline_is_read(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(golden("star")) + json.dumps(golden("mpi")) + "\n")
+    found = read_records(path)
+    assert [r["variant"] for r in found.records] == ["star", "mpi"]
+    assert found.problems == []
+
+
+def test_a_last_line_cut_short_is_a_partial_record(tmp_path):
+    path = write_jsonl(tmp_path / "r.jsonl", [golden("mpi")])
+    with open(path, "a") as stream:
+        stream.write(json.dumps(golden("star"))[:-10])
+    found = read_records(path)
+    assert [r["variant"] for r in found.records] == ["mpi"]
+    assert found.problems == [f"{path}:2: invalid record: {PARTIAL}"]
+
+
+def test_a_line_that_is_json_is_never_split(tmp_path):
+    # A valid JSON line fails with its own reason, even when a nested object starts as
+    # a record does.
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"x": {"schema_version": "1.0"}}\n')
+    found = read_records(path)
+    assert len(found.problems) == 1 and PARTIAL not in found.problems[0]
+
+
+def test_problems_beyond_the_first_thousand_are_counted_not_kept(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text("x\n" * 1500)
+    found = read_records(path)
+    assert len(found.problems) == results.MAX_KEPT_PROBLEMS
+    assert found.problem_count == 1500
+    shown = shown_problems(found)
+    assert len(shown) == 21
+    assert shown[-1] == "… and 1480 more invalid lines (not shown)"
+
+
+def test_what_is_not_a_regular_file_is_refused_unopened(tmp_path):
+    import os
+    os.mkfifo(tmp_path / "fifo")  # opening it for reading would wait for a writer
+    with pytest.raises(results.NotRegularFile, match="a FIFO, not a file of records"):
+        read_records(tmp_path / "fifo")
+    with pytest.raises(results.NotRegularFile, match="a directory"):
+        read_records(tmp_path)
+
+
+def test_reasons_show_the_hidden_characters_of_records(tmp_path):
+    record = golden("mpi")
+    record["parameters"]["\x1b[2J\u202e"] = {"nested": 1}
+    path = write_jsonl(tmp_path / "r.jsonl", [record])
+    [problem] = read_records(path).problems
+    assert "\x1b" not in problem and "\u202e" not in problem
+    assert "\\x1b[2J\\u202e" in problem
+
+
+def test_a_line_of_a_hundred_thousand_record_starts_is_split_in_one_pass(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(results.RECORD_START * 100_000 + b"\n")
+    completed = run_hpcprobe("show", str(path), timeout=60)  # quadratic: hours
+    assert completed.returncode == 1
+    assert completed.stderr.splitlines()[-1] == "… and 99980 more invalid lines (not shown)"

@@ -19,7 +19,7 @@ from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, read_r
 from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
 from hpcprobe.report.build import statistics_table
 from hpcprobe.report.render import rich_table
-from hpcprobe.results import RecordSet
+from hpcprobe.results import RecordSet, shown_problems
 from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
 from hpcprobe.suite_step import SuiteStep
@@ -97,7 +97,7 @@ def _merge_rounds(context: LaunchContext, by_step: Dict[str, List],
 
 def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     found, unreadable = read_record_inputs(args.files)
-    for problem in found.problems:
+    for problem in shown_problems(found):
         stderr_line(problem)
     if args.format == "json":
         print(records_json(found.records))

@@ -6,9 +6,10 @@ import csv
 import io
 import sys
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from rich.console import Console
+from rich.text import Text
 
 from hpcprobe.analysis.compare import (Column, Regression, comparison_rows, comparison_table,
                                        regressions)
@@ -16,11 +17,13 @@ from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, Hpc
 from hpcprobe.families.comm.placement_view import placement_columns
 from hpcprobe.families.hpcc.balance import Balance, balance_of, read_hpcc_file
 from hpcprobe.families.hpcc.balance_report import balance_blocks, kiviat_figure, records_column
-from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
+from hpcprobe.launching import stderr_line, stdout_console
 from hpcprobe.report.blocks import Paragraph, Table
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
-from hpcprobe.show import csv_cell, plain
+from hpcprobe.results import RecordSet, read_records, shown_problems
+from hpcprobe.runner import RESULTS_FILE
+from hpcprobe.sanitize import csv_cell, markdown_text, plain
 
 
 def column_names(paths: Sequence[str]) -> List[str]:
@@ -39,18 +42,22 @@ def column_names(paths: Sequence[str]) -> List[str]:
     return names
 
 
-def load_column(name: str, path_text: str) -> Column:
-    """An HPCC output file, else records (a FILE or DIR/results.jsonl)."""
+def load_column(name: str, path_text: str, problems: RecordSet) -> Column:
+    """An HPCC output file, else records (a FILE or DIR/results.jsonl); the lines that
+    are not records are added to `problems` (printed once for all the inputs)."""
     path = Path(path_text)
     if path.is_file():
         keys = read_hpcc_file(path, path_text)
         if keys is not None:
             return Column(name, hpcc_keys=keys)
-    found, unreadable = read_record_inputs([path_text])
-    for problem in found.problems:
-        stderr_line(problem)
-    if unreadable:
-        raise HpcprobeError(f"cannot compare: {path_text} cannot be read", EXIT_BAD_INPUT)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    try:
+        found = read_records(path)
+    except OSError as error:
+        raise HpcprobeError(f"cannot compare: {path}: cannot read: {error.strerror or error}",
+                            EXIT_BAD_INPUT) from None
+    problems.take_problems(found)
     if not found.records:
         raise HpcprobeError(f"cannot compare: no records in {path_text}", EXIT_BAD_INPUT)
     return records_column(name, found.records)
@@ -68,7 +75,7 @@ def regression_lines(found: Sequence[Regression], tolerance: float) -> List[Para
 
 def _markdown(blocks: Sequence) -> str:
     def escape(text: str) -> str:
-        return plain(text, 400).replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
+        return markdown_text(text, 400)
     lines: List[str] = []
     for block in blocks:
         if isinstance(block, Table):
@@ -99,7 +106,8 @@ def _emit(args: argparse.Namespace, blocks: List, sink: FigureSink) -> None:
         stream = io.StringIO() if args.output else None
         console = stdout_console() if stream is None else Console(file=stream, width=160)
         for block in blocks:
-            console.print(rich_table(block) if isinstance(block, Table) else plain(block.text, 600))
+            console.print(rich_table(block) if isinstance(block, Table)
+                          else Text(plain(block.text, 600)))
         if stream is not None:
             write_files(Path(args.output), stream.getvalue(), {})
         return
@@ -113,9 +121,9 @@ def _emit(args: argparse.Namespace, blocks: List, sink: FigureSink) -> None:
         sys.stdout.write(text)
 
 
-def placement_view(path_text: str) -> List[Column]:
+def placement_view(path_text: str, problems: RecordSet) -> List[Column]:
     """`--by placement`: one input's records, a column per placement (two at least)."""
-    columns, unplaced = placement_columns(load_column("all", path_text).records)
+    columns, unplaced = placement_columns(load_column("all", path_text, problems).records)
     if unplaced:
         stderr_line(f"hpcprobe: {unplaced} record(s) of {plain(path_text, 200)} record no "
                     "placement and are left out")
@@ -128,22 +136,34 @@ def placement_view(path_text: str) -> List[Column]:
     return columns
 
 
+def _load_inputs(args: argparse.Namespace,
+                 problems: RecordSet) -> Tuple[List[Column], Optional[Column]]:
+    """The columns to compare and the baseline (None without --baseline)."""
+    if args.by == "placement":
+        columns = placement_view(args.systems[0], problems)
+    else:
+        names = args.names or column_names(args.systems)
+        columns = [load_column(name, text, problems) for name, text in zip(names, args.systems)]
+    baseline = load_column("baseline", args.baseline, problems) if args.baseline else None
+    return columns, baseline
+
+
 def command_compare(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """Exit status: 0; 1 with --baseline when a metric regressed beyond the tolerance
     (each named on stderr); 2 for an input that cannot be read or holds no record."""
-    if args.by == "placement":
-        columns = placement_view(args.systems[0])
-    else:
-        names = args.names or column_names(args.systems)
-        columns = [load_column(name, text) for name, text in zip(names, args.systems)]
+    problems = RecordSet()
+    try:
+        columns, baseline = _load_inputs(args, problems)
+    finally:  # the lines that are not records, once for all inputs, also before an error
+        for problem in shown_problems(problems):
+            stderr_line(problem)
     sink = FigureSink(data_dir_for(Path(args.output or "compare.html")).name)
     found = balances(columns)
     blocks: List = [comparison_table(columns, comparison_rows(columns)), *balance_blocks(found)]
     figure = kiviat_figure(found, sink) if args.format == "html" else None
     blocks += [figure] if figure is not None else []
     regressed: List[Regression] = []
-    if args.baseline:
-        baseline = load_column("baseline", args.baseline)
+    if baseline is not None:
         regressed = regressions(baseline, columns, args.tolerance)
         blocks += regression_lines(regressed, args.tolerance) or [Paragraph(
             f"no regression beyond {args.tolerance:g} % against {plain(args.baseline, 200)}")]

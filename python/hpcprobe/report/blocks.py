@@ -7,7 +7,7 @@ them. Every string in them is text (never markup): the template escapes it.
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 
 # Cells are cut to this many characters: a hostile record must not flood the page.
 MAX_CELL_CHARS = 200
@@ -73,6 +73,7 @@ class ReportPage:
     generated_at: str
     inputs: List[str]
     problems: List[str]
+    problem_count: int
     verdicts: Table
     failures: List[str]
     warnings: List[str]

@@ -18,7 +18,7 @@ from hpcprobe.report.common import (Record, ci_text, cv_text, headline_metric, h
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.report.registry import ReportSection, compare_label, family_of
 from hpcprobe.report.registry import sections as registered_sections
-from hpcprobe.results import RecordSet
+from hpcprobe.results import RecordSet, shown_problems
 from hpcprobe.show import display_scale
 from hpcprobe.units import format_number
 
@@ -83,7 +83,8 @@ def _warnings(records: Sequence[Record]) -> List[str]:
             few += 1
         for warning in stats.warnings:
             if "too few" not in warning:
-                found.append(f"{describe_record(record)}, {headline_metric(record)}: {warning}")
+                found.append(f"{describe_record(record)}, {plain(headline_metric(record))}: "
+                             f"{warning}")
     if few:
         found.append(f"{few} configuration{'s' if few > 1 else ''} with fewer than {FEW_SAMPLES} "
                      "samples: spread unknown (more repetitions, or `hpcprobe run --repeat K`)")
@@ -195,7 +196,8 @@ def build_report(found: RecordSet, inputs: Sequence[str], data_dir: str,
     page = ReportPage(
         title=title, generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         inputs=[plain(name, 300) for name in inputs] + summary,
-        problems=[plain(problem, 400) for problem in found.problems], verdicts=verdicts,
+        problems=[plain(problem, 400) for problem in shown_problems(found)],
+        problem_count=found.problem_count, verdicts=verdicts,
         failures=failures, warnings=_warnings(records), machines=machines_table(records),
         statistics=statistics_table(records), sections=sections, absent=absent,
         data_dir=data_dir)

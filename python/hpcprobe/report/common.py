@@ -4,7 +4,8 @@ statistics of its headline, and values with their 95 % interval as text."""
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpcprobe.analysis.stats import SampleStats, describe
-from hpcprobe.show import plain, verdict_text
+from hpcprobe.sanitize import plain
+from hpcprobe.show import verdict_text
 from hpcprobe.stats import metric_samples, number
 from hpcprobe.units import GIGA, NANO, format_number
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Figure
-from hpcprobe.show import csv_cell, plain
+from hpcprobe.sanitize import csv_cell, plain
 
 FIGURE_SIZE = (7.0, 3.8)
 KIVIAT_SIZE = (6.0, 6.0)

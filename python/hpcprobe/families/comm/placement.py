@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
 from hpcprobe.launch.binding import mpi_flavour
+from hpcprobe.output_files import write_text_atomically
 
 ORDERS = ("block", "round-robin")
 # Benchmarks whose hpcprobe-bench takes --placement (and records rank hosts and CPUs).
@@ -175,7 +176,7 @@ def plan_placement(placement: Placement, launcher: Any, out_dir: Path) -> Placem
 def write_plan_files(plan: PlacementPlan, out_dir: Path) -> None:
     for name, text in plan.files.items():
         target = out_dir / name
-        target.write_text(text, encoding="utf-8")
+        write_text_atomically(target, text)
         os.chmod(target, 0o644)
 
 

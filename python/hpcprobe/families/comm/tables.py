@@ -14,7 +14,8 @@ from rich.console import RenderableType
 from hpcprobe.families.hpcc.beff_summary import beff_figures
 from hpcprobe.families.memory.tables import (binary_size, number, numbers, series_points,
                                              titled_table)
-from hpcprobe.show import plain, verdict_text
+from hpcprobe.sanitize import plain
+from hpcprobe.show import verdict_text
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 

@@ -26,8 +26,8 @@ from hpcprobe.families.memory.tables import number, numbers, titled_table
 from hpcprobe.families.contention.network import Network
 from hpcprobe.families.contention.tables import contention_tables
 from hpcprobe.runner import bench_error_lines, stop_launch
+from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal
-from hpcprobe.show import plain
 
 Record = Dict[str, Any]
 

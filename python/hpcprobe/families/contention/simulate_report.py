@@ -17,7 +17,8 @@ from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
 from hpcprobe.families.memory.tables import number, series_points, titled_table
 from hpcprobe.families.contention.network import Network, default_axis
 from hpcprobe.families.contention.patterns import Machine, Phase
-from hpcprobe.show import plain
+from hpcprobe.results import shown_problems
+from hpcprobe.sanitize import plain
 from hpcprobe.families.contention.simulate import (BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel,
                                                    simulate)
 from hpcprobe.units import MICRO, format_number
@@ -247,7 +248,7 @@ def compare_record(record: Record, model: LinkModel) -> Dict[str, Any]:
 
 def command_compare(args: argparse.Namespace) -> int:
     found, unreadable = read_record_inputs(args.compare)
-    for problem in found.problems:
+    for problem in shown_problems(found):
         stderr_line(problem)
     model = link_model(args)
     compared = []

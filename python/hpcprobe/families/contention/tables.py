@@ -11,7 +11,8 @@ import numpy as np
 from rich.console import RenderableType
 
 from hpcprobe.families.memory.tables import number, series_points, titled_table
-from hpcprobe.show import plain, verdict_text
+from hpcprobe.sanitize import plain
+from hpcprobe.show import verdict_text
 from hpcprobe.units import MICRO, format_number
 
 Record = Dict[str, Any]

@@ -18,6 +18,7 @@ from hpcprobe.families.hpcc.suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, 
                                           write_config)
 from hpcprobe.families.hpcc.summary import hpcc_summary_text, unsuccessful_lines
 from hpcprobe.families.hpcc.options import default_np, hpcc_bench_options
+from hpcprobe.output_files import write_text_atomically
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stderr_line
 from hpcprobe.results import RecordSet
 from hpcprobe.runner import Launch
@@ -35,7 +36,7 @@ def write_hpcc_summary(records: RecordSet, out_dir: Path,
     text += "".join(line + "\n" for line in unsuccessful_lines(records.records, step_problems))
     sys.stdout.write(text)
     sys.stdout.flush()
-    (out_dir / HPCC_SUMMARY_FILE).write_text(text, encoding="utf-8")
+    write_text_atomically(out_dir / HPCC_SUMMARY_FILE, text)
 
 
 def step_problem(name: str, exit_status: int, records: Sequence) -> List[str]:
@@ -120,10 +121,7 @@ def command_config(args: argparse.Namespace) -> int:
     for note in notes:
         stderr_line(f"hpcprobe: {note}")
     out = Path(args.out)
-    try:
-        write_config(sizing, out)
-    except OSError as error:
-        raise HpcprobeError(f"cannot write {out}: {error.strerror or error}") from None
+    write_config(sizing, out)
     print(f"{describe(sizing)}; written to {out}")
     print(f"run it: hpcprobe run --suite hpcc --np {sizing.ranks} --config {out}")
     return EXIT_OK

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
+from hpcprobe.output_files import write_text_atomically
 from hpcprobe.suite_step import SuiteStep
 
 HPCC_BUDGET_S = 3600.0
@@ -195,7 +196,8 @@ def sizing_from_hpccinf(path: Path) -> Tuple[HpccSizing, List[str]]:
 
 
 def write_config(sizing: HpccSizing, path: Path) -> None:
-    path.write_text(json.dumps(asdict(sizing), indent=2) + "\n", encoding="utf-8")
+    """HpcprobeError (exit status 4) when it cannot be written."""
+    write_text_atomically(path, json.dumps(asdict(sizing), indent=2) + "\n")
 
 
 def read_config(path: Path) -> HpccSizing:

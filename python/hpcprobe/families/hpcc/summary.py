@@ -35,7 +35,7 @@ from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
 from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
 from hpcprobe.families.memory.tables import (STREAM_KERNELS, number, stream_single_best,
                                              stream_star_best)
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 from hpcprobe.stats import metric_median
 
 Record = Dict[str, Any]

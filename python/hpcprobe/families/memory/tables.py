@@ -22,7 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
-from hpcprobe.show import plain, verdict_text
+from hpcprobe.sanitize import plain
+from hpcprobe.show import verdict_text
 from hpcprobe.stats import metric_samples, number, numbers
 from hpcprobe.units import GIGA, NANO, format_number
 

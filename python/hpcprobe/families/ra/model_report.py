@@ -39,7 +39,7 @@ from hpcprobe.families.ra.model import (
 )
 from hpcprobe.families.ra.model_fit import (Fit, fit_t1, fit_tc, measured_bytes_per_update,
                                             measured_gups)
-from hpcprobe.results import RecordSet
+from hpcprobe.results import RecordSet, shown_problems
 from hpcprobe.units import GIGA, format_number, format_quantity
 
 Record = Dict[str, Any]
@@ -276,7 +276,7 @@ def _gather_records(args: argparse.Namespace,
     found = RecordSet()
     if args.from_paths:
         found, unreadable = read_record_inputs(args.from_paths)
-        for problem in found.problems:
+        for problem in shown_problems(found):
             stderr_line(problem)
         if unreadable:
             return found, EXIT_BAD_INPUT

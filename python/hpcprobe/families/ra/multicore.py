@@ -31,7 +31,8 @@ from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED
 from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import number
-from hpcprobe.show import plain
+from hpcprobe.output_files import write_text_atomically
+from hpcprobe.sanitize import plain
 from hpcprobe.stats import metric_median
 from hpcprobe.units import GIGA, MICRO, format_number
 
@@ -194,7 +195,7 @@ class _Launches:
     def finish(self, name: str, summary: Dict[str, Any], tables: Sequence[Table]) -> int:
         """Write the summary file, print the tables (or JSON), return the exit status."""
         path = self.context.out_dir / name
-        path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_text_atomically(path, json.dumps(summary, indent=2) + "\n")
         if self.args.json:
             print(json.dumps(summary), flush=True)
         else:

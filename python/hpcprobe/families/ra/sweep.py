@@ -19,8 +19,9 @@ from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK
 from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import gups_of, number, ranks_of
+from hpcprobe.output_files import write_text_atomically
 from hpcprobe.runner import LaunchOutcome
-from hpcprobe.show import plain
+from hpcprobe.sanitize import plain
 from hpcprobe.units import format_number
 
 Record = Dict[str, Any]
@@ -205,7 +206,7 @@ def command_ra_sweep(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     summary = sweep_summary(sweep.algorithm, sweep.context.np, baseline, points,
                             sweep.context.results_path)
     summary_path = sweep.context.out_dir / SUMMARY_FILE
-    summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_text_atomically(summary_path, json.dumps(summary, indent=2) + "\n")
     stdout_console().print(sweep_table(sweep.algorithm, sweep.context.np, baseline, points))
     if not args.quiet:
         stderr_line(f"records: {sweep.context.results_path}; summary: {summary_path}")
