@@ -165,11 +165,11 @@ def test_invalid_record_from_the_bench_is_reported(fake):
         f"{fake.out / 'results.jsonl'}:1: invalid record: not JSON")
 
 
-def test_unwritable_out_dir_is_one_line_and_exit_3(fake):
+def test_unwritable_out_dir_is_one_line_and_exit_4(fake):
     completed = hpcprobe(fake, "ra", "single", "--out", "/dev/null/results")
-    assert completed.returncode == 3
+    assert completed.returncode == 4
     assert stderr_lines(completed) == [
-        "hpcprobe: cannot write to /dev/null/results: Not a directory"]
+        "hpcprobe: cannot write /dev/null/results: Not a directory"]
 
 
 def test_hpcc_summary_is_printed_and_written(fake):
