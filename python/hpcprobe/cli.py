@@ -17,6 +17,7 @@ from hpcprobe import __version__
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
 from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_int, suggestion,
                                 unknown)
+from hpcprobe.cluster.command import add_cluster_parser, check_cluster, command_cluster
 from hpcprobe.commands import command_run, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
@@ -70,6 +71,7 @@ GENERIC_COMMANDS = (
             lambda args, argv: command_sysinfo()),
     Command("list", 47, lambda sub: sub.add_parser("list", help="kernels and suites"),
             lambda args, argv: command_list()),
+    Command("cluster", 48, add_cluster_parser, command_cluster, check_cluster),
 )
 ALL_COMMANDS: Dict[str, Command] = {command.name: command for command in sorted(
     GENERIC_COMMANDS + tuple(command for family in FAMILIES for command in family.commands),
