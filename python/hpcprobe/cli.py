@@ -72,8 +72,8 @@ GENERIC_COMMANDS = (
             lambda args, argv: command_sysinfo()),
     Command("list", 47, lambda sub: sub.add_parser("list", help="kernels and suites"),
             lambda args, argv: command_list()),
-    Command("cluster", 48, add_cluster_parser, command_cluster, check_cluster),
-    Command("launch", 49, add_launch_parser, command_launch, check_launch),
+    Command("cluster", 90, add_cluster_parser, command_cluster, check_cluster),
+    Command("launch", 91, add_launch_parser, command_launch, check_launch),
 )
 ALL_COMMANDS: Dict[str, Command] = {command.name: command for command in sorted(
     GENERIC_COMMANDS + tuple(command for family in FAMILIES for command in family.commands),

@@ -113,7 +113,8 @@ def _hosts_table(cluster: Cluster) -> Table:
         alive = "" if system.holder_alive(host) else " (gone)"
         table.add_row(*(Text(str(value)) for value in (
             host.id, host.name, host.node_id if host.node_id >= 0 else "",
-            host.address, ",".join(map(str, host.coordinates)), host.cores,
+            host.address, ",".join(map(str, host.coordinates)),
+            host.cores if host.node_id >= 0 else "",
             ",".join(map(str, host.cpus)) or "all", host.namespace,
             f"{host.holder_pid}{alive}")))
     return table

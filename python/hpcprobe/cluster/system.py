@@ -66,7 +66,7 @@ def namespace_pids(namespace: str) -> List[int]:
         return []
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as stream:
             state = stream.read().rsplit(b")", 1)[1].split()[0]
@@ -90,7 +90,7 @@ def kill_all(pids: Iterable[int]) -> None:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass  # not our child: its own parent (or init) reaps it
-            if not _alive(pid):
+            if not alive(pid):
                 break
             time.sleep(0.01)
 
@@ -105,7 +105,7 @@ def holder_alive(host: Host) -> bool:
         theirs = os.stat(f"/proc/{host.holder_pid}/ns/net")
     except OSError:
         return False
-    return (ours.st_dev, ours.st_ino) == (theirs.st_dev, theirs.st_ino) and _alive(
+    return (ours.st_dev, ours.st_ino) == (theirs.st_dev, theirs.st_ino) and alive(
         host.holder_pid)
 
 
