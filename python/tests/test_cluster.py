@@ -21,7 +21,7 @@ from hpcprobe.cluster import (ClusterLauncher, ClusterRequest, cluster_launch, p
 from hpcprobe.cluster import enter, launcher, plan, routing, shaping
 from hpcprobe.cluster.model import cluster_from_dict
 from hpcprobe.cluster.spec import parse_delay, parse_rate
-from hpcprobe.errors import UsageError
+from hpcprobe.errors import HpcprobeError, UsageError
 from hpcprobe.families.contention.network import Network
 
 SUBNET = ipaddress.IPv4Network("10.123.0.0/16")
@@ -268,3 +268,11 @@ def test_launch_on_a_cluster_that_does_not_exist(tmp_path):
     assert stderr_lines(completed) == [
         f"hpcprobe: no cluster 'nosuch' in {tmp_path} (clusters: none; make one with "
         "'hpcprobe cluster up')"]
+
+
+def test_a_cluster_whose_holders_are_gone_is_not_up(tmp_path, monkeypatch):
+    monkeypatch.setenv("HPCPROBE_CLUSTER_DIR", str(tmp_path))
+    cluster = planned("flat", 2)  # holder pids 1000… are not in its (absent) namespaces
+    with pytest.raises(HpcprobeError, match=r"cluster c1 is not up \(hosts h0, h1, head are "
+                                            r"gone\); remake it"):
+        ClusterLauncher(cluster).require_up()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
+from hpcprobe.cluster import system
 from hpcprobe.cluster.model import Cluster, Host
 from hpcprobe.cluster.store import cluster_file
 from hpcprobe.errors import HpcprobeError, UsageError
@@ -80,6 +81,17 @@ class ClusterLauncher:
         self.executable = hydra_mpiexec(env)
         self.enter_program = find_enter_program(env)
         self.cluster_path = str(cluster_file(cluster.name, env).resolve())
+
+    def require_up(self) -> None:
+        """HpcprobeError (exit 3) unless every host and the head still run: a holder
+        gone (killed, a reboot) leaves a host nobody can enter."""
+        cluster = self.cluster
+        gone = [host.id for host in [*cluster.hosts, cluster.head]
+                if not system.holder_alive(host)]
+        if cluster.status != "up" or gone:
+            why = f"hosts {', '.join(gone)} are gone" if gone else f"it is {cluster.status}"
+            raise HpcprobeError(f"cluster {cluster.name} is not up ({why}); remake it with "
+                                f"'hpcprobe cluster down --name {cluster.name}' and 'up'")
 
     def hosts_for(self, np: int) -> List[Host]:
         """The hosts `np` ranks use, UsageError when the cluster has too few."""

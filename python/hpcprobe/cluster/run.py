@@ -10,7 +10,6 @@ import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
-from hpcprobe.cluster import system
 from hpcprobe.cluster.launcher import ClusterLauncher
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster
@@ -40,16 +39,6 @@ def check_launch(args: argparse.Namespace) -> None:
         raise UsageError("missing program: hpcprobe launch --cluster NAME --np P -- "
                          "PROGRAM ARGS…")
     args.program = program
-
-
-def check_cluster_up(launcher: ClusterLauncher) -> None:
-    cluster = launcher.cluster
-    gone = [host.id for host in [*cluster.hosts, cluster.head]
-            if not system.holder_alive(host)]
-    if cluster.status != "up" or gone:
-        why = f"hosts {', '.join(gone)} are gone" if gone else f"it is {cluster.status}"
-        raise HpcprobeError(f"cluster {cluster.name} is not up ({why}); remake it with "
-                            f"'hpcprobe cluster down --name {cluster.name}' and 'up'")
 
 
 def _watch(process: subprocess.Popen, tree: ProcessTree,
@@ -96,7 +85,7 @@ def run_supervised(argv: List[str], extra_env: Dict[str, str],
 
 def command_launch(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     launcher = ClusterLauncher(load_cluster(args.cluster), args.ppn)
-    check_cluster_up(launcher)
+    launcher.require_up()
     argv = launcher.command(args.np, [], args.program)
     status, stopped = run_supervised(argv, launcher.env, args.time_budget)
     if stopped == "budget":
