@@ -116,7 +116,7 @@ def cluster_up(request: ClusterRequest, env: Optional[Mapping[str, str]] = None)
     """Make the cluster `request` describes and write its file; on any failure (or a
     signal) remove what was made and raise."""
     env = os.environ if env is None else env
-    system.require_privileges("up")
+    system.require_privileges("cluster up")
     if cluster_file(request.name, env).exists():
         raise UsageError(f"cluster '{request.name}' exists ({cluster_file(request.name, env)}"
                          f"); remove it first with 'hpcprobe cluster down --name "
@@ -165,7 +165,7 @@ def remove_cluster(name: str, env: Optional[Mapping[str, str]] = None) -> List[s
 
 def cluster_down(name: str, env: Optional[Mapping[str, str]] = None) -> List[str]:
     env = os.environ if env is None else env
-    system.require_privileges("down")
+    system.require_privileges("cluster down")
     if not cluster_file(name, env).exists() and not system.namespaces(namespace_prefix(name)):
         raise UsageError(f"no cluster '{name}': no {cluster_file(name, env)} and no "
                          f"namespace {namespace_prefix(name)}*")

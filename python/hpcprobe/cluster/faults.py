@@ -76,7 +76,7 @@ def _restore(cluster: Cluster, link: Link) -> None:
 def apply_fault(name: str, link_name: str, fault: Fault,
                 env: Optional[Mapping[str, str]] = None) -> Link:
     """Change the link and record it in the cluster's file; the link as it now is."""
-    system.require_privileges("fault")
+    system.require_privileges("cluster fault")
     cluster = load_cluster(name, env)
     link = cluster.link(link_name)
     if fault.action == "delay" and fault.delay_s > 0 and not system.netem_available():

@@ -10,6 +10,7 @@ import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
+from hpcprobe.cluster import system
 from hpcprobe.cluster.launcher import ClusterLauncher
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster
@@ -84,7 +85,9 @@ def run_supervised(argv: List[str], extra_env: Dict[str, str],
 
 
 def command_launch(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    launcher = ClusterLauncher(load_cluster(args.cluster), args.ppn)
+    cluster = load_cluster(args.cluster)
+    system.require_privileges("launch")  # nsenter into the hosts
+    launcher = ClusterLauncher(cluster, args.ppn)
     launcher.require_up()
     argv = launcher.command(args.np, [], args.program)
     status, stopped = run_supervised(argv, launcher.env, args.time_budget)

@@ -39,14 +39,15 @@ def run(argv: Sequence[str], stdin_text: Optional[str] = None) -> str:
     return completed.stdout
 
 
-def require_privileges(action: str) -> None:
-    """UsageError (exit 2), before anything is made, without root or the tools."""
+def require_privileges(command: str) -> None:
+    """UsageError (exit 2), before anything is made, without root or the tools;
+    `command` as the user typed it ("cluster up", "launch")."""
     if os.geteuid() != 0:
-        raise UsageError(f"hpcprobe cluster {action} needs root (network namespaces, veth "
+        raise UsageError(f"hpcprobe {command} needs root (network namespaces, veth "
                          f"links and tc shaping); running as uid {os.geteuid()}")
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
-        raise UsageError(f"hpcprobe cluster {action} needs {', '.join(TOOLS)} on PATH "
+        raise UsageError(f"hpcprobe {command} needs {', '.join(TOOLS)} on PATH "
                          f"(missing: {', '.join(missing)}; Debian: iproute2, util-linux, "
                          "procps, hostname)")
 
