@@ -19,6 +19,8 @@ from hpcprobe import __version__
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
 from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_int, suggestion,
                                 unknown)
+from hpcprobe.cluster.command import add_cluster_parser, check_cluster, command_cluster
+from hpcprobe.cluster.run import add_launch_parser, check_launch, command_launch
 from hpcprobe.commands import command_run, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
@@ -76,6 +78,8 @@ GENERIC_COMMANDS = (
             lambda args, argv: command_sysinfo()),
     Command("list", 47, lambda sub: sub.add_parser("list", help="kernels and suites"),
             lambda args, argv: command_list()),
+    Command("cluster", 90, add_cluster_parser, command_cluster, check_cluster),
+    Command("launch", 91, add_launch_parser, command_launch, check_launch),
 )
 ALL_COMMANDS: Dict[str, Command] = {command.name: command for command in sorted(
     GENERIC_COMMANDS + tuple(command for family in FAMILIES for command in family.commands),
@@ -125,6 +129,8 @@ def _join_option_values(argv: Sequence[str]) -> List[str]:
     joined: List[str] = []
     words = iter(argv)
     for word in words:
+        if word == "--":  # what follows is a program's own (hpcprobe launch)
+            return joined + [word, *words]
         if word in _VALUE_MAY_LOOK_LIKE_OPTION:
             value = next(words, None)
             joined.append(word if value is None else f"{word}={value}")

@@ -19,7 +19,8 @@ def run_main(capsys, *argv):
     (["raa", "single"],
      "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, "
+     "launch); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
@@ -59,7 +60,7 @@ def test_unknown_option_with_equals_sign(capsys):
              "shared-table-study, modes)"),
     ([], "missing command (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, compare, "
-         "sysinfo, list, contention, topology, simulate, comm, beff, pairs)"),
+         "sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, launch)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
     (["ra", "single", "--np"], "expected one argument"),
@@ -143,7 +144,8 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs); "
+     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, "
+     "launch); "
      "did you mean 'model'?"),
 ])
 def test_algorithm_mistakes_are_one_line(capsys, argv, expected):

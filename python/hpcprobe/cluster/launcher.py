@@ -1,0 +1,143 @@
+"""Launching an MPI program on a cluster with MPICH's hydra (docs/cluster.md):
+
+    nsenter (into the head) mpiexec -launcher ssh -launcher-exec hpcprobe-enter-host
+            -iface fab0 -hosts NAME-h0:K,NAME-h1:K,… -ppn K -n P PROGRAM ARGS…
+
+mpiexec runs in the head's namespaces, so every host is remote to it and each proxy is
+started by hpcprobe-enter-host (enter.py), which execs nsenter into the host: no ssh,
+and every proxy and rank stays a descendant of mpiexec, so the runner stops them all.
+
+Inter-node traffic is forced onto TCP: UCX's shared-memory transports (posix, sysv, cma)
+work between namespaces of one kernel, and without UCX_TLS=tcp,self a message between
+two "hosts" skips the shaped link altogether (1.5-15 GB/s through a 400 Mbit/s link).
+Intra-node messages never reach UCX: MPICH's own shared memory carries them.
+"""
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from hpcprobe.cluster import system
+from hpcprobe.cluster.model import Cluster, Host
+from hpcprobe.cluster.store import cluster_file
+from hpcprobe.errors import HpcprobeError, UsageError
+from hpcprobe.launch import resolve_launcher
+from hpcprobe.launch.binding import mpi_flavour
+
+ENTER_PROGRAM = "hpcprobe-enter-host"
+CLUSTER_FILE_VARIABLE = "HPCPROBE_CLUSTER_FILE"
+# What a record may say of the transports (part of the launch's environment below).
+TRANSPORT = {"inter_node": "tcp (MPICH ch4:ucx, UCX_TLS=tcp,self)",
+             "intra_node": "shared memory (MPICH ch4 posix)"}
+
+
+@dataclass(frozen=True)
+class ClusterLaunch:
+    """What starts P ranks on a cluster: `argv` (a list, for subprocess), the `env`
+    to add to the caller's environment, and the host of each rank."""
+
+    argv: List[str]
+    env: Dict[str, str]
+    rank_hosts: List[Host]
+
+
+def find_enter_program(env: Mapping[str, str]) -> str:
+    """hpcprobe-enter-host beside this Python (the venv's), else on PATH."""
+    beside = Path(sys.executable).parent / ENTER_PROGRAM
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which(ENTER_PROGRAM, path=env.get("PATH", os.defpath))
+    if found is None:
+        raise HpcprobeError(f"{ENTER_PROGRAM} not found beside {sys.executable} or on PATH; "
+                            "reinstall hpcprobe ('make build')")
+    return found
+
+
+def hydra_mpiexec(env: Mapping[str, str]) -> str:
+    """The mpiexec of MPICH (hydra) that the bench was built with."""
+    executable = resolve_launcher("mpiexec", env).executable
+    if mpi_flavour(executable) != "hydra":
+        raise HpcprobeError(f"launching on a cluster needs MPICH's hydra mpiexec; "
+                            f"{executable} is not one (build with MPI=mpich)")
+    return executable
+
+
+class ClusterLauncher:
+    """A launcher (as launch/launchers.py's: `name`, `executable`, `command(np,
+    launcher_args, program_argv)`) that places ranks on a cluster's hosts, `ppn` per
+    host in block order (default: the hosts' cores); its `env` must be added to the
+    launch's environment (runner.Launch.env)."""
+
+    name = "cluster"
+
+    def __init__(self, cluster: Cluster, ppn: Optional[int] = None,
+                 env: Optional[Mapping[str, str]] = None) -> None:
+        env = os.environ if env is None else env
+        self.cluster = cluster
+        self.ppn = ppn or cluster.hosts[0].cores
+        self.executable = hydra_mpiexec(env)
+        self.enter_program = find_enter_program(env)
+        self.cluster_path = str(cluster_file(cluster.name, env).resolve())
+
+    def require_up(self) -> None:
+        """HpcprobeError (exit 3) unless every host and the head still run: a holder
+        gone (killed, a reboot) leaves a host nobody can enter."""
+        cluster = self.cluster
+        gone = [host.id for host in [*cluster.hosts, cluster.head]
+                if not system.holder_alive(host)]
+        if cluster.status != "up" or gone:
+            why = f"hosts {', '.join(gone)} are gone" if gone else f"it is {cluster.status}"
+            raise HpcprobeError(f"cluster {cluster.name} is not up ({why}); remake it with "
+                                f"'hpcprobe cluster down --name {cluster.name}' and 'up'")
+
+    def hosts_for(self, np: int) -> List[Host]:
+        """The hosts `np` ranks use, UsageError when the cluster has too few."""
+        needed = -(-np // self.ppn)
+        if needed > len(self.cluster.hosts):
+            raise UsageError(f"--np {np} at {self.ppn} ranks per host needs {needed} hosts; "
+                             f"cluster {self.cluster.name} has {len(self.cluster.hosts)}")
+        return self.cluster.hosts[:needed]
+
+    def rank_hosts(self, np: int) -> List[Host]:
+        """The host of each rank, rank 0 first."""
+        hosts = self.hosts_for(np)
+        return [hosts[rank // self.ppn] for rank in range(np)]
+
+    def _enter_head(self) -> List[str]:
+        head = self.cluster.head
+        return ["nsenter", "-t", str(head.holder_pid), "--net", "--uts", "--mount",
+                f"--wd={os.getcwd()}", "--"]
+
+    def command(self, np: int, launcher_args: Sequence[str],
+                program_argv: Sequence[str]) -> List[str]:
+        hosts = ",".join(f"{host.name}:{self.ppn}" for host in self.hosts_for(np))
+        return [*self._enter_head(), self.executable,
+                "-launcher", "ssh", "-launcher-exec", self.enter_program,
+                "-iface", self.cluster.fabric_interface, "-hosts", hosts,
+                "-ppn", str(self.ppn), "-n", str(np), *launcher_args, *program_argv]
+
+    @property
+    def env(self) -> Dict[str, str]:
+        return {
+            CLUSTER_FILE_VARIABLE: self.cluster_path,
+            "MPIR_CVAR_CH4_NETMOD": "ucx",   # the netmod the settings below are for
+            "UCX_TLS": "tcp,self",
+            "UCX_NET_DEVICES": self.cluster.fabric_interface,
+        }
+
+    @property
+    def transport(self) -> Dict[str, str]:
+        return dict(TRANSPORT)
+
+
+def cluster_launch(cluster: Cluster, np: int, ppn: Optional[int],
+                   program_argv: Sequence[str], launcher_args: Sequence[str] = (),
+                   env: Optional[Mapping[str, str]] = None) -> ClusterLaunch:
+    """(argv, env, host of each rank) that run `program_argv` on `np` ranks, `ppn` per
+    host (default: the hosts' cores)."""
+    launcher = ClusterLauncher(cluster, ppn, env)
+    return ClusterLaunch(launcher.command(np, launcher_args, program_argv), launcher.env,
+                         launcher.rank_hosts(np))
