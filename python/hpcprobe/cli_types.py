@@ -196,6 +196,11 @@ def add_launch_options(parser: CliParser, default_np: str, hpcc_summary: bool = 
                         help="one more argument for the launcher (repeatable)")
     parser.add_argument("--time-budget", type=positive_seconds("--time-budget"),
                         metavar="S", help="stop a benchmark that runs longer (seconds)")
+    parser.add_argument("--cluster", metavar="NAME",
+                        help="run on the emulated cluster NAME (hpcprobe cluster up; "
+                             "docs/cluster.md)")
+    parser.add_argument("--ppn", type=positive_int("--ppn"), metavar="K",
+                        help="with --cluster: ranks per host (default: the hosts' cores)")
     if hpcc_summary:
         parser.add_argument("--hpcc-summary", action="store_true",
                             help="print and write an HPCC-compatible summary block")

@@ -12,8 +12,9 @@ from typing import List, Optional, Sequence, Tuple
 
 from rich.console import Console
 
+from hpcprobe.cluster import ClusterLauncher, load_cluster
 from hpcprobe.errors import (EXIT_BAD_INPUT, EXIT_IO_FAILURE, EXIT_OK, EXIT_VALIDATION_FAILED,
-                             HpcprobeError)
+                             HpcprobeError, UsageError)
 from hpcprobe.launch import AnyLauncher, check_rank_count, find_bench, resolve_launcher
 from hpcprobe.launch.binding import binding_args
 from hpcprobe.output_files import make_directory
@@ -62,24 +63,49 @@ def new_results_dir(parent: Path = Path("results")) -> Path:
                         f"{stamp}-2 … {stamp}-9999 all exist")
 
 
+def choose_launcher(args: argparse.Namespace) -> AnyLauncher:
+    """--launcher's, or with --cluster NAME the cluster's (checked to be up)."""
+    cluster_name = getattr(args, "cluster", None)
+    ppn = getattr(args, "ppn", None)
+    if cluster_name is None:
+        if ppn is not None:
+            raise UsageError("--ppn is for --cluster (ranks per emulated host); with a "
+                             "launcher of your own, pass its option by --launcher-arg")
+        return resolve_launcher(args.launcher, os.environ)
+    if args.launcher is not None:
+        raise UsageError("--cluster NAME chooses the launcher itself; leave out --launcher")
+    launcher = ClusterLauncher(load_cluster(cluster_name), ppn)
+    launcher.require_up()
+    return launcher
+
+
 class LaunchContext:
     """What every launch of one hpcprobe command shares: launcher, bench, directory."""
 
     def __init__(self, args: argparse.Namespace, user_argv: Sequence[str],
                  default_np: int) -> None:
         # Both are checked before anything starts or any directory is created.
-        self.launcher: AnyLauncher = resolve_launcher(args.launcher, os.environ)
+        self.launcher: AnyLauncher = choose_launcher(args)
         self.bench_path = find_bench(os.environ)
         self.args = args
         self.user_argv = list(user_argv)
+        if isinstance(self.launcher, ClusterLauncher):
+            # The whole cluster unless asked otherwise: every host, ppn ranks each.
+            default_np = len(self.launcher.cluster.hosts) * self.launcher.ppn
         self.np = args.np or default_np
-        check_rank_count(self.np, self.launcher.name, args.launcher_arg, os.environ)
+        self._check_ranks(self.np)
         self.out_dir = Path(args.out) if args.out else new_results_dir()
         make_directory(self.out_dir)
         self.progress: ProgressReporter = make_progress(args.quiet)
         self.estimates = DurationEstimates()
         # The keys of the launches this command will run, in order (see plan()).
         self.planned: List[str] = []
+
+    def _check_ranks(self, np: int) -> None:
+        """Refuse `np` ranks the launcher (or the cluster's hosts) cannot start."""
+        check_rank_count(np, self.launcher.name, self.args.launcher_arg, os.environ)
+        if isinstance(self.launcher, ClusterLauncher):
+            self.launcher.hosts_for(np)
 
     def plan(self, keys: Sequence[str]) -> None:
         """Name the launches to come (a key per launch; repeated launches share a key),
@@ -94,11 +120,12 @@ class LaunchContext:
                budget_s: float, np: Optional[int] = None) -> Launch:
         """A launch on `np` ranks (default: the command's --np)."""
         if np and np != self.np:
-            check_rank_count(np, self.launcher.name, self.args.launcher_arg, os.environ)
+            self._check_ranks(np)
+        env = dict(self.launcher.env) if isinstance(self.launcher, ClusterLauncher) else {}
         return Launch(
             benchmark, variant, list(options), np or self.np, self.launcher,
             list(self.args.launcher_arg), self.bench_path, self.out_dir,
-            self.args.time_budget or budget_s, self.user_argv,
+            self.args.time_budget or budget_s, self.user_argv, env,
         )
 
     def run(self, launch: Launch, step: int, steps: int,

@@ -23,6 +23,7 @@ from helpers import run_hpcprobe, stderr_lines
 from hpcprobe.cluster import Cluster, load_cluster
 from hpcprobe.cluster import system as cluster_system
 from hpcprobe.launch import find_bench
+from hpcprobe.results import read_records
 
 # Names unique to this run: other runs may have clusters of their own.
 RUN = f"pt{os.getpid() % 100000}"
@@ -403,3 +404,83 @@ def test_without_root_or_tools_one_line_and_nothing_made(cluster_env, how, says)
     lines = stderr_lines(completed)
     assert len(lines) == 1 and says in lines[0], lines
     assert snapshot() == before
+
+
+# --- every family with --cluster ----------------------------------------------------------
+
+def cluster_records(out: Path):
+    found = read_records(out / "results.jsonl")
+    assert found.problems == []
+    return found.records
+
+
+def test_the_comm_suite_runs_across_two_hosts(flat2, cluster_env, tmp_path):
+    # comm (every function), beff and pairs through `run`, round-robin: every pair of
+    # neighbouring ranks crosses the link.
+    out = tmp_path / "out"
+    completed = hpcprobe(cluster_env, "run", "--suite", "comm", "--scale", "tiny", "--cluster",
+                         flat2.name, "--ppn", "2", "--placement", "round-robin", "--out",
+                         str(out), "--quiet", timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    records = cluster_records(out)
+    assert {r["benchmark"] for r in records} == {"comm", "beff", "pairs"}
+    names = sorted(host.name for host in flat2.hosts)
+    for record in records:
+        assert record["layout"]["nodes"] == 2, record["variant"]
+        assert record["metadata"]["hosts"] == names  # the hosts' own names
+    pingpong = next(r for r in records if r["variant"] == "pingpong")
+    assert pingpong["layout"]["ranks_per_node_max"] == 1  # round-robin: across the link
+
+
+@pytest.mark.parametrize("command", [
+    ("ra", "mpi", "--algo", "hypercube", "--table-log2", "14"),
+    ("ra", "star", "--table-log2", "14"),
+    ("contention", "wocon", "--sizes", "8,1K", "--repeat", "2", "--messages", "4"),
+    ("comm", "pingpong", "allreduce", "--sizes", "8,1K", "--placement", "block"),
+])
+def test_each_family_takes_a_cluster(flat2, cluster_env, tmp_path, command):
+    out = tmp_path / "out"
+    completed = hpcprobe(cluster_env, *command, "--cluster", flat2.name, "--ppn", "2",
+                         "--out", str(out), "--quiet", timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    records = cluster_records(out)
+    assert records
+    for record in records:
+        assert record["layout"]["ranks"] >= 2
+        assert set(record["metadata"]["hosts"]) <= {host.name for host in flat2.hosts}
+    if command[0] in ("ra", "contention"):
+        assert all(r["layout"]["nodes"] == 2 for r in records)  # all 4 ranks, both hosts
+    else:  # block: the pingpong pair shares host 0
+        pingpong = next(r for r in records if r["variant"] == "pingpong")
+        assert pingpong["layout"]["nodes"] == 1
+
+
+def test_contention_takes_a_torus_from_the_cluster(make_cluster, cluster_env, tmp_path):
+    cluster = make_cluster("t", "--nodes", "4", "--topology", "torus:2x2",
+                           "--link-rate", "400mbit")
+    out = tmp_path / "out"
+    completed = hpcprobe(cluster_env, "contention", "wocon", "--sizes", "8", "--repeat", "2",
+                         "--messages", "4", "--cluster", cluster.name, "--ppn", "1",
+                         "--out", str(out), "--quiet", timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    (record,) = cluster_records(out)
+    assert record["parameters"]["topology_kind"] == "torus"
+    assert record["parameters"]["coordinate_source"] == "csv"
+    coordinates = (out / "cluster.coords").read_text().splitlines()
+    assert coordinates[0] == "rank,x,y"
+    assert [line.split(",", 1)[1] for line in coordinates[1:]] == [
+        ",".join(map(str, host.coordinates)) for host in cluster.hosts]
+
+
+def test_cluster_options_are_checked(flat2, cluster_env, tmp_path):
+    cases = [
+        (("--ppn", "2"), "--ppn is for --cluster"),
+        (("--cluster", flat2.name, "--launcher", "mpiexec"), "leave out --launcher"),
+        (("--cluster", flat2.name, "--ppn", "1", "--np", "3"), "needs 3 hosts"),
+        (("--cluster", "no-such-cluster"), "no-such-cluster"),
+    ]
+    for options, says in cases:
+        completed = hpcprobe(cluster_env, "pairs", *options, "--out", str(tmp_path / "o"))
+        assert completed.returncode == 2, (options, completed.stderr)
+        lines = stderr_lines(completed)
+        assert len(lines) == 1 and says in lines[0], (options, lines)

@@ -6,7 +6,8 @@ import ipaddress
 import os
 from typing import List, Mapping, Optional
 
-from hpcprobe.cluster import shaping, system
+import hpcprobe.cluster.shaping as shaping
+import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host, Link
 from hpcprobe.cluster.plan import (FABRIC_INTERFACE, FABRIC_PEER, namespace_prefix,
                                    plan_cluster, route_lines)

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.cli_types import CliParser, choice, positive_int
-from hpcprobe.cluster import system
+import hpcprobe.cluster.system as system
 from hpcprobe.cluster.build import cluster_down, cluster_up
 from hpcprobe.cluster.faults import FAULT_WORDS, apply_fault, parse_fault
 from hpcprobe.cluster.model import Cluster, Link

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
-from hpcprobe.cluster import shaping, system
+import hpcprobe.cluster.shaping as shaping
+import hpcprobe.cluster.system as system
 from hpcprobe.cluster.build import apply_routes
 from hpcprobe.cluster.model import Cluster, Link, LinkFault
 from hpcprobe.cluster.spec import parse_delay

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from hpcprobe.cluster import system
+import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host
 from hpcprobe.cluster.store import cluster_file
 from hpcprobe.errors import HpcprobeError, UsageError
@@ -121,16 +121,37 @@ class ClusterLauncher:
 
     @property
     def env(self) -> Dict[str, str]:
-        return {
+        env = {
             CLUSTER_FILE_VARIABLE: self.cluster_path,
             "MPIR_CVAR_CH4_NETMOD": "ucx",   # the netmod the settings below are for
             "UCX_TLS": "tcp,self",
             "UCX_NET_DEVICES": self.cluster.fabric_interface,
+            # What the bench writes into each record (metadata.cluster, .transport).
+            "HPCPROBE_CLUSTER": self.cluster.name,
+            "HPCPROBE_TRANSPORT": (f"inter-node: {TRANSPORT['inter_node']} over "
+                                   f"{self.cluster.fabric_interface}; intra-node: "
+                                   f"{TRANSPORT['intra_node']}"),
         }
+        limit = link_limit(self.cluster)
+        if limit is not None:
+            env["HPCPROBE_LINK_LIMIT"] = limit
+        return env
 
     @property
     def transport(self) -> Dict[str, str]:
         return dict(TRANSPORT)
+
+
+def link_limit(cluster: Cluster) -> Optional[str]:
+    """"BYTES_PER_S LINK" for the fastest shaped link between hosts (None: nothing is
+    shaped): no inter-node message can go faster, so the bench fails a figure above it
+    (it would have bypassed the link: UCX shared memory across namespaces)."""
+    shaped = [link for link in cluster.links
+              if link.kind != "head" and link.rate_bit_per_s is not None]
+    if not shaped:
+        return None
+    fastest = max(shaped, key=lambda link: link.rate_bit_per_s or 0.0)
+    return f"{int((fastest.rate_bit_per_s or 0) / 8)} {fastest.id}"
 
 
 def cluster_launch(cluster: Cluster, np: int, ppn: Optional[int],

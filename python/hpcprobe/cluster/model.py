@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any, Dict, List, Optional, Tuple
 
-from hpcprobe.cluster import routing
+import hpcprobe.cluster.routing as routing
 from hpcprobe.cluster.spec import Topology, parse_topology
 from hpcprobe.errors import UsageError
 

@@ -11,7 +11,7 @@ import ipaddress
 from datetime import datetime, timezone
 from typing import List, Optional, Sequence
 
-from hpcprobe.cluster import routing
+import hpcprobe.cluster.routing as routing
 from hpcprobe.cluster.model import HEAD_ID, Cluster, Endpoint, Host, Link, Switch
 from hpcprobe.cluster.spec import ClusterRequest
 

@@ -10,7 +10,7 @@ import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
-from hpcprobe.cluster import system
+import hpcprobe.cluster.system as system
 from hpcprobe.cluster.launcher import ClusterLauncher
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster

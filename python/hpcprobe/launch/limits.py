@@ -8,6 +8,7 @@ hang. What can be known beforehand is checked here:
   the launcher holds for each rank (RLIMIT_NOFILE), and the memory a rank needs at the
   least (MemAvailable);
 - srun inside an allocation: the allocation's task count, unless --overcommit is given.
+- an emulated cluster (docs/cluster.md): every rank is on this machine, as local ones.
 A user template launcher is trusted: hpcprobe cannot know where it puts the ranks.
 """
 
@@ -106,6 +107,9 @@ def check_rank_count(np: int, launcher_name: str, launcher_args: Sequence[str],
         if tasks is not None and np > tasks and not overcommit:
             raise _refuse(np, f"the Slurm allocation has {tasks} tasks (SLURM_NTASKS); "
                               "ask for more, or pass --launcher-arg=--overcommit")
+        return
+    if launcher_name == "cluster":  # emulated hosts: every rank runs on this machine
+        _check_local(np)
         return
     if launcher_name in ("mpiexec", "mpirun"):
         spread = any(arg.split("=")[0] in _HOST_OPTIONS for arg in launcher_args)

@@ -20,8 +20,10 @@ from hpcprobe.families.contention.options import (
     network_of,
 )
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
-from hpcprobe.launch import find_bench, resolve_launcher
-from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
+from hpcprobe.launch import find_bench
+from hpcprobe.launching import LaunchContext, choose_launcher, stderr_line, stdout_console
+from hpcprobe.output_files import write_text_atomically
+from hpcprobe.cluster import ClusterLauncher
 from hpcprobe.families.memory.tables import number, numbers, titled_table
 from hpcprobe.families.contention.network import Network
 from hpcprobe.families.contention.tables import contention_tables
@@ -46,7 +48,8 @@ def command_contention(args: argparse.Namespace, user_argv: Sequence[str]) -> in
     options = bench_options(args, _BENCH_OPTIONS)
     if args.no_verify:
         options.append("--no-verify")
-    launch = context.launch("contention", args.variant, options, CONTENTION_BUDGET_S)
+    launch = context.launch("contention", args.variant,
+                            options + _cluster_topology(context, args), CONTENTION_BUDGET_S)
     outcome = context.run(launch, 1, 1)
     console = stdout_console()
     for table in contention_tables(outcome.found.records):
@@ -54,16 +57,39 @@ def command_contention(args: argparse.Namespace, user_argv: Sequence[str]) -> in
     return outcome.exit_status
 
 
+def _cluster_topology(context: LaunchContext, args: argparse.Namespace) -> List[str]:
+    """On an emulated torus or mesh, the network and each rank's coordinates come from
+    the cluster (a coordinates file in the output directory), unless given."""
+    launcher = context.launcher
+    if not isinstance(launcher, ClusterLauncher) or args.torus or args.mesh or args.coords:
+        return []
+    topology = launcher.cluster.topology
+    if not topology.grid:
+        return []
+    axes = "xyzuvwst"[:len(topology.dims)]
+    lines = ["rank," + ",".join(axes)] + [
+        f"{rank}," + ",".join(map(str, host.coordinates))
+        for rank, host in enumerate(launcher.rank_hosts(context.np))]
+    path = context.out_dir / "cluster.coords"
+    write_text_atomically(path, "\n".join(lines) + "\n")
+    return [f"--{topology.kind}", "x".join(map(str, topology.dims)), "--coords", str(path)]
+
+
 def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
     """Run `hpcprobe-bench topology show` under the launcher; its one JSON line. The
     bench's own line when it refuses the input is relayed as is (exit status 2)."""
-    launcher = resolve_launcher(args.launcher, os.environ)
+    launcher = choose_launcher(args)
     program = [find_bench(os.environ), "topology", "show", *bench_options(args, _TOPOLOGY_OPTIONS)]
-    argv = launcher.command(args.np or os.cpu_count() or 1, list(args.launcher_arg), program)
+    np_default = os.cpu_count() or 1
+    env = dict(os.environ)
+    if isinstance(launcher, ClusterLauncher):
+        np_default = len(launcher.cluster.hosts) * launcher.ppn
+        env.update(launcher.env)
+    argv = launcher.command(args.np or np_default, list(args.launcher_arg), program)
     budget = args.time_budget or TOPOLOGY_BUDGET_S
     try:  # its own session, so a hung launch is stopped with every rank it started
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, start_new_session=True)
+                                   stderr=subprocess.PIPE, start_new_session=True, env=env)
     except OSError as error:
         raise HpcprobeError(f"cannot start {argv[0]!r}: {error}") from None
     try:
