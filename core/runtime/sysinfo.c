@@ -157,6 +157,15 @@ static void read_mpi_library(char *out, size_t len)
     copy_str(out, len, p);
 }
 
+/* Every rank reads it (the launcher gives all the same); rank 0 says once
+ * when it cannot be used, and the run goes on without it. */
+static void read_link_limit(struct hpcp_sysinfo *si, MPI_Comm comm)
+{
+    char err[256];
+    if (hpcp_link_limit_parse(getenv(HPCP_LINK_LIMIT_ENV), &si->link_limit, err, sizeof err) < 0)
+        hpcp_error(comm, "warning: %s ignored: %s", HPCP_LINK_LIMIT_ENV, err);
+}
+
 void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv)
 {
     memset(si, 0, sizeof *si);
@@ -186,6 +195,7 @@ void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char
         copy_str(si->os, sizeof si->os, os);
     }
     read_affinity(si->affinity, sizeof si->affinity);
+    read_link_limit(si, comm);
 }
 
 void hpcp_sysinfo_free(struct hpcp_sysinfo *si)

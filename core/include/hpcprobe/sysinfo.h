@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "hpcprobe/json.h"
+#include "hpcprobe/link.h"
 
 struct hpcp_sysinfo {
     int rank, ranks;
@@ -26,9 +27,11 @@ struct hpcp_sysinfo {
     int argc;
     char **argv;
     char started_at[32];    /* when the benchmark started (records' started_at) */
+    struct hpcp_link_limit link_limit; /* HPCPROBE_LINK_LIMIT; bytes_per_s 0: none */
 };
 
-/* Collective over `comm`: gather hosts and node layout; read /proc and /sys. */
+/* Collective over `comm`: gather hosts and node layout; read /proc and /sys;
+ * HPCPROBE_LINK_LIMIT (a malformed value: one warning line on rank 0). */
 void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv);
 void hpcp_sysinfo_free(struct hpcp_sysinfo *si);
 
