@@ -16,6 +16,9 @@
 #include <omp.h>
 #endif
 
+/* metadata.transport: at most this many characters. */
+#define HPCP_TRANSPORT_MAX 256
+
 /* Copy with truncation (the values are informational). */
 static void copy_str(char *dst, size_t len, const char *src)
 {
@@ -92,38 +95,88 @@ static void read_affinity(char *out, size_t len)
     }
 }
 
-static int cmp_str(const void *a, const void *b)
+struct named_rank {
+    const char *name;
+    int rank;
+};
+
+static int cmp_named_rank(const void *a, const void *b)
 {
-    return strcmp((const char *)a, (const char *)b);
+    const struct named_rank *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Rank 0 gets the sorted distinct processor names as a JSON array. */
+int hpcp_host_indices(const char *names, size_t stride, int ranks, int *index)
+{
+    struct named_rank *s = malloc((size_t)(ranks > 0 ? ranks : 1) * sizeof *s);
+    for (int i = 0; i < ranks; i++)
+        index[i] = 0;
+    if (!s)
+        return -1;
+    for (int i = 0; i < ranks; i++)
+        s[i] = (struct named_rank){names + (size_t)i * stride, i};
+    qsort(s, (size_t)ranks, sizeof *s, cmp_named_rank);
+    for (int i = 1, distinct = 0; i < ranks; i++) {
+        distinct += strcmp(s[i].name, s[i - 1].name) != 0;
+        index[s[i].rank] = distinct;
+    }
+    free(s);
+    return 0;
+}
+
+/* Rank 0: metadata.hosts (the distinct names in index order, each found at
+ * its first rank) and metadata.rank_hosts, as JSON arrays. */
+static int hosts_to_json(struct hpcp_sysinfo *si, const char *all, const int *index)
+{
+    int *first = malloc((size_t)si->ranks * sizeof *first);
+    if (!first)
+        return -1;
+    struct hpcp_json h, rh;
+    hpcp_json_init(&h);
+    hpcp_json_init(&rh);
+    hpcp_json_begin_array(&h, NULL);
+    hpcp_json_begin_array(&rh, NULL);
+    for (int i = 0; i < si->ranks; i++)
+        first[i] = -1;
+    for (int i = 0; i < si->ranks; i++) {
+        hpcp_json_int(&rh, NULL, index[i]);
+        if (first[index[i]] < 0)
+            first[index[i]] = i;
+    }
+    for (int d = 0; d < si->ranks && first[d] >= 0; d++)
+        hpcp_json_string(&h, NULL, all + (size_t)first[d] * MPI_MAX_PROCESSOR_NAME);
+    hpcp_json_end_array(&h);
+    hpcp_json_end_array(&rh);
+    free(first);
+    si->hosts_json = h.buf;
+    si->rank_hosts_json = rh.buf;
+    return 0;
+}
+
+/* Every rank's processor name to rank 0, which keeps the two arrays; when
+ * out of memory, hosts is its own name alone and rank_hosts is left out. */
 static void gather_hosts(struct hpcp_sysinfo *si, MPI_Comm comm)
 {
     char name[MPI_MAX_PROCESSOR_NAME] = {0};
     int len = 0;
     MPI_Get_processor_name(name, &len);
     char *all = si->rank == 0 ? calloc((size_t)si->ranks, MPI_MAX_PROCESSOR_NAME) : NULL;
+    int *index = si->rank == 0 ? malloc((size_t)si->ranks * sizeof *index) : NULL;
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
                comm);
-    if (si->rank != 0)
-        return;
-    struct hpcp_json j;
-    hpcp_json_init(&j);
-    hpcp_json_begin_array(&j, NULL);
-    if (all) {
-        qsort(all, (size_t)si->ranks, MPI_MAX_PROCESSOR_NAME, cmp_str);
-        for (int i = 0; i < si->ranks; i++) {
-            const char *h = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
-            if (i == 0 || strcmp(h, h - MPI_MAX_PROCESSOR_NAME) != 0)
-                hpcp_json_string(&j, NULL, h);
-        }
-    } else {
+    if (si->rank == 0 &&
+        (!all || !index || hpcp_host_indices(all, MPI_MAX_PROCESSOR_NAME, si->ranks, index) != 0 ||
+         hosts_to_json(si, all, index) != 0)) {
+        struct hpcp_json j;
+        hpcp_json_init(&j);
+        hpcp_json_begin_array(&j, NULL);
         hpcp_json_string(&j, NULL, name);
+        hpcp_json_end_array(&j);
+        si->hosts_json = j.buf;
     }
-    hpcp_json_end_array(&j);
     free(all);
-    si->hosts_json = j.buf;
+    free(index);
 }
 
 static void node_layout(struct hpcp_sysinfo *si, MPI_Comm comm)
@@ -157,6 +210,15 @@ static void read_mpi_library(char *out, size_t len)
     copy_str(out, len, p);
 }
 
+/* Every rank reads it (the launcher gives all the same); rank 0 says once
+ * when it cannot be used, and the run goes on without it. */
+static void read_link_limit(struct hpcp_sysinfo *si, MPI_Comm comm)
+{
+    char err[256];
+    if (hpcp_link_limit_parse(getenv(HPCP_LINK_LIMIT_ENV), &si->link_limit, err, sizeof err) < 0)
+        hpcp_error(comm, "warning: %s ignored: %s", HPCP_LINK_LIMIT_ENV, err);
+}
+
 void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv)
 {
     memset(si, 0, sizeof *si);
@@ -186,14 +248,17 @@ void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char
         copy_str(si->os, sizeof si->os, os);
     }
     read_affinity(si->affinity, sizeof si->affinity);
+    read_link_limit(si, comm);
 }
 
 void hpcp_sysinfo_free(struct hpcp_sysinfo *si)
 {
     free(si->hosts_json);
+    free(si->rank_hosts_json);
     if (si->node_comm != MPI_COMM_NULL && si->node_comm)
         MPI_Comm_free(&si->node_comm);
     si->hosts_json = NULL;
+    si->rank_hosts_json = NULL;
 }
 
 static void write_strings(struct hpcp_json *j, const char *key, int n, char **v)
@@ -272,7 +337,7 @@ static void write_c_types(struct hpcp_json *j)
 }
 
 /* 1..64 characters of [A-Za-z0-9_.-]. */
-static int is_launch_id(const char *text)
+static int is_token(const char *text)
 {
     size_t n = strlen(text);
     if (n == 0 || n > 64)
@@ -280,9 +345,46 @@ static int is_launch_id(const char *text)
     return strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
 }
 
+/* 1..max characters, each printable ASCII (0x20-0x7e). */
+static int is_printable(const char *text, size_t max)
+{
+    size_t n = 0;
+    for (; text[n]; n++)
+        if (n >= max || text[n] < 0x20 || text[n] > 0x7e)
+            return 0;
+    return n > 0;
+}
+
+/* How MPI moves data: the launcher's own words (HPCPROBE_TRANSPORT) when it
+ * gives them, else the transport settings this rank's environment holds;
+ * nothing when there are none, or when the text is not short printable ASCII
+ * (the launcher's text is then left out, not replaced by a guess). */
+static void write_transport(struct hpcp_json *j)
+{
+    static const char *const vars[] = {"UCX_TLS", "UCX_NET_DEVICES", "MPIR_CVAR_CH4_NETMOD",
+                                       "FI_PROVIDER"};
+    const char *given = getenv("HPCPROBE_TRANSPORT");
+    char seen[HPCP_TRANSPORT_MAX + 2] = "";
+    if (given && given[0]) {
+        if (is_printable(given, HPCP_TRANSPORT_MAX))
+            hpcp_json_string(j, "transport", given);
+        return;
+    }
+    for (size_t i = 0, used = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && v[0] && used < sizeof seen)
+            used += (size_t)snprintf(seen + used, sizeof seen - used, "%s%s=%s", used ? "; " : "",
+                                     vars[i], v);
+    }
+    if (is_printable(seen, HPCP_TRANSPORT_MAX))
+        hpcp_json_string(j, "transport", seen);
+}
+
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
 {
     hpcp_json_raw(j, "hosts", si->hosts_json ? si->hosts_json : "[\"unknown\"]");
+    if (si->rank_hosts_json && si->hosts_json)
+        hpcp_json_raw(j, "rank_hosts", si->rank_hosts_json);
     hpcp_json_string(j, "cpu_model", si->cpu_model);
     hpcp_json_int(j, "cores_per_node", si->cores_per_node);
     hpcp_json_uint(j, "memory_bytes_per_node", si->memory_bytes_per_node);
@@ -306,8 +408,12 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
      * from a file that other runs may be appending to. Kept only when it is a short
      * token, so a hostile environment cannot put anything else into the record. */
     const char *launch = getenv("HPCPROBE_LAUNCH_ID");
-    if (launch && is_launch_id(launch))
+    if (launch && is_token(launch))
         hpcp_json_string(j, "launch_id", launch);
+    const char *cluster = getenv("HPCPROBE_CLUSTER");
+    if (cluster && is_token(cluster))
+        hpcp_json_string(j, "cluster", cluster);
+    write_transport(j);
     hpcp_json_string(j, "affinity", si->affinity);
     hpcp_json_string(j, "os", si->os);
     write_openmp(j);

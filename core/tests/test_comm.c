@@ -1,7 +1,8 @@
 /* The communication family's pieces that need no second rank: --sizes
  * parsing, check patterns and exact float sums, percentiles, random rings
  * (permutations), the pairs tournament (every ordered pair once, each rank
- * in at most one pair a round), placement files and rank orders. */
+ * in at most one pair a round), placement files, rank orders and host
+ * indices. */
 #include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -140,6 +141,17 @@ static void orders(void)
     CHECK(memcmp(rank, blk, sizeof blk) == 0);
 }
 
+/* Each rank's host as an index into the sorted distinct names: the record's
+ * rank_node (placement) and metadata.rank_hosts. */
+static void host_indices(void)
+{
+    const char names[4][8] = {"b", "a", "b", "c"};
+    int index[4];
+    CHECK(hpcp_host_indices(&names[0][0], sizeof names[0], 4, index) == 0);
+    CHECK(index[0] == 1 && index[1] == 0 && index[2] == 1 && index[3] == 2);
+    CHECK(hpcp_host_indices(&names[0][0], sizeof names[0], 1, index) == 0 && index[0] == 0);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -150,6 +162,7 @@ int main(int argc, char **argv)
     tournament();
     placement_files();
     orders();
+    host_indices();
     MPI_Finalize();
     return check_summary("test_comm");
 }

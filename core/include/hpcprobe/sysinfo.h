@@ -4,6 +4,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include "hpcprobe/json.h"
+#include "hpcprobe/link.h"
 
 struct hpcp_sysinfo {
     int rank, ranks;
@@ -12,6 +13,7 @@ struct hpcp_sysinfo {
     int ranks_per_node_max;
     MPI_Comm node_comm;     /* ranks sharing this node's memory */
     char *hosts_json;       /* JSON array of distinct host names (rank 0 only) */
+    char *rank_hosts_json;  /* JSON array: each rank's index into hosts (rank 0 only) */
     char cpu_model[128];
     int cores_per_node;
     uint64_t memory_bytes_per_node;      /* MemTotal */
@@ -26,11 +28,18 @@ struct hpcp_sysinfo {
     int argc;
     char **argv;
     char started_at[32];    /* when the benchmark started (records' started_at) */
+    struct hpcp_link_limit link_limit; /* HPCPROBE_LINK_LIMIT; bytes_per_s 0: none */
 };
 
-/* Collective over `comm`: gather hosts and node layout; read /proc and /sys. */
+/* Collective over `comm`: gather hosts and node layout; read /proc and /sys;
+ * HPCPROBE_LINK_LIMIT (a malformed value: one warning line on rank 0). */
 void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv);
 void hpcp_sysinfo_free(struct hpcp_sysinfo *si);
+
+/* index[i]: the place of names[i] (rank i's host, `stride` bytes apart)
+ * among the sorted distinct names, as metadata.hosts lists them. 0, or -1
+ * (out of memory: every index 0). */
+int hpcp_host_indices(const char *names, size_t stride, int ranks, int *index);
 
 /* Write the "metadata" object members (the caller opened the object). */
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j);

@@ -8,6 +8,7 @@
 
 #include "beff.h"
 #include "hpcprobe/harness.h"
+#include "hpcprobe/link.h"
 #include "hpcprobe/util.h"
 
 struct beff_results {
@@ -138,6 +139,30 @@ static void add_figures(struct hpcp_record *r, const struct beff_results *R)
     free(bw);
 }
 
+/* The rings on two or more nodes against HPCPROBE_LINK_LIMIT: a ring then
+ * crosses a node boundary, and the slowest rank's time per exchange covers
+ * the stream across it, one message to one neighbour each exchange (half the
+ * ring bandwidth, which counts both neighbours). The ping-pong pairs are not
+ * judged: the record does not say which pairs were on different nodes. */
+static void check_link(struct hpcp_record *r, const struct hpcp_sysinfo *si,
+                       const struct beff_results *R, int nodes)
+{
+    const struct beff_rings *g = &R->ring_bw;
+    double fastest = 0;
+    int natural = 1;
+    for (int i = 0; i < g->nmeas; i++)
+        fastest = g->natural[i] > 0 ? fmax(fastest, BEFF_BW_BYTES / g->natural[i]) : fastest;
+    for (int i = 0; i < g->nrandom; i++)
+        if (g->random[i] > 0 && BEFF_BW_BYTES / g->random[i] > fastest)
+            fastest = BEFF_BW_BYTES / g->random[i], natural = 0;
+    if (nodes < 2 || fastest <= 0)
+        return;
+    hpcp_link_check(r, &si->link_limit,
+                    natural ? "beff naturally ordered ring, one neighbour's stream"
+                            : "beff randomly ordered ring, one neighbour's stream",
+                    fastest / 2, BEFF_BW_BYTES);
+}
+
 static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                          const struct comm_params *p, const struct hpcp_sysinfo *si,
                          const struct beff_results *R, int nodes, int rpn, const char *note)
@@ -160,6 +185,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                                       "message(s) arrived wrong",
                                       R->lat.wrong + R->bw.wrong,
                                       R->ring_lat.wrong + R->ring_bw.wrong, R->full_wrong);
+    check_link(r, si, R, nodes);
     if (note[0])
         hpcp_record_note(r, "%s", note);
 }

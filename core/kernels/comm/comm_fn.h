@@ -44,6 +44,12 @@ static inline int comm_root(const struct comm_call *c)
     return (int)(c->iteration % c->ranks);
 }
 
+/* 1 for the point-to-point functions (PingPong, PingPing, Sendrecv,
+ * Exchange): each message goes to one peer, `bytes` per call, so bytes over
+ * the time of a call is at most the rate of one message stream, which any
+ * link the stream crosses bounds. */
+int comm_fn_one_stream(const struct comm_function *fn);
+
 /* Extents shared by several functions. */
 void comm_extent_one(size_t bytes, int ranks, size_t *send, size_t *recv);
 void comm_extent_gather(size_t bytes, int ranks, size_t *send, size_t *recv);

@@ -104,6 +104,12 @@ const struct comm_function comm_fn_exchange = {
     "exchange", "Exchange",      1,        0,        1,         0, 1.0, 4.0,
     NULL,       extent_exchange, exchange, fill_own, check_both};
 
+int comm_fn_one_stream(const struct comm_function *fn)
+{
+    return fn == &comm_fn_pingpong || fn == &comm_fn_pingping || fn == &comm_fn_sendrecv ||
+           fn == &comm_fn_exchange;
+}
+
 COMM_KERNEL(hpcp_comm_pingpong, "pingpong",
             "IMB PingPong: half the round trip between ranks 0 and 1");
 COMM_KERNEL(hpcp_comm_pingping, "pingping",

@@ -161,19 +161,6 @@ static struct named *sort_names(const char *names, size_t stride, int ranks)
     return s;
 }
 
-/* Index of each rank's host among the sorted distinct names (metadata.hosts). */
-static void host_indices(const char *names, int ranks, int *index)
-{
-    struct named *s = sort_names(names, NAME_LEN, ranks);
-    int distinct = 0;
-    for (int i = 0; i < ranks; i++) {
-        if (s && i > 0 && strcmp(s[i].name, s[i - 1].name) != 0)
-            distinct++;
-        index[s ? s[i].index : i] = s ? distinct : 0;
-    }
-    free(s);
-}
-
 static char *read_file(const char *path, char *err, size_t len)
 {
     FILE *f = fopen(path, "r");
@@ -306,7 +293,7 @@ int comm_place_apply(struct comm_place *p, MPI_Comm world, MPI_Comm *work, char 
             for (int i = 0; i < ranks; i++)
                 new_rank[i] = i, cpu[i] = -1;
         if (!bad)
-            host_indices(names, ranks, host);
+            hpcp_host_indices(names, NAME_LEN, ranks, host);
         for (int i = 0; !bad && i < ranks; i++)
             plan3[3 * i] = new_rank[i], plan3[3 * i + 1] = cpu[i], plan3[3 * i + 2] = host[i];
         free(new_rank), free(cpu), free(host);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "comm_run.h"
+#include "hpcprobe/link.h"
 
 #define HEADLINE_BYTES ((size_t)1 << 20) /* paper 003 compares the functions at 1 MB */
 
@@ -155,6 +156,33 @@ static void add_validation(struct hpcp_record *r, const struct comm_plan *pl,
         }
 }
 
+/* A point-to-point function on ranks of two or more nodes against
+ * HPCPROBE_LINK_LIMIT: some message stream crossed a node boundary, and
+ * every rank's calls waited for it (PingPong, PingPing: the only stream;
+ * Sendrecv, Exchange: around the ring), so bytes / t_max (the slowest
+ * rank's time per call) is at most that stream's rate. The fastest size
+ * long enough to judge is checked. */
+static void check_link(struct hpcp_record *r, const struct comm_plan *pl,
+                       const struct hpcp_sysinfo *si, const struct comm_point *pts,
+                       const struct comm_group_info *g)
+{
+    if (!comm_fn_one_stream(pl->fn) || g->nodes < 2)
+        return;
+    int worst = -1;
+    double rate[COMM_MAX_SIZES];
+    for (int i = 0; i < pl->nsizes; i++) {
+        rate[i] = pts[i].t_max > 0 ? (double)pts[i].bytes / pts[i].t_max : NAN;
+        if (isfinite(rate[i]) && (double)pts[i].bytes >= HPCP_LINK_MIN_BYTES &&
+            (worst < 0 || rate[i] > rate[worst]))
+            worst = i;
+    }
+    if (worst < 0)
+        return;
+    char what[64];
+    snprintf(what, sizeof what, "comm %s at %zu B", pl->fn->name, pts[worst].bytes);
+    hpcp_link_check(r, &si->link_limit, what, rate[worst], (double)pts[worst].bytes);
+}
+
 void comm_build_record(struct hpcp_record *r, const struct comm_plan *pl,
                        const struct comm_params *p, const struct hpcp_sysinfo *si,
                        const struct comm_point *pts, const struct comm_group_info *g)
@@ -166,6 +194,7 @@ void comm_build_record(struct hpcp_record *r, const struct comm_plan *pl,
     add_headline(r, pl, pts);
     add_counts(r, pts, pl->nsizes);
     add_validation(r, pl, p, pts);
+    check_link(r, pl, si, pts, g);
     if (pl->fn->pair && g->launched > 2)
         hpcp_record_note(r, "ranks 0 and 1 ran %s; the other %d ranks waited", pl->fn->imb_name,
                          g->launched - 2);

@@ -9,6 +9,7 @@
 
 #include "comm.h"
 #include "hpcprobe/harness.h"
+#include "hpcprobe/link.h"
 #include "hpcprobe/util.h"
 
 enum { TAG_DATA = 300, TAG_ACK };
@@ -180,6 +181,23 @@ static void add_metrics(struct hpcp_record *r, const struct pairs_result *R, int
     free(all), free(in), free(out);
 }
 
+/* The fastest pair across nodes against HPCPROBE_LINK_LIMIT: its transfer
+ * had to cross a link at least that slow, so a faster one did not cross it. */
+static void check_link(struct hpcp_record *r, const struct comm_params *p,
+                       const struct hpcp_sysinfo *si, const struct pairs_result *R, int ranks)
+{
+    size_t cells = (size_t)ranks * ranks, worst = cells;
+    for (size_t c = 0; c < cells; c++)
+        if (!R->same[c] && isfinite(R->bw[c]) && (worst == cells || R->bw[c] > R->bw[worst]))
+            worst = c;
+    if (worst == cells)
+        return;
+    char what[64];
+    snprintf(what, sizeof what, "pairs, rank %d to %d", (int)(worst / (size_t)ranks),
+             (int)(worst % (size_t)ranks));
+    hpcp_link_check(r, &si->link_limit, what, R->bw[worst], (double)p->size * p->messages);
+}
+
 static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                          const struct comm_params *p, const struct hpcp_sysinfo *si,
                          const struct pairs_result *R, int ranks, const char *note)
@@ -205,6 +223,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
                                       "pairs: rank %d received wrong data from rank %d at "
                                       "%zu B (%ld transfer(s) wrong in all)",
                                       R->bad_rank, R->bad_from, p->size, R->wrong);
+    check_link(r, p, si, R, ranks);
     if (note[0])
         hpcp_record_note(r, "%s", note);
 }
