@@ -202,9 +202,18 @@ def test_launcher_argv_and_environment(tmp_path, monkeypatch):
         f"--wd={tmp_path}", "--", mpiexec, "-launcher", "ssh", "-launcher-exec",
         launcher.find_enter_program(os.environ), "-iface", "fab0", "-hosts",
         "c1-h0:2,c1-h1:2", "-ppn", "2", "-n", "3", "-genv", "X", "1", "prog", "--flag"]
-    assert chosen.env == {"HPCPROBE_CLUSTER_FILE": str(tmp_path / "c1.json"),
-                          "MPIR_CVAR_CH4_NETMOD": "ucx", "UCX_TLS": "tcp,self",
-                          "UCX_NET_DEVICES": "fab0"}
+    env = chosen.env
+    limit = env.pop("HPCPROBE_LINK_LIMIT", None)
+    fastest = max(link.rate_bit_per_s for link in cluster.links
+                  if link.kind != "head" and link.rate_bit_per_s is not None)
+    assert limit == f"{int(fastest / 8)} " + next(
+        link.id for link in cluster.links if link.rate_bit_per_s == fastest)
+    assert env == {"HPCPROBE_CLUSTER_FILE": str(tmp_path / "c1.json"),
+                   "MPIR_CVAR_CH4_NETMOD": "ucx", "UCX_TLS": "tcp,self",
+                   "UCX_NET_DEVICES": "fab0", "HPCPROBE_CLUSTER": "c1",
+                   "HPCPROBE_TRANSPORT": "inter-node: tcp (MPICH ch4:ucx, UCX_TLS=tcp,self) "
+                                         "over fab0; intra-node: shared memory (MPICH ch4 "
+                                         "posix)"}
     assert [h.id for h in chosen.rank_hosts(3)] == ["h0", "h0", "h1"]
     launch = cluster_launch(cluster, 8, None, ["prog"])  # ppn: the hosts' cores
     assert [h.id for h in launch.rank_hosts] == ["h0", "h0", "h1", "h1", "h2", "h2", "h3", "h3"]
