@@ -380,6 +380,16 @@ static void write_transport(struct hpcp_json *j)
         hpcp_json_string(j, "transport", seen);
 }
 
+/* The faults an emulated cluster's links had when the run started
+ * (HPCPROBE_CLUSTER_FAULTS, `hpcprobe cluster fault`): a figure measured through a
+ * lossy or downed link says so in its record. Short printable ASCII only. */
+static void write_cluster_faults(struct hpcp_json *j)
+{
+    const char *faults = getenv("HPCPROBE_CLUSTER_FAULTS");
+    if (faults && is_printable(faults, HPCP_TRANSPORT_MAX))
+        hpcp_json_string(j, "cluster_faults", faults);
+}
+
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
 {
     hpcp_json_raw(j, "hosts", si->hosts_json ? si->hosts_json : "[\"unknown\"]");
@@ -414,6 +424,7 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
     if (cluster && is_token(cluster))
         hpcp_json_string(j, "cluster", cluster);
     write_transport(j);
+    write_cluster_faults(j);
     hpcp_json_string(j, "affinity", si->affinity);
     hpcp_json_string(j, "os", si->os);
     write_openmp(j);

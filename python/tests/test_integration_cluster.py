@@ -484,3 +484,28 @@ def test_cluster_options_are_checked(flat2, cluster_env, tmp_path):
         assert completed.returncode == 2, (options, completed.stderr)
         lines = stderr_lines(completed)
         assert len(lines) == 1 and says in lines[0], (options, lines)
+
+
+def test_a_lossy_link_is_measured_and_recorded(make_cluster, cluster_env, tmp_path):
+    # Degradation is measured, not hidden: PingPong through a link that drops 20 % of
+    # its packets is slower than through the same link clean, and its record says so.
+    cluster = make_cluster("q", "--nodes", "2", "--link-rate", "400mbit")
+
+    def pingpong(out):
+        completed = hpcprobe(cluster_env, "comm", "pingpong", "--sizes", "1M", "--cluster",
+                             cluster.name, "--ppn", "1", "--out", str(out), "--quiet",
+                             "--time-budget", "120", timeout=200)
+        assert completed.returncode == 0, completed.stderr
+        (record,) = cluster_records(out)
+        bandwidth = next(s for s in record["series"] if s["name"] == "bandwidth")["y"][-1]
+        return record, bandwidth
+
+    clean, clean_bandwidth = pingpong(tmp_path / "clean")
+    assert "cluster_faults" not in clean["metadata"]
+    assert clean["metadata"]["cluster"] == cluster.name
+    completed = hpcprobe(cluster_env, "cluster", "fault", "--name", cluster.name, "--link",
+                         "h0-sw", "loss", "20%")
+    assert completed.returncode == 0, completed.stderr
+    lossy, lossy_bandwidth = pingpong(tmp_path / "lossy")
+    assert lossy["metadata"]["cluster_faults"] == "h0-sw loss 20%"
+    assert lossy_bandwidth < 0.8 * clean_bandwidth, (lossy_bandwidth, clean_bandwidth)

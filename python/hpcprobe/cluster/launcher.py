@@ -132,6 +132,9 @@ class ClusterLauncher:
                                    f"{self.cluster.fabric_interface}; intra-node: "
                                    f"{TRANSPORT['intra_node']}"),
         }
+        faults = fault_text(self.cluster)
+        if faults:
+            env["HPCPROBE_CLUSTER_FAULTS"] = faults
         limit = link_limit(self.cluster)
         if limit is not None:
             env["HPCPROBE_LINK_LIMIT"] = limit
@@ -140,6 +143,20 @@ class ClusterLauncher:
     @property
     def transport(self) -> Dict[str, str]:
         return dict(TRANSPORT)
+
+
+def fault_text(cluster: Cluster) -> str:
+    """The links' faults as the records carry them: "h0-sw loss 20%; h1-sw down"."""
+    words = []
+    for link in cluster.links:
+        fault = link.fault
+        if fault.down:
+            words.append(f"{link.id} down")
+        if fault.loss_fraction > 0:
+            words.append(f"{link.id} loss {fault.loss_fraction * 100:g}%")
+        if fault.delay_s is not None:
+            words.append(f"{link.id} delay {fault.delay_s * 1e6:g}us")
+    return "; ".join(words)
 
 
 def link_limit(cluster: Cluster) -> Optional[str]:
