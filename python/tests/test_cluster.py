@@ -209,9 +209,9 @@ def test_launcher_argv_and_environment(tmp_path, monkeypatch):
     assert limit == f"{int(fastest / 8)} " + next(
         link.id for link in cluster.links if link.rate_bit_per_s == fastest)
     assert env == {"HPCPROBE_CLUSTER_FILE": str(tmp_path / "c1.json"),
-                   "MPIR_CVAR_CH4_NETMOD": "ucx", "UCX_TLS": "tcp,self",
-                   "UCX_NET_DEVICES": "fab0", "HPCPROBE_CLUSTER": "c1",
-                   "HPCPROBE_TRANSPORT": "inter-node: tcp (MPICH ch4:ucx, UCX_TLS=tcp,self) "
+                   "MPIR_CVAR_CH4_NETMOD": "ofi", "FI_PROVIDER": "tcp",
+                   "FI_TCP_IFACE": "fab0", "HPCPROBE_CLUSTER": "c1",
+                   "HPCPROBE_TRANSPORT": "inter-node: tcp (MPICH ch4:ofi, FI_PROVIDER=tcp) "
                                          "over fab0; intra-node: shared memory (MPICH ch4 "
                                          "posix)"}
     assert [h.id for h in chosen.rank_hosts(3)] == ["h0", "h0", "h1"]

@@ -433,6 +433,7 @@ def test_the_comm_suite_runs_across_two_hosts(flat2, cluster_env, tmp_path):
 
 
 @pytest.mark.parametrize("command", [
+    ("ra", "mpi", "--table-log2", "14"),  # HPCC's algorithm: ANY_SOURCE receives
     ("ra", "mpi", "--algo", "hypercube", "--table-log2", "14"),
     ("ra", "star", "--table-log2", "14"),
     ("contention", "wocon", "--sizes", "8,1K", "--repeat", "2", "--messages", "4"),

@@ -7,10 +7,14 @@ mpiexec runs in the head's namespaces, so every host is remote to it and each pr
 started by hpcprobe-enter-host (enter.py), which execs nsenter into the host: no ssh,
 and every proxy and rank stays a descendant of mpiexec, so the runner stops them all.
 
-Inter-node traffic is forced onto TCP: UCX's shared-memory transports (posix, sysv, cma)
-work between namespaces of one kernel, and without UCX_TLS=tcp,self a message between
-two "hosts" skips the shaped link altogether (1.5-15 GB/s through a 400 Mbit/s link).
-Intra-node messages never reach UCX: MPICH's own shared memory carries them.
+Inter-node traffic is forced onto TCP by MPICH's OFI netmod with libfabric's tcp
+provider on the fabric interface. Not the UCX netmod (the wheel's default): UCX's
+shared-memory transports work between namespaces of one kernel, so without
+UCX_TLS=tcp,self a message between two "hosts" skips the shaped link altogether
+(1.5-15 GB/s through a 400 Mbit/s link), and with it HPCC's RandomAccess (`ra mpi
+--algo reference`, MPI_ANY_SOURCE receives) never finishes across hosts: a message to a
+posted ANY_SOURCE receive is not matched. Over OFI/tcp both are right. Intra-node
+messages never reach the netmod: MPICH's own shared memory carries them.
 """
 
 import os
@@ -30,7 +34,7 @@ from hpcprobe.launch.binding import mpi_flavour
 ENTER_PROGRAM = "hpcprobe-enter-host"
 CLUSTER_FILE_VARIABLE = "HPCPROBE_CLUSTER_FILE"
 # What a record may say of the transports (part of the launch's environment below).
-TRANSPORT = {"inter_node": "tcp (MPICH ch4:ucx, UCX_TLS=tcp,self)",
+TRANSPORT = {"inter_node": "tcp (MPICH ch4:ofi, FI_PROVIDER=tcp)",
              "intra_node": "shared memory (MPICH ch4 posix)"}
 
 
@@ -123,9 +127,9 @@ class ClusterLauncher:
     def env(self) -> Dict[str, str]:
         env = {
             CLUSTER_FILE_VARIABLE: self.cluster_path,
-            "MPIR_CVAR_CH4_NETMOD": "ucx",   # the netmod the settings below are for
-            "UCX_TLS": "tcp,self",
-            "UCX_NET_DEVICES": self.cluster.fabric_interface,
+            "MPIR_CVAR_CH4_NETMOD": "ofi",   # the netmod the settings below are for
+            "FI_PROVIDER": "tcp",
+            "FI_TCP_IFACE": self.cluster.fabric_interface,
             # What the bench writes into each record (metadata.cluster, .transport).
             "HPCPROBE_CLUSTER": self.cluster.name,
             "HPCPROBE_TRANSPORT": (f"inter-node: {TRANSPORT['inter_node']} over "
@@ -162,7 +166,7 @@ def fault_text(cluster: Cluster) -> str:
 def link_limit(cluster: Cluster) -> Optional[str]:
     """"BYTES_PER_S LINK" for the fastest shaped link between hosts (None: nothing is
     shaped): no inter-node message can go faster, so the bench fails a figure above it
-    (it would have bypassed the link: UCX shared memory across namespaces)."""
+    (it would have bypassed the link: shared memory across namespaces)."""
     shaped = [link for link in cluster.links
               if link.kind != "head" and link.rate_bit_per_s is not None]
     if not shaped:
