@@ -14,7 +14,6 @@
 #define EXCEEDED                                                                    \
     "%s: inter-node bandwidth %s is faster than the link it crossed (%s, %s): the " \
     "traffic did not cross the link (shared memory across namespaces?)"
-#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
 
 /* The text of a decimal number, n characters: [-]D+[.D*][(e|E)[+-]D+]. */
 static int is_decimal(const char *s, size_t n)
@@ -58,8 +57,7 @@ int hpcp_link_limit_parse(const char *text, struct hpcp_link_limit *out, char *e
     if (number > 0 && number < sizeof num)
         memcpy(num, text, number);
     double rate = num[0] && is_decimal(num, number) ? strtod(num, NULL) : NAN;
-    if (!isfinite(rate) || name_len == 0 || name_len > HPCP_LINK_NAME_MAX ||
-        strspn(name, NAME_CHARS) != name_len) {
+    if (!isfinite(rate) || !hpcp_is_name_token(name, HPCP_LINK_NAME_MAX)) {
         char shown[48];
         quoted(shown, sizeof shown, text);
         snprintf(err, errlen,

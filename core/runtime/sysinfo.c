@@ -336,15 +336,6 @@ static void write_c_types(struct hpcp_json *j)
     hpcp_json_end_object(j);
 }
 
-/* 1..64 characters of [A-Za-z0-9_.-]. */
-static int is_token(const char *text)
-{
-    size_t n = strlen(text);
-    if (n == 0 || n > 64)
-        return 0;
-    return strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
-}
-
 /* 1..max characters, each printable ASCII (0x20-0x7e). */
 static int is_printable(const char *text, size_t max)
 {
@@ -418,10 +409,10 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
      * from a file that other runs may be appending to. Kept only when it is a short
      * token, so a hostile environment cannot put anything else into the record. */
     const char *launch = getenv("HPCPROBE_LAUNCH_ID");
-    if (launch && is_token(launch))
+    if (launch && hpcp_is_name_token(launch, 64))
         hpcp_json_string(j, "launch_id", launch);
     const char *cluster = getenv("HPCPROBE_CLUSTER");
-    if (cluster && is_token(cluster))
+    if (cluster && hpcp_is_name_token(cluster, 64))
         hpcp_json_string(j, "cluster", cluster);
     write_transport(j);
     write_cluster_faults(j);

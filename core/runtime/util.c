@@ -167,3 +167,10 @@ void hpcp_copy_truncated(char *dst, size_t len, const char *src)
     memcpy(dst, src, n);
     dst[n] = '\0';
 }
+
+int hpcp_is_name_token(const char *text, size_t max_len)
+{
+    size_t n = strlen(text);
+    return n > 0 && n <= max_len &&
+           strspn(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}

@@ -90,8 +90,7 @@ class LaunchContext:
         self.args = args
         self.user_argv = list(user_argv)
         if isinstance(self.launcher, ClusterLauncher):
-            # The whole cluster unless asked otherwise: every host, ppn ranks each.
-            default_np = len(self.launcher.cluster.hosts) * self.launcher.ppn
+            default_np = self.launcher.default_np
         self.np = args.np or default_np
         self._check_ranks(self.np)
         self.out_dir = Path(args.out) if args.out else new_results_dir()

@@ -181,8 +181,8 @@ def stop_launch(process: subprocess.Popen, log: Optional[IO[bytes]] = None,
     tree.reap_orphans()
 
 
-def _watch(process: subprocess.Popen, tree: ProcessTree, budget_s: float,
-           progress: ProgressReporter, log: IO[bytes]) -> Optional[str]:
+def _watch(process: subprocess.Popen, tree: ProcessTree, budget_s: Optional[float],
+           progress: Optional[ProgressReporter], log: Optional[IO[bytes]]) -> Optional[str]:
     """Wait for the launch; why it was stopped ("budget", "orphaned"), or None when it
     ended by itself."""
     started = time.monotonic()
@@ -194,8 +194,9 @@ def _watch(process: subprocess.Popen, tree: ProcessTree, budget_s: float,
         except subprocess.TimeoutExpired:
             pass
         now = time.monotonic()
-        progress.update(now - started)
-        if now - started > budget_s:
+        if progress is not None:
+            progress.update(now - started)
+        if budget_s is not None and now - started > budget_s:
             _note(log, f"time budget of {budget_s:g} s exceeded")
             stop_launch(process, log, tree)
             return "budget"
@@ -209,7 +210,8 @@ def _watch(process: subprocess.Popen, tree: ProcessTree, budget_s: float,
                 return "orphaned"
 
 
-def _stop_leftovers(process: subprocess.Popen, tree: ProcessTree, log: IO[bytes]) -> None:
+def _stop_leftovers(process: subprocess.Popen, tree: ProcessTree,
+                    log: Optional[IO[bytes]]) -> None:
     """Processes of the launch still running after its launcher exited (ranks of a
     proxy that died as the launcher did) are stopped, not left spinning."""
     left = tree.members()
@@ -218,19 +220,21 @@ def _stop_leftovers(process: subprocess.Popen, tree: ProcessTree, log: IO[bytes]
         stop_launch(process, log, tree)
 
 
-def _supervise(launch: Launch, process: subprocess.Popen, log: IO[bytes],
-               progress: ProgressReporter) -> Optional[str]:
-    """_watch, and on a signal or Ctrl-C stop the whole launch before passing it on."""
+def supervise(process: subprocess.Popen, budget_s: Optional[float],
+              log: Optional[IO[bytes]] = None,
+              progress: Optional[ProgressReporter] = None) -> Optional[str]:
+    """Wait for the launch started as `process` (in a session of its own) to end, or
+    stop it with every process it started: past `budget_s` (None: no budget), when a
+    launcher process died, or on a signal or Ctrl-C, which is then passed on. Why it
+    was stopped ("budget", "orphaned"), or None; each step noted in `log`."""
     tree = ProcessTree(process.pid)
     try:
-        stopped = _watch(process, tree, launch.time_budget_s, progress, log)
+        stopped = _watch(process, tree, budget_s, progress, log)
         _stop_leftovers(process, tree, log)
         return stopped
     except (StopSignal, KeyboardInterrupt) as stop:
         _note(log, f"{getattr(stop, 'name', 'SIGINT')} received: stopping the launch")
         stop_launch(process, log, tree)
-        if isinstance(stop, StopSignal):
-            stop.results_path = str(launch.results_path)
         raise
 
 
@@ -272,7 +276,11 @@ def run_launch(launch: Launch, progress: ProgressReporter) -> LaunchOutcome:
     with _open_log(launch) as log:
         process = _start(launch, argv, log)
         pump = _OutputPump(process, log, progress)
-        stopped = _supervise(launch, process, log, progress)
+        try:
+            stopped = supervise(process, launch.time_budget_s, log, progress)
+        except StopSignal as stop:
+            stop.results_path = str(launch.results_path)
+            raise
         pump.join()
     elapsed = time.monotonic() - started
     found = own_records(launch.results_path, start_offset, launch.launch_id)

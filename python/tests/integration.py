@@ -38,3 +38,22 @@ def only_record(results: Path):
     assert found.problems == []
     assert len(found.records) == 1
     return found.records[0]
+
+
+def require_cluster_support() -> None:
+    """Fail (never skip) the test, with the reason, where emulated clusters cannot be
+    made: they need root, iproute2 and veth links in new network namespaces (CI has all)."""
+    import pytest
+
+    from hpcprobe.cluster import system as cluster_system
+    from hpcprobe.errors import UsageError
+
+    try:
+        cluster_system.require_privileges("cluster up")
+    except UsageError as error:
+        pytest.fail(str(error))
+    probe = subprocess.run(["unshare", "--net", "--", "ip", "link", "add", "probe0", "type",
+                            "veth", "peer", "name", "probe1"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.fail(f"cannot make network namespaces and veth links here: "
+                    f"{probe.stderr.strip()}")

@@ -19,6 +19,7 @@ from typing import Dict, List
 
 import pytest
 from helpers import run_hpcprobe, stderr_lines
+from integration import require_cluster_support
 
 from hpcprobe.cluster import Cluster, load_cluster
 from hpcprobe.cluster import system as cluster_system
@@ -57,24 +58,9 @@ for _ in range(count):
 """
 
 
-def support_problem():
-    if os.geteuid() != 0:
-        return f"emulated clusters need root (running as uid {os.geteuid()})"
-    missing = [tool for tool in cluster_system.TOOLS if shutil.which(tool) is None]
-    if missing:
-        return f"emulated clusters need {', '.join(missing)} on PATH"
-    probe = subprocess.run(["unshare", "--net", "--", "ip", "link", "add", "probe0", "type",
-                            "veth", "peer", "name", "probe1"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        return f"cannot make network namespaces and veth links here: {probe.stderr.strip()}"
-    return None
-
-
 @pytest.fixture(scope="module")
 def cluster_env(tmp_path_factory) -> Dict[str, str]:
-    problem = support_problem()
-    if problem:  # these tests need root and iproute2 (CI has both): fail, never skip
-        pytest.fail(problem)
+    require_cluster_support()
     return dict(os.environ, HPCPROBE_CLUSTER_DIR=str(tmp_path_factory.mktemp("clusters")))
 
 

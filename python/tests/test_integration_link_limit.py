@@ -11,15 +11,13 @@ with it otherwise. The cluster is removed in a fixture finaliser whatever the te
 """
 
 import os
-import subprocess
 
 import pytest
 from helpers import run_hpcprobe, stderr_lines
-from integration import bench_path, run_bench
+from integration import bench_path, require_cluster_support, run_bench
 
 from hpcprobe.cluster import load_cluster
 from hpcprobe.cluster import system as cluster_system
-from hpcprobe.errors import UsageError
 from hpcprobe.results import read_records
 
 TINY_LIMIT = "1000 test-link"        # 1 kB/s: every real transfer is faster
@@ -121,24 +119,10 @@ def test_cluster_and_transport_written_only_when_valid(tmp_path, monkeypatch, en
 # --- a two-host emulated cluster ---------------------------------------------------------
 
 
-def support_problem():
-    try:
-        cluster_system.require_privileges("cluster up")
-    except UsageError as error:
-        return str(error)
-    probe = subprocess.run(["unshare", "--net", "--", "ip", "link", "add", "probe0", "type",
-                            "veth", "peer", "name", "probe1"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        return f"cannot make network namespaces and veth links here: {probe.stderr.strip()}"
-    return None
-
-
 @pytest.fixture(scope="module")
 def two_hosts(tmp_path_factory):
     """(cluster, env): two hosts on one switch at 1 Gbit/s, removed afterwards."""
-    problem = support_problem()
-    if problem:  # these tests need root and iproute2 (CI has both): fail, never skip
-        pytest.fail(problem)
+    require_cluster_support()
     env = dict(os.environ, HPCPROBE_CLUSTER_DIR=str(tmp_path_factory.mktemp("clusters")))
     name = f"lk{os.getpid() % 100000}"
     try:

@@ -54,6 +54,10 @@ int hpcp_parse_bytes(const char *text, uint64_t *bytes);
  * flags at -O2 under the sanitizers. */
 void hpcp_copy_truncated(char *dst, size_t len, const char *src);
 
+/* 1 when `text` is 1..max_len characters of [A-Za-z0-9_.-]: the names the
+ * environment may put into a record (launch id, cluster, link), nothing else. */
+int hpcp_is_name_token(const char *text, size_t max_len);
+
 /* Human-readable power-of-two size ("512.0 MiB") into buf. */
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len);
 

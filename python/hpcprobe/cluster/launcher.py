@@ -86,6 +86,11 @@ class ClusterLauncher:
         self.enter_program = find_enter_program(env)
         self.cluster_path = str(cluster_file(cluster.name, env).resolve())
 
+    @property
+    def default_np(self) -> int:
+        """The whole cluster: every host, `ppn` ranks each."""
+        return len(self.cluster.hosts) * self.ppn
+
     def require_up(self) -> None:
         """HpcprobeError (exit 3) unless every host and the head still run: a holder
         gone (killed, a reboot) leaves a host nobody can enter."""

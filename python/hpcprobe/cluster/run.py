@@ -6,7 +6,6 @@ subreaper), so a time budget or a signal stops it on every host."""
 import argparse
 import os
 import subprocess
-import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
@@ -15,9 +14,7 @@ from hpcprobe.cluster.launcher import ClusterLauncher
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
-from hpcprobe.processes import ProcessTree
-from hpcprobe.runner import ORPHAN_CHECK_S, POLL_INTERVAL_S, stop_launch
-from hpcprobe.signals import StopSignal
+from hpcprobe.runner import supervise
 
 
 def add_launch_parser(subparsers) -> CliParser:
@@ -42,28 +39,6 @@ def check_launch(args: argparse.Namespace) -> None:
     args.program = program
 
 
-def _watch(process: subprocess.Popen, tree: ProcessTree,
-           budget_s: Optional[float]) -> Optional[str]:
-    """Wait for the program; why it was stopped ("budget", "orphaned") or None."""
-    started = time.monotonic()
-    next_orphan_check = started + ORPHAN_CHECK_S
-    while True:
-        try:
-            process.wait(POLL_INTERVAL_S)
-            return None
-        except subprocess.TimeoutExpired:
-            pass
-        now = time.monotonic()
-        if budget_s is not None and now - started > budget_s:
-            stop_launch(process, None, tree)
-            return "budget"
-        if now >= next_orphan_check:
-            next_orphan_check = now + ORPHAN_CHECK_S
-            if tree.orphans():
-                stop_launch(process, None, tree)
-                return "orphaned"
-
-
 def run_supervised(argv: List[str], extra_env: Dict[str, str],
                    budget_s: Optional[float]) -> Tuple[int, Optional[str]]:
     """(exit status, why it was stopped or None) of `argv` run to its end or stopped."""
@@ -73,14 +48,7 @@ def run_supervised(argv: List[str], extra_env: Dict[str, str],
                                    start_new_session=True)
     except OSError as error:
         raise HpcprobeError(f"cannot start {argv[0]!r}: {error}") from None
-    tree = ProcessTree(process.pid)
-    try:
-        stopped = _watch(process, tree, budget_s)
-        if tree.members():  # ranks of a proxy that died with mpiexec
-            stop_launch(process, None, tree)
-    except (StopSignal, KeyboardInterrupt):
-        stop_launch(process, None, tree)
-        raise
+    stopped = supervise(process, budget_s)
     return process.returncode, stopped
 
 

@@ -83,7 +83,7 @@ def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
     np_default = os.cpu_count() or 1
     env = dict(os.environ)
     if isinstance(launcher, ClusterLauncher):
-        np_default = len(launcher.cluster.hosts) * launcher.ppn
+        np_default = launcher.default_np
         env.update(launcher.env)
     argv = launcher.command(args.np or np_default, list(args.launcher_arg), program)
     budget = args.time_budget or TOPOLOGY_BUDGET_S
