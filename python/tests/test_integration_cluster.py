@@ -472,27 +472,40 @@ def test_cluster_options_are_checked(flat2, cluster_env, tmp_path):
 
 
 def test_a_lossy_link_is_measured_and_recorded(make_cluster, cluster_env, tmp_path):
-    # Degradation is measured, not hidden: PingPong through a link that drops a fifth of
-    # its packets is slower than through the same link clean (0.88 x on the development
-    # VM), and its record says so. The clean run first also lets the hosts learn each
-    # other's addresses: a lossy link can lose ARP and so MPI's connection set-up.
+    # Degradation is measured, not hidden: PingPong at 256 KiB through a link that drops
+    # 5 % of its packets each way is slower on average than through the same link clean,
+    # and its record says so. Losses at a message's tail wait for TCP's retransmission
+    # timeout (>= 200 ms), so the mean call time moves (2-3 x on the development VM) while
+    # the median barely does: the test reads the mean. Whether a second of calls meets
+    # such a loss is chance (about one launch in eight did not), so the lossy launch may be
+    # tried up to four times; with the loss not applied every try stays at the clean time
+    # and the test fails. Heavier loss (20 % each way) can stall TCP past any budget. The
+    # clean run first also lets the hosts learn each other's addresses: a lossy link can
+    # lose ARP and so MPI's connection set-up.
     cluster = make_cluster("q", "--nodes", "2", "--link-rate", "400mbit")
 
     def pingpong(out):
-        completed = hpcprobe(cluster_env, "comm", "pingpong", "--sizes", "1M", "--cluster",
-                             cluster.name, "--ppn", "1", "--out", str(out), "--quiet",
-                             "--time-budget", "120", timeout=200)
+        completed = hpcprobe(cluster_env, "comm", "pingpong", "--sizes", "256K",
+                             "--time-per-size", "1", "--cluster", cluster.name, "--ppn", "1",
+                             "--out", str(out), "--quiet", "--time-budget", "120",
+                             timeout=200)
         assert completed.returncode == 0, completed.stderr
         (record,) = cluster_records(out)
-        bandwidth = next(s for s in record["series"] if s["name"] == "bandwidth")["y"][-1]
-        return record, bandwidth
+        assert record["validation"]["verdict"] == "passed", record["validation"]
+        mean_call_s = next(s for s in record["series"] if s["name"] == "time_avg")["y"][-1]
+        return record, mean_call_s
 
-    clean, clean_bandwidth = pingpong(tmp_path / "clean")
+    clean, clean_call_s = pingpong(tmp_path / "clean")
     assert "cluster_faults" not in clean["metadata"]
     assert clean["metadata"]["cluster"] == cluster.name
     completed = hpcprobe(cluster_env, "cluster", "fault", "--name", cluster.name, "--link",
-                         "h0-sw", "loss", "20%")
+                         "h0-sw", "loss", "5%")
     assert completed.returncode == 0, completed.stderr
-    lossy, lossy_bandwidth = pingpong(tmp_path / "lossy")
-    assert lossy["metadata"]["cluster_faults"] == "h0-sw loss 20%"
-    assert lossy_bandwidth < clean_bandwidth, (lossy_bandwidth, clean_bandwidth)
+    lossy_call_s = []
+    for attempt in range(4):
+        lossy, call_s = pingpong(tmp_path / f"lossy{attempt}")
+        assert lossy["metadata"]["cluster_faults"] == "h0-sw loss 5%"
+        lossy_call_s.append(call_s)
+        if call_s > 1.2 * clean_call_s:
+            break
+    assert max(lossy_call_s) > 1.2 * clean_call_s, (lossy_call_s, clean_call_s)
