@@ -23,7 +23,7 @@ else
   $(error MPI must be 'mpich' (the PyPI wheel) or 'system' (the MPI on PATH, or MPICC), not '$(MPI)')
 endif
 
-.PHONY: build run test ctest pytest lint sanitize valgrind valgrind-tool clean fftw
+.PHONY: build run test ctest pytest lint sanitize valgrind valgrind-tool slurm-tool clean fftw
 
 # FFTW3 for `hpcprobe fft` (docs/building.md): PyPI has no sound package with FFTW's
 # library and headers, so Debian's libfftw3-dev is installed when missing and apt-get can
@@ -66,8 +66,21 @@ ctest: build
 	cmake --build $(CTEST_DIR) -j 2 >/dev/null
 	ctest --test-dir $(CTEST_DIR) --output-on-failure
 
-pytest: build
+pytest: build slurm-tool
 	$(BIN)/python -m pytest
+
+# Slurm and munge from Debian (PyPI has neither) for the test that runs hpcprobe under a
+# real Slurm on an emulated cluster (docs/cluster.md), when missing and apt-get can
+# (root); elsewhere that test fails and says what to install.
+slurm-tool:
+	@if ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing slurm-wlm and munge (the Slurm test on an emulated cluster)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q slurm-wlm munge >/dev/null || \
+	      { apt-get update -q >/dev/null && apt-get install -y -q slurm-wlm munge >/dev/null; }; \
+	  fi; \
+	fi
 
 # ruff over the Python (pyproject.toml's rules), clang-format over the C (.clang-format).
 C_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find core bench -name '*.[ch]')

@@ -371,14 +371,25 @@ static void write_transport(struct hpcp_json *j)
         hpcp_json_string(j, "transport", seen);
 }
 
-/* The faults an emulated cluster's links had when the run started
- * (HPCPROBE_CLUSTER_FAULTS, `hpcprobe cluster fault`): a figure measured through a
- * lossy or downed link says so in its record. Short printable ASCII only. */
-static void write_cluster_faults(struct hpcp_json *j)
+/* What the emulated cluster launcher says of the network (HPCPROBE_CLUSTER_NETWORK:
+ * topology, link rates and delay, for `simulate --compare`) and of its faults when
+ * the run started (HPCPROBE_CLUSTER_FAULTS, `hpcprobe cluster fault`: a figure
+ * measured through a lossy or downed link says so). Short printable ASCII only. */
+static void write_cluster_text(struct hpcp_json *j, const char *key, const char *variable)
 {
-    const char *faults = getenv("HPCPROBE_CLUSTER_FAULTS");
-    if (faults && is_printable(faults, HPCP_TRANSPORT_MAX))
-        hpcp_json_string(j, "cluster_faults", faults);
+    const char *text = getenv(variable);
+    if (text && is_printable(text, HPCP_TRANSPORT_MAX))
+        hpcp_json_string(j, key, text);
+}
+
+/* A Slurm variable that is a number: digits only, at most 20, so a record names its
+ * job and step and nothing else. */
+static void write_slurm_number(struct hpcp_json *j, const char *key, const char *variable)
+{
+    const char *value = getenv(variable);
+    size_t n = value ? strspn(value, "0123456789") : 0;
+    if (value && n > 0 && n <= 20 && value[n] == '\0')
+        hpcp_json_string(j, key, value);
 }
 
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
@@ -415,7 +426,12 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
     if (cluster && hpcp_is_name_token(cluster, 64))
         hpcp_json_string(j, "cluster", cluster);
     write_transport(j);
-    write_cluster_faults(j);
+    write_cluster_text(j, "cluster_network", "HPCPROBE_CLUSTER_NETWORK");
+    /* The job the ranks ran in, and the step when srun started them (salloc and sbatch
+     * set SLURM_JOB_ID for the whole job; only srun sets SLURM_STEP_ID). */
+    write_slurm_number(j, "slurm_job_id", "SLURM_JOB_ID");
+    write_slurm_number(j, "slurm_step_id", "SLURM_STEP_ID");
+    write_cluster_text(j, "cluster_faults", "HPCPROBE_CLUSTER_FAULTS");
     hpcp_json_string(j, "affinity", si->affinity);
     hpcp_json_string(j, "os", si->os);
     write_openmp(j);

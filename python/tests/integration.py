@@ -57,3 +57,18 @@ def require_cluster_support() -> None:
     if probe.returncode != 0:
         pytest.fail(f"cannot make network namespaces and veth links here: "
                     f"{probe.stderr.strip()}")
+
+
+def require_slurm_support() -> None:
+    """Fail (never skip) where Slurm cannot run on an emulated cluster: the cluster's
+    needs, and Debian's slurm-wlm and munge (`make pytest` installs them as root)."""
+    import pytest
+
+    from hpcprobe.cluster.slurm import require_slurm
+    from hpcprobe.errors import UsageError
+
+    require_cluster_support()
+    try:
+        require_slurm()
+    except UsageError as error:
+        pytest.fail(str(error))

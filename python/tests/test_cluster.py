@@ -20,6 +20,7 @@ from hpcprobe.cluster import (ClusterLauncher, ClusterRequest, cluster_launch, p
                               parse_topology)
 from hpcprobe.cluster import enter, launcher, plan, routing, shaping
 from hpcprobe.cluster.model import cluster_from_dict
+from hpcprobe.cluster.network_text import network_text, parse_network_text
 from hpcprobe.cluster.spec import parse_delay, parse_rate
 from hpcprobe.errors import HpcprobeError, UsageError
 from hpcprobe.families.contention.network import Network
@@ -211,6 +212,8 @@ def test_launcher_argv_and_environment(tmp_path, monkeypatch):
     assert env == {"HPCPROBE_CLUSTER_FILE": str(tmp_path / "c1.json"),
                    "MPIR_CVAR_CH4_NETMOD": "ofi", "FI_PROVIDER": "tcp",
                    "FI_TCP_IFACE": "fab0", "HPCPROBE_CLUSTER": "c1",
+                   "HPCPROBE_CLUSTER_NETWORK": "flat:4 link_bytes_per_s=50000000 "
+                                               "link_delay_s=0",
                    "HPCPROBE_TRANSPORT": "inter-node: tcp (MPICH ch4:ofi, FI_PROVIDER=tcp) "
                                          "over fab0; intra-node: shared memory (MPICH ch4 "
                                          "posix)"}
@@ -285,3 +288,15 @@ def test_a_cluster_whose_holders_are_gone_is_not_up(tmp_path, monkeypatch):
     with pytest.raises(HpcprobeError, match=r"cluster c1 is not up \(hosts h0, h1, head are "
                                             r"gone\); remake it"):
         ClusterLauncher(cluster).require_up()
+
+
+@pytest.mark.parametrize("topology, nodes, text", [
+    ("tree:2x2", 4, "tree:2x2 link_bytes_per_s=50000000 uplink_bytes_per_s=25000000 "
+                    "link_delay_s=0"),
+    ("torus:4x2", 8, "torus:4x2 link_bytes_per_s=50000000 link_delay_s=0"),
+    ("flat", 3, "flat:3 link_bytes_per_s=50000000 link_delay_s=0"),
+])
+def test_the_records_network_line_names_the_topology_and_its_link_rates(topology, nodes, text):
+    # planned(): links at 400 Mbit/s, a tree's uplinks at 200 Mbit/s.
+    assert str(network_text(planned(topology, nodes))) == text
+    assert str(parse_network_text(text)) == text

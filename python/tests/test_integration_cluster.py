@@ -457,6 +457,37 @@ def test_contention_takes_a_torus_from_the_cluster(make_cluster, cluster_env, tm
         ",".join(map(str, host.coordinates)) for host in cluster.hosts]
 
 
+def test_simulate_predicts_a_tree_clusters_wicon_from_the_record(make_cluster, cluster_env,
+                                                                 tmp_path):
+    # Tree 2x2: pairs across the leaves (axis 0 of its (leaf, host) grid) share each
+    # uplink two at a time, pairs within a leaf (axis 1) share nothing. The records carry
+    # the cluster's network, so the simulator predicts them on the tree with the links'
+    # own rate, long after the cluster is gone: across / within = 2 predicted; 1.8
+    # measured on the development VM (bench/cluster_check quotes the 2x4 tree).
+    cluster = make_cluster("w", "--nodes", "4", "--topology", "tree:2x2", "--link-rate",
+                           "400mbit", "--uplink-rate", "400mbit")
+    measured, predicted = {}, {}
+    for name, axis in (("within", "1"), ("across", "0")):
+        out = tmp_path / name
+        completed = hpcprobe(cluster_env, "contention", "wicon", "--pairs", "nn-torus",
+                             "--axis", axis, "--sizes", "256K", "--repeat", "2", "--messages",
+                             "4", "--cluster", cluster.name, "--ppn", "1", "--out", str(out),
+                             "--quiet", timeout=300)
+        assert completed.returncode == 0, completed.stderr
+        (record,) = cluster_records(out)
+        assert record["metadata"]["cluster_network"] == (
+            "tree:2x2 link_bytes_per_s=50000000 uplink_bytes_per_s=50000000 link_delay_s=0")
+        assert record["parameters"]["topology_kind"] == "mesh"  # its (leaf, host) grid
+        compared = run_hpcprobe("simulate", "--compare", str(out), "--json")
+        assert compared.returncode == 0, compared.stderr
+        (item,) = json.loads(compared.stdout)["records"]
+        (row,) = item["rows"]
+        assert item["network"] == "tree 2x2" and item["link_bandwidth_bytes_per_s"] == 5e7
+        measured[name], predicted[name] = row["measured_s"], row["predicted_s"]
+    assert predicted["across"] / predicted["within"] == pytest.approx(2, rel=0.01)
+    assert measured["across"] / measured["within"] > 1.4, measured
+
+
 def test_cluster_options_are_checked(flat2, cluster_env, tmp_path):
     cases = [
         (("--ppn", "2"), "--ppn is for --cluster"),

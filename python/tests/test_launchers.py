@@ -239,3 +239,17 @@ def test_rank_limits_memory_and_slurm(monkeypatch):
         check_rank_count(9, "srun", [], {"SLURM_NTASKS": "8"})
     check_rank_count(9, "srun", ["--overcommit"], {"SLURM_NTASKS": "8"})
     check_rank_count(8, "srun", [], {"SLURM_NTASKS": "8"})
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "16"}, 16),
+    ({"SLURM_JOB_ID": "7", "SLURM_NPROCS": "3"}, 3),
+    ({"SLURM_NTASKS": "16"}, None),                  # not inside a job: this machine's
+    ({"SLURM_JOB_ID": "7"}, None),                   # salloc -N 2 without -n
+    ({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "4x"}, None),
+    ({"SLURM_JOB_ID": "7", "SLURM_NTASKS": "0"}, None),
+])
+def test_default_ranks_are_the_allocations_tasks_inside_slurm(env, expected):
+    from hpcprobe.launch.limits import allocation_cores
+
+    assert allocation_cores(env) == (expected or os.cpu_count())

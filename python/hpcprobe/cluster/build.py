@@ -11,6 +11,7 @@ import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host, Link
 from hpcprobe.cluster.plan import (FABRIC_INTERFACE, FABRIC_PEER, namespace_prefix,
                                    plan_cluster, route_lines)
+from hpcprobe.cluster.slurm import remove_slurm_dir, require_slurm, slurm_dir, start_slurm
 from hpcprobe.cluster.spec import ClusterRequest
 from hpcprobe.cluster.store import (cluster_file, cluster_names, create_cluster_file,
                                     read_cluster, remove_cluster_file, save_cluster)
@@ -126,10 +127,14 @@ def cluster_up(request: ClusterRequest, env: Optional[Mapping[str, str]] = None)
     if request.link_delay_s > 0 and not system.netem_available():
         raise UsageError("--link-delay needs tc's netem qdisc, which this kernel lacks "
                          "(CONFIG_NET_SCH_NETEM); use --link-delay 0 (docs/cluster.md)")
+    if request.slurm:
+        require_slurm()
     cluster = plan_cluster(request, _choose_subnet(env), sorted(os.sched_getaffinity(0)))
     create_cluster_file(cluster, env)
     try:
         _build(cluster, env)
+        if request.slurm:
+            cluster.slurm_conf = str(start_slurm(cluster, env))
         cluster.status = "up"
         save_cluster(cluster, env)
     except BaseException as error:
@@ -159,6 +164,8 @@ def remove_cluster(name: str, env: Optional[Mapping[str, str]] = None) -> List[s
     for namespace in found:
         system.run(["ip", "netns", "del", namespace])
     removed = [f"{len(found)} namespaces", f"{len(pids)} processes"]
+    if remove_slurm_dir(name, env):
+        removed.append(f"{slurm_dir(name, env)}")
     if remove_cluster_file(name, env):
         removed.append(f"{cluster_file(name, env)}")
     return removed

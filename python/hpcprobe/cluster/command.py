@@ -1,5 +1,5 @@
-"""The `hpcprobe cluster` commands (up, down, show, list, fault): their parsers, checks
-and what they print. `hpcprobe launch` is in run.py."""
+"""The `hpcprobe cluster` commands (up, down, show, list, fault, exec): their parsers,
+checks and what they print. `hpcprobe launch` and `cluster exec` run in run.py."""
 
 import argparse
 import json
@@ -15,13 +15,14 @@ import hpcprobe.cluster.system as system
 from hpcprobe.cluster.build import cluster_down, cluster_up
 from hpcprobe.cluster.faults import FAULT_WORDS, apply_fault, parse_fault
 from hpcprobe.cluster.model import Cluster, Link
+from hpcprobe.cluster.run import check_exec, command_exec
 from hpcprobe.cluster.spec import (ClusterRequest, check_name, check_request, parse_delay,
                                    parse_rate, parse_topology)
 from hpcprobe.cluster.store import cluster_file, cluster_names, load_cluster, read_cluster
 from hpcprobe.errors import EXIT_OK, UsageError
 from hpcprobe.units import GIGA, KILO, MEGA, format_quantity
 
-ACTIONS = ("up", "down", "show", "list", "fault")
+ACTIONS = ("up", "down", "show", "list", "fault", "exec")
 FORMATS = ("table", "json")
 DEFAULT_LINK_RATE = "1gbit"
 
@@ -43,6 +44,18 @@ def _add_up(actions) -> None:
                     metavar="RATE", help="tree: each leaf's one uplink (default: --link-rate)")
     up.add_argument("--cores-per-node", type=positive_int("--cores-per-node"), metavar="K",
                     help="ranks per host by default (default: this machine's CPUs / N)")
+    up.add_argument("--slurm", action="store_true",
+                    help="also start Slurm: slurmctld on the head, a slurmd in every host "
+                         "(Debian's slurm-wlm and munge)")
+
+
+def _add_exec(actions) -> None:
+    run = actions.add_parser("exec", help="run a command on the cluster's head (its login "
+                                          "node) or one host, with its MPI and Slurm settings")
+    run.add_argument("--name", required=True, type=check_name)
+    run.add_argument("--host", metavar="HOST",
+                     help="h0, NAME-h0 or a node id (default: the head)")
+    run.add_argument("exec_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
 
 
 def add_cluster_parser(subparsers) -> CliParser:
@@ -51,6 +64,7 @@ def add_cluster_parser(subparsers) -> CliParser:
     actions = cluster.add_subparsers(dest="cluster_action", parser_class=CliParser,
                                      metavar="|".join(ACTIONS))
     _add_up(actions)
+    _add_exec(actions)
     down = actions.add_parser("down", help="remove a cluster and everything on it")
     down.add_argument("--name", required=True, type=check_name)
     show = actions.add_parser("show", help="print a cluster's description")
@@ -78,9 +92,12 @@ def check_cluster(args: argparse.Namespace) -> None:
             link_rate_bit_per_s=args.link_rate, link_delay_s=args.link_delay,
             uplink_rate_bit_per_s=args.uplink_rate or args.link_rate,
             cores_per_node=args.cores_per_node or max(1, len(os.sched_getaffinity(0)) // nodes),
+            slurm=args.slurm,
         ), uplink_given=args.uplink_rate is not None)
     if args.cluster_action == "fault":
         args.parsed_fault = parse_fault(args.fault)
+    if args.cluster_action == "exec":
+        check_exec(args)
 
 
 def rate_text(rate_bit_per_s: float) -> str:
@@ -166,6 +183,9 @@ def command_cluster(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         cluster = cluster_up(args.request)
         print(f"cluster {cluster.name} up: {len(cluster.hosts)} hosts ({cluster.topology}), "
               f"subnet {cluster.subnet}; 'hpcprobe cluster show --name {cluster.name}'")
+        if cluster.slurm_conf:
+            print(f"Slurm up (partition {cluster.name}, {cluster.slurm_conf}): 'hpcprobe "
+                  f"cluster exec --name {cluster.name} -- salloc -N 2 hpcprobe run'")
     elif action == "down":
         removed = cluster_down(args.name)
         print(f"cluster {args.name} down: removed {', '.join(removed)}")
@@ -173,6 +193,8 @@ def command_cluster(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         return _show(args.name, args.format)
     elif action == "list":
         return _list(args.format)
+    elif action == "exec":
+        return command_exec(args.name, args.host, args.exec_command)
     else:
         link = apply_fault(args.name, args.link, args.parsed_fault)
         print(f"link {link.id} of {args.name}: {_fault_text(link) or 'up, as built'}")

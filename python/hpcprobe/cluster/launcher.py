@@ -26,6 +26,7 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host
+from hpcprobe.cluster.network_text import network_text
 from hpcprobe.cluster.store import cluster_file
 from hpcprobe.errors import HpcprobeError, UsageError
 from hpcprobe.launch import resolve_launcher
@@ -141,6 +142,7 @@ class ClusterLauncher:
                                    f"{self.cluster.fabric_interface}; intra-node: "
                                    f"{TRANSPORT['intra_node']}"),
         }
+        env["HPCPROBE_CLUSTER_NETWORK"] = str(network_text(self.cluster))
         faults = fault_text(self.cluster)
         if faults:
             env["HPCPROBE_CLUSTER_FAULTS"] = faults

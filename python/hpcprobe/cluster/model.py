@@ -94,6 +94,7 @@ class Cluster:
     namespaces: List[str]        # every namespace it has, the fabric's included
     status: str = "building"     # building while `up` runs, then up
     created: str = ""
+    slurm_conf: str = ""         # `up --slurm`: its slurm.conf (slurm.py); "" without
 
     @cached_property
     def _hosts_by_key(self) -> Dict[str, Host]:

@@ -1,7 +1,12 @@
 """`hpcprobe launch --cluster NAME --np P [--ppn K] [--time-budget S] -- PROGRAM ARGS…`:
 any MPI program on a cluster's hosts. Its output passes straight through; it is watched
 as the runner watches a benchmark (every process found by parentage, hpcprobe their
-subreaper), so a time budget or a signal stops it on every host."""
+subreaper), so a time budget or a signal stops it on every host.
+
+`hpcprobe cluster exec --name NAME [--host H] -- COMMAND…`: a command on the cluster's
+head (its login node) or one host, with the settings a launch there gets (MPI's
+transport, what the records say of the cluster) and, with `up --slurm`, SLURM_CONF: so
+`salloc`, `sbatch` and `srun` reach the cluster's controller."""
 
 import argparse
 import os
@@ -11,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.launcher import ClusterLauncher
+from hpcprobe.cluster.slurm import client_env
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
@@ -29,14 +35,45 @@ def add_launch_parser(subparsers) -> CliParser:
     return launch
 
 
+def _command_words(words: Sequence[str], missing: str) -> List[str]:
+    """The command after an optional `--`; UsageError `missing` when there is none."""
+    words = list(words)
+    if words[:1] == ["--"]:
+        words = words[1:]
+    if not words:
+        raise UsageError(missing)
+    return words
+
+
 def check_launch(args: argparse.Namespace) -> None:
-    program = list(args.program)
-    if program[:1] == ["--"]:
-        program = program[1:]
-    if not program:
-        raise UsageError("missing program: hpcprobe launch --cluster NAME --np P -- "
-                         "PROGRAM ARGS…")
-    args.program = program
+    args.program = _command_words(args.program, "missing program: hpcprobe launch --cluster "
+                                                "NAME --np P -- PROGRAM ARGS…")
+
+
+def check_exec(args: argparse.Namespace) -> None:
+    args.exec_command = _command_words(args.exec_command, "missing command: hpcprobe "
+                                       "cluster exec --name NAME [--host H] -- COMMAND ARGS…")
+
+
+def _exit_status(status: int) -> int:
+    if status < 0:
+        return 128 - status
+    return status if status <= 255 else EXIT_RUNTIME_FAILURE
+
+
+def command_exec(name: str, host_key: Optional[str], command: List[str]) -> int:
+    cluster = load_cluster(name)
+    system.require_privileges("cluster exec")  # nsenter into the hosts
+    launcher = ClusterLauncher(cluster)
+    launcher.require_up()
+    host = cluster.head if host_key is None else cluster.host(host_key)
+    env = dict(launcher.env)
+    if cluster.slurm_conf:
+        env.update(client_env(cluster))
+    argv = ["nsenter", "-t", str(host.holder_pid), "--net", "--uts", "--mount",
+            f"--wd={os.getcwd()}", "--", *command]
+    status, _ = run_supervised(argv, env, None)
+    return _exit_status(status)
 
 
 def run_supervised(argv: List[str], extra_env: Dict[str, str],
@@ -66,6 +103,4 @@ def command_launch(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     if stopped == "orphaned":
         raise HpcprobeError(f"'{args.program[0]}' lost a launcher process on cluster "
                             f"{args.cluster} and was stopped on every host")
-    if status < 0:
-        return 128 - status
-    return status if status <= 255 else EXIT_RUNTIME_FAILURE
+    return _exit_status(status)

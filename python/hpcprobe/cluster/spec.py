@@ -113,6 +113,7 @@ class ClusterRequest:
     link_delay_s: float
     uplink_rate_bit_per_s: float
     cores_per_node: int
+    slurm: bool = False   # also start Slurm (slurm.py)
 
 
 def check_request(request: ClusterRequest, uplink_given: bool) -> ClusterRequest:

@@ -24,6 +24,7 @@ from hpcprobe.runner import Launch
 from hpcprobe.show import records_json, records_table, write_csv
 from hpcprobe.suite_step import SuiteStep
 from hpcprobe.suites import suite_steps
+from hpcprobe.launch.limits import allocation_cores
 
 # The benchmarks whose suite launches bind one rank per core (where the launcher can).
 _BOUND_BENCHMARKS = tuple(benchmark for family in FAMILIES for benchmark in family.bound)
@@ -46,7 +47,7 @@ def _suite_launch(context: LaunchContext, step: SuiteStep) -> Launch:
 
 
 def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    context = LaunchContext(args, user_argv, default_np=os.cpu_count() or 1)
+    context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
     if args.suite == "hpcc":
         steps = hpcc_suite_steps(args, context)
     else:

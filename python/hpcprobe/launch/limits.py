@@ -12,6 +12,7 @@ hang. What can be known beforehand is checked here:
 A user template launcher is trusted: hpcprobe cannot know where it puts the ranks.
 """
 
+import os
 import resource
 from typing import Mapping, Optional, Sequence
 
@@ -93,6 +94,14 @@ def _allocated_tasks(env: Mapping[str, str]) -> Optional[int]:
         if value.isdigit() and int(value) > 0:
             return int(value)
     return None
+
+
+def allocation_cores(env: Mapping[str, str]) -> int:
+    """The cores a run may use by default: inside a Slurm allocation that gives its task
+    count, those tasks (srun or mpiexec spreads the ranks over its nodes); elsewhere
+    this machine's CPUs."""
+    tasks = _allocated_tasks(env) if env.get("SLURM_JOB_ID") else None
+    return tasks or os.cpu_count() or 1
 
 
 def check_rank_count(np: int, launcher_name: str, launcher_args: Sequence[str],

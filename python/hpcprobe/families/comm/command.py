@@ -12,6 +12,7 @@ from hpcprobe.families.hpcc.command import write_launch_summary
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stdout_console
 from hpcprobe.families.comm.placement import ORDERS, apply_placement, read_placement
 from hpcprobe.results import RecordSet
+from hpcprobe.launch.limits import allocation_cores
 
 COMM_DEFAULT_BUDGET_S = 3600.0
 
@@ -38,7 +39,7 @@ def check_run_placement(spec: Optional[str], ranks: Iterable[int]) -> None:
 
 def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """`hpcprobe comm [FUNCTION...]`, `hpcprobe beff`, `hpcprobe pairs`."""
-    ranks = default_ranks(os.cpu_count() or 1)
+    ranks = default_ranks(allocation_cores(os.environ))
     check_run_placement(args.placement, [args.np or ranks])  # before any directory exists
     context = LaunchContext(args, user_argv, default_np=ranks)
     launch = context.launch(args.command, comm_bench_variant(args), comm_bench_options(args),

@@ -30,6 +30,7 @@ from hpcprobe.families.contention.tables import contention_tables
 from hpcprobe.runner import bench_error_lines, stop_launch
 from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal
+from hpcprobe.launch.limits import allocation_cores
 
 Record = Dict[str, Any]
 
@@ -44,7 +45,7 @@ _BENCH_OPTIONS = tuple((attribute, option) for attribute, option, *_ in
 # --- launching ---------------------------------------------------------------------------
 
 def command_contention(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    context = LaunchContext(args, user_argv, default_np=os.cpu_count() or 1)
+    context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
     options = bench_options(args, _BENCH_OPTIONS)
     if args.no_verify:
         options.append("--no-verify")
@@ -59,12 +60,15 @@ def command_contention(args: argparse.Namespace, user_argv: Sequence[str]) -> in
 
 def _cluster_topology(context: LaunchContext, args: argparse.Namespace) -> List[str]:
     """On an emulated torus or mesh, the network and each rank's coordinates come from
-    the cluster (a coordinates file in the output directory), unless given."""
+    the cluster (a coordinates file in the output directory), unless given. A tree's
+    hosts sit on its (leaf, host) grid, given as a mesh: the pairings then take their
+    axes from it (axis 0 across leaves, 1 within one), and the record's
+    `cluster_network` says it was a tree, for `simulate --compare`."""
     launcher = context.launcher
     if not isinstance(launcher, ClusterLauncher) or args.torus or args.mesh or args.coords:
         return []
     topology = launcher.cluster.topology
-    if not topology.grid:
+    if not topology.grid and topology.kind != "tree":
         return []
     axes = "xyzuvwst"[:len(topology.dims)]
     lines = ["rank," + ",".join(axes)] + [
@@ -72,7 +76,8 @@ def _cluster_topology(context: LaunchContext, args: argparse.Namespace) -> List[
         for rank, host in enumerate(launcher.rank_hosts(context.np))]
     path = context.out_dir / "cluster.coords"
     write_text_atomically(path, "\n".join(lines) + "\n")
-    return [f"--{topology.kind}", "x".join(map(str, topology.dims)), "--coords", str(path)]
+    kind = "mesh" if topology.kind == "tree" else topology.kind
+    return [f"--{kind}", "x".join(map(str, topology.dims)), "--coords", str(path)]
 
 
 def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
@@ -80,7 +85,7 @@ def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
     bench's own line when it refuses the input is relayed as is (exit status 2)."""
     launcher = choose_launcher(args)
     program = [find_bench(os.environ), "topology", "show", *bench_options(args, _TOPOLOGY_OPTIONS)]
-    np_default = os.cpu_count() or 1
+    np_default = allocation_cores(os.environ)
     env = dict(os.environ)
     if isinstance(launcher, ClusterLauncher):
         np_default = launcher.default_np

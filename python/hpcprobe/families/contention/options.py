@@ -25,6 +25,7 @@ from hpcprobe.launch.kernels import variants
 from hpcprobe.families.ra.model import parse_shape
 from hpcprobe.families.contention.network import Network, make_network
 from hpcprobe.families.contention.patterns import PATTERNS, RA_PATTERNS
+from hpcprobe.families.contention.tree import Tree, parse_tree
 
 # The variants come from `hpcprobe-bench list` (contention_variants()); these are offered
 # when the bench cannot be asked (launch/kernels.py).
@@ -115,14 +116,20 @@ def _grid(text: str) -> Tuple[int, ...]:
 
 
 def add_simulate_parser(subparsers) -> CliParser:
-    parser = subparsers.add_parser("simulate", help="predict contention on a torus or mesh")
+    parser = subparsers.add_parser("simulate",
+                                   help="predict contention on a torus, mesh or two-level tree")
     parser.add_argument("pattern", nargs="?", type=choice("pattern", PATTERNS),
                         metavar="PATTERN", help=", ".join(PATTERNS))
     _add_topology_options(parser)
     parser.add_argument("--sizes", type=byte_sizes("--sizes"), metavar="LIST",
                         help="message sizes (default 32,1024,16384: Table 1)")
+    parser.add_argument("--tree", metavar="LxH",
+                        help="a two-level tree: L leaf switches of H hosts, one uplink each")
     parser.add_argument("--link-bandwidth", type=positive_number("--link-bandwidth", "bytes/s"),
                         metavar="B/S", help="per link and direction (default 425e6, BG/P)")
+    parser.add_argument("--uplink-bandwidth",
+                        type=positive_number("--uplink-bandwidth", "bytes/s"), metavar="B/S",
+                        help="--tree: each uplink's, per direction (default the links')")
     parser.add_argument("--flit-bytes", type=_flit, metavar="B",
                         help="L_f of eq. 1 (default 32)")
     parser.add_argument("--hop-latency", type=nonnegative_seconds("--hop-latency"),
@@ -152,10 +159,19 @@ def _flit(text: str) -> float:
 # --- checks ------------------------------------------------------------------------------
 
 def network_of(args: argparse.Namespace) -> Optional[Network]:
-    """The --torus/--mesh network (with --wrap), or None when neither was given."""
-    if args.torus and args.mesh:
-        raise UsageError("--torus and --mesh are alternatives (allowed: one, with --wrap for "
-                         "a mixed grid)")
+    """The --torus/--mesh network (with --wrap), the --tree (simulate), or None when
+    none was given."""
+    tree = getattr(args, "tree", None)
+    if sum(bool(x) for x in (args.torus, args.mesh, tree)) > 1:
+        raise UsageError("--torus, --mesh and --tree are alternatives (allowed: one, with "
+                         "--wrap for a mixed grid)")
+    if tree:
+        if args.wrap is not None:
+            raise UsageError("--wrap applies to --torus and --mesh; a tree has no wraparound")
+        try:
+            return Tree.of(*parse_tree(tree))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     if not (args.torus or args.mesh):
         if args.wrap is not None:
             raise UsageError("--wrap needs the dims: give --torus DIMS or --mesh DIMS with it")
@@ -221,11 +237,12 @@ def check_simulate(args: argparse.Namespace) -> None:
                  if getattr(args, attribute) is not None]
         given += [option for attribute, option, _ in _SIM_ONLY
                   if getattr(args, attribute) is not None]
+        given += ["--tree"] if args.tree is not None else []
         if args.pattern is not None or given:
             what = f"'{args.pattern}'" if args.pattern else given[0]
             raise UsageError(f"--compare takes the pattern and topology from the records; "
                              f"{what} does not go with it (allowed: --link-bandwidth, "
-                             "--flit-bytes, --hop-latency, --json)")
+                             "--uplink-bandwidth, --flit-bytes, --hop-latency, --json)")
         return
     if args.pattern is None:
         raise UsageError(f"missing pattern for 'hpcprobe simulate' (allowed: "
@@ -240,7 +257,11 @@ def check_simulate(args: argparse.Namespace) -> None:
                          "placement with --compare)")
     args.network = network_of(args)
     if args.network is None:
-        raise UsageError("'hpcprobe simulate' needs the network: --torus DIMS or --mesh DIMS")
+        raise UsageError("'hpcprobe simulate' needs the network: --torus DIMS, --mesh DIMS "
+                         "or --tree LxH")
+    if args.uplink_bandwidth is not None and not isinstance(args.network, Tree):
+        raise UsageError("--uplink-bandwidth applies to --tree LxH only (a torus or mesh "
+                         "has one link bandwidth: --link-bandwidth)")
 
 
 def bench_options(args: argparse.Namespace, values: Sequence[Tuple[str, str]]) -> List[str]:

@@ -19,7 +19,8 @@ from hpcprobe.report.common import (Record, newest_first, of_benchmark, paramete
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.contention.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel
-from hpcprobe.families.contention.simulate_report import compare_record
+from hpcprobe.families.contention.simulate_report import (cluster_network, compare_record,
+                                                          record_link_model)
 from hpcprobe.units import MICRO, format_number
 
 MAX_SHOWN = 2        # records of one kind drawn, the newest
@@ -261,15 +262,17 @@ def _prediction_blocks(record: Record, compared: Dict, sink: FigureSink,
 
 def _predicted(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     found = newest_first(of_benchmark(records, "contention"))
-    grids = [r for r in found if parameter(r, "topology_kind") in GRID_KINDS]
+    grids = [r for r in found if parameter(r, "topology_kind") in GRID_KINDS
+             or cluster_network(r) is not None]
     if not grids:
         return [Paragraph("absent: simulated against measured: no contention record on a torus "
-                          "or mesh (`--torus DIMS`, `--mesh DIMS`; the simulator models those)",
-                          "absent")]
+                          "or mesh (`--torus DIMS`, `--mesh DIMS`) or an emulated cluster "
+                          "(the simulator models those)", "absent")]
     blocks: List[Block] = [Paragraph(
-        f"predicted by `hpcprobe simulate --compare` with its defaults: eq. 1, B = "
+        f"predicted by `hpcprobe simulate --compare`: eq. 1 with, on an emulated cluster, its "
+        f"links' rates and delay (the record's `cluster_network`), elsewhere the defaults, B = "
         f"{DEFAULT_MODEL.bandwidth:.4g} B/s per link (Blue Gene/P), L_f = "
-        f"{DEFAULT_MODEL.flit_bytes:g} B, no software overhead: compare shapes and ratios, "
+        f"{DEFAULT_MODEL.flit_bytes:g} B; no software overhead: compare shapes and ratios, "
         "not microseconds; `--link-bandwidth` gives this machine's link")]
     shown = tried = 0
     for record in grids:
@@ -277,7 +280,7 @@ def _predicted(records: Sequence[Record], sink: FigureSink) -> List[Block]:
             break
         tried += 1
         try:
-            compared = compare_record(record, DEFAULT_MODEL)
+            compared = compare_record(record, record_link_model(record))
         except ValueError as error:
             blocks.append(Paragraph(f"no prediction for {_run(record)}: {error}", "absent"))
             continue
@@ -285,7 +288,8 @@ def _predicted(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         shown += 1
     if len(found) > len(grids):
         blocks.append(Paragraph(f"{len(found) - len(grids)} record(s) on a flat or tree "
-                                "topology: no prediction (the simulator models tori and meshes)"))
+                                "topology that is not an emulated cluster's: no prediction (the "
+                                "simulator does not know that network's links)"))
     if len(grids) > tried:
         blocks.append(Paragraph(f"{len(grids)} records on a torus or mesh; the newest "
                                 f"{MAX_PREDICTED} are put beside the prediction"))

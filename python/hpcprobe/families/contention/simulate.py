@@ -9,6 +9,10 @@ bytes, t_hop a fixed delay per hop (0 in eq. 1 as printed), and m the number of 
 sharing the busiest link of the route: a link shared by m messages gives each 1/m of its
 bandwidth. A message that stays on its node crosses no link; it is counted, not
 predicted. Values are SI base units (s, B, B/s).
+
+On a two-level tree (tree.py) whose uplinks run at B_up rather than B, an uplink's load
+counts B / B_up times: m messages on an uplink get B_up / m each, which eq. 1 writes as
+a sharing of m · B / B_up on links of bandwidth B.
 """
 
 import time
@@ -17,8 +21,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from hpcprobe.families.contention.network import Network
 from hpcprobe.families.contention.patterns import Machine, Phase
 from hpcprobe.families.contention.routing import link_ends, link_loads, path_max_load
+from hpcprobe.families.contention.tree import (Tree, tree_alone_sharing, tree_links_valid,
+                                               tree_loads, tree_path_loads)
 
 # The paper's Blue Gene/P (section 2): 425 MB/s per link and direction; its eq. 1
 # example uses 32-byte flits.
@@ -30,11 +37,18 @@ TABLE_1_SIZES = (32, 1024, 16384)
 
 @dataclass(frozen=True)
 class LinkModel:
-    """Eq. 1's constants: B (bytes/s per link and direction), L_f (bytes), t_hop (s)."""
+    """Eq. 1's constants: B (bytes/s per link and direction), L_f (bytes), t_hop (s);
+    on a tree, its uplinks' bandwidth (None: B, as every other link)."""
 
     bandwidth: float = BGP_LINK_BANDWIDTH
     flit_bytes: float = PAPER_FLIT_BYTES
     hop_latency_s: float = 0.0
+    uplink_bandwidth: Optional[float] = None
+
+    @property
+    def uplink_weight(self) -> float:
+        """How many host-link messages one uplink message counts as: B / B_up."""
+        return self.bandwidth / self.uplink_bandwidth if self.uplink_bandwidth else 1.0
 
     def latency(self, hops: np.ndarray, sharing: np.ndarray,
                 message_bytes: Any) -> np.ndarray:
@@ -52,17 +66,40 @@ class Routed:
     sharing: np.ndarray
     loads: np.ndarray
     rounds: int  # how many times the links are filled: 1, or the messages one at a time
+    alone: Optional[np.ndarray] = None  # each message's sharing with no other (None: 1)
+
+    def alone_sharing(self) -> np.ndarray:
+        return self.alone if self.alone is not None else np.ones(len(self.hops))
 
 
-def route_phase(machine: Machine, phase: Phase) -> Routed:
+def route_phase(machine: Machine, phase: Phase, model: LinkModel) -> Routed:
     network = machine.network
     src = machine.rank_position[phase.src]
     dst = machine.rank_position[phase.dst]
     hops = network.hops(src, dst) if len(src) else np.zeros(0, dtype=np.int64)
+    if isinstance(network, Tree):
+        return _route_tree(network, phase, src, dst, hops, model.uplink_weight)
     loads = link_loads(network, src, dst)
     if phase.sequential:  # each message alone: it shares no link
         return Routed(phase, hops, np.minimum(hops, 1), loads, max(1, len(src)))
     return Routed(phase, hops, path_max_load(network, loads, src, dst), loads, 1)
+
+
+def _route_tree(tree: Tree, phase: Phase, src: np.ndarray, dst: np.ndarray,
+                hops: np.ndarray, uplink_weight: float) -> Routed:
+    loads = tree_loads(tree, src, dst)
+    alone = tree_alone_sharing(tree, src, dst, uplink_weight)
+    if phase.sequential:
+        return Routed(phase, hops, alone, loads, max(1, len(src)), alone)
+    return Routed(phase, hops, tree_path_loads(tree, loads, src, dst, uplink_weight), loads, 1,
+                  alone)
+
+
+def valid_links(network: Network) -> np.ndarray:
+    """Which entries of the loads array are links, for any network."""
+    if isinstance(network, Tree):
+        return tree_links_valid(network)
+    return link_ends(network)[0]
 
 
 def _stats(values: np.ndarray) -> Dict[str, Optional[float]]:
@@ -78,19 +115,21 @@ def latency_rows(model: LinkModel, routed: Sequence[Routed],
     or one row for patterns whose messages carry their own sizes."""
     hops = np.concatenate([r.hops for r in routed])
     sharing = np.concatenate([r.sharing for r in routed])
+    alone = np.concatenate([r.alone_sharing() for r in routed])
     network = hops > 0
     if routed and routed[0].phase.message_bytes is not None:
         own = np.concatenate([r.phase.message_bytes for r in routed])[network]
         row = {"bytes": None, "mean_bytes": float(own.mean()) if own.size else None}
         row.update(_stats(model.latency(hops[network], sharing[network], own)))
-        row["uncontended_mean_s"] = _stats(model.latency(hops[network], 1, own))["mean_s"]
+        row["uncontended_mean_s"] = _stats(
+            model.latency(hops[network], alone[network], own))["mean_s"]
         return [row]
     rows = []
     for size in sizes:
         row: Dict[str, Any] = {"bytes": size}
         row.update(_stats(model.latency(hops[network], sharing[network], float(size))))
         row["uncontended_mean_s"] = _stats(
-            model.latency(hops[network], 1, float(size)))["mean_s"]
+            model.latency(hops[network], alone[network], float(size)))["mean_s"]
         rows.append(row)
     return rows
 
@@ -98,7 +137,7 @@ def latency_rows(model: LinkModel, routed: Sequence[Routed],
 def _load_summary(routed: Sequence[Routed], valid: np.ndarray, links: int) -> Dict[str, Any]:
     total_hops = int(sum(int(r.hops.sum()) for r in routed))
     rounds = sum(r.rounds for r in routed)
-    busiest = [int(r.sharing.max()) if r.phase.sequential and r.sharing.size
+    busiest = [int((r.hops > 0).any()) if r.phase.sequential
                else int(r.loads.max()) if r.loads.size else 0 for r in routed]
     used = np.zeros(valid.shape, dtype=bool)
     for r in routed:
@@ -122,7 +161,7 @@ def phase_summary(model: LinkModel, r: Routed, valid: np.ndarray, links: int,
                    else np.asarray(sizes, dtype=float))
         summary["watched"] = {
             "src": int(r.phase.src[w]), "dst": int(r.phase.dst[w]), "hops": int(r.hops[w]),
-            "busiest_link_load": int(r.sharing[w]),
+            "busiest_link_load": float(r.sharing[w]),
             "latency_s": [float(x) for x in model.latency(r.hops[w], r.sharing[w], sizes_w)],
         }
     return summary
@@ -145,8 +184,8 @@ def simulate(machine: Machine, phases: Sequence[Phase], model: LinkModel,
     """Route `phases` on `machine` and summarise: the keys of `hpcprobe simulate --json`."""
     started = time.perf_counter()
     network = machine.network
-    routed = [route_phase(machine, phase) for phase in phases]
-    valid, _, _ = link_ends(network)
+    routed = [route_phase(machine, phase, model) for phase in phases]
+    valid = valid_links(network)
     hops = np.concatenate([r.hops for r in routed]) if routed else np.zeros(0, np.int64)
     result: Dict[str, Any] = {
         "network": network.spec, "dims": list(network.dims),
@@ -161,6 +200,8 @@ def simulate(machine: Machine, phases: Sequence[Phase], model: LinkModel,
     result.update(_load_summary(routed, valid, network.links))
     result.update({"link_bandwidth_bytes_per_s": model.bandwidth,
                    "flit_bytes": model.flit_bytes, "hop_latency_s": model.hop_latency_s,
+                   **({"uplink_bandwidth_bytes_per_s": model.uplink_bandwidth or model.bandwidth}
+                      if isinstance(network, Tree) else {}),
                    "latency": latency_rows(model, routed, sizes) if routed else []})
     if routed and routed[0].phase.message_bytes is not None:
         result["step_time_s"] = _step_time(routed, model)

@@ -15,7 +15,9 @@ from hpcprobe.families.contention.options import DEFAULT_SIZES
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED, UsageError
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
 from hpcprobe.families.memory.tables import number, series_points, titled_table
+from hpcprobe.cluster.network_text import NetworkText, parse_network_text
 from hpcprobe.families.contention.network import Network, default_axis
+from hpcprobe.families.contention.tree import Tree
 from hpcprobe.families.contention.patterns import Machine, Phase
 from hpcprobe.results import shown_problems
 from hpcprobe.sanitize import plain
@@ -30,7 +32,31 @@ def link_model(args: argparse.Namespace) -> LinkModel:
     return LinkModel(
         BGP_LINK_BANDWIDTH if args.link_bandwidth is None else args.link_bandwidth,
         PAPER_FLIT_BYTES if args.flit_bytes is None else args.flit_bytes,
-        args.hop_latency or 0.0)
+        args.hop_latency or 0.0, args.uplink_bandwidth)
+
+
+def cluster_network(record: Record) -> Optional[NetworkText]:
+    """The emulated cluster's network a record ran on (metadata.cluster_network)."""
+    metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    return parse_network_text(metadata.get("cluster_network"))
+
+
+def record_link_model(record: Record, args: Optional[argparse.Namespace] = None) -> LinkModel:
+    """The link model for a record: its emulated cluster's link rates and per-link delay
+    when it ran on one (shaped), else the defaults (BG/P); options given override."""
+    given = {name: getattr(args, name, None) for name in
+             ("link_bandwidth", "flit_bytes", "hop_latency", "uplink_bandwidth")}
+    network = cluster_network(record)
+    if network is not None and network.link_bytes_per_s > 0:
+        base = LinkModel(network.link_bytes_per_s, PAPER_FLIT_BYTES, network.link_delay_s,
+                         network.uplink_bytes_per_s or None)
+    else:
+        base = LinkModel()
+    return LinkModel(
+        base.bandwidth if given["link_bandwidth"] is None else given["link_bandwidth"],
+        base.flit_bytes if given["flit_bytes"] is None else given["flit_bytes"],
+        base.hop_latency_s if given["hop_latency"] is None else given["hop_latency"],
+        base.uplink_bandwidth if given["uplink_bandwidth"] is None else given["uplink_bandwidth"])
 
 
 def _axis(args: argparse.Namespace, network: Network) -> int:
@@ -178,12 +204,31 @@ def _ints(record: Record, name: str, length: Optional[int] = None) -> List[int]:
     return values
 
 
+def _cluster_machine(record: Record, network: NetworkText) -> Optional[Machine]:
+    """On an emulated tree or flat switch: the tree, each rank at its node's place (a
+    tree's nodes are numbered leaf by leaf, as its (leaf, host) grid is row-major)."""
+    if network.kind not in ("tree", "flat"):
+        return None
+    tree = Tree.of(*network.dims) if network.kind == "tree" else Tree.of(1, network.dims[0])
+    ranks = int(number((record.get("layout") or {}).get("ranks")) or 0)
+    rank_node = np.array(_ints(record, "rank_node", ranks), dtype=np.int64)
+    if rank_node.min(initial=0) < 0 or rank_node.max(initial=0) >= tree.nodes:
+        raise ValueError(f"its ranks' nodes are outside the cluster's {tree.spec}")
+    return Machine(tree, rank_node, rank_node)
+
+
 def machine_from_record(record: Record) -> Machine:
-    """The network and placement a contention record assumed. ValueError: why not."""
+    """The network and placement a contention record assumed (on an emulated cluster,
+    the cluster's own network). ValueError: why not."""
+    network = cluster_network(record)
+    machine = _cluster_machine(record, network) if network is not None else None
+    if machine is not None:
+        return machine
     params = record.get("parameters") if isinstance(record.get("parameters"), dict) else {}
     kind, dims_text = params.get("topology_kind"), params.get("topology_dims")
     if kind not in ("torus", "mesh", "mixed") or not isinstance(dims_text, str):
-        raise ValueError(f"its topology is {plain(kind)}: the simulator models tori and meshes")
+        raise ValueError(f"its topology is {plain(kind)}: the simulator models tori, meshes "
+                         "and the emulated cluster's trees")
     dims = tuple(int(d) for d in dims_text.split("x") if d.isdigit())
     wrap_text = params.get("topology_wrap")
     wrap = tuple(w == "1" for w in wrap_text.split(",")) if isinstance(wrap_text, str) else ()
@@ -230,6 +275,7 @@ def phases_from_record(record: Record, machine: Machine) -> List[Tuple[str, Phas
 
 
 def compare_record(record: Record, model: LinkModel) -> Dict[str, Any]:
+    """Measured beside predicted, per phase and size, with `model` (record_link_model)."""
     machine = machine_from_record(record)
     rows = []
     for name, phase, measured in phases_from_record(record, machine):
@@ -243,36 +289,36 @@ def compare_record(record: Record, model: LinkModel) -> Dict[str, Any]:
                          "predicted_s": guess, "avg_hops": result["avg_hops"],
                          "max_link_load": result["max_link_load"]})
     return {"benchmark": "contention", "variant": record.get("variant"),
-            "started_at": record.get("started_at"), "rows": rows}
+            "started_at": record.get("started_at"), "network": machine.network.spec,
+            "link_bandwidth_bytes_per_s": model.bandwidth,
+            "uplink_bandwidth_bytes_per_s": model.uplink_bandwidth,
+            "flit_bytes": model.flit_bytes, "hop_latency_s": model.hop_latency_s, "rows": rows}
 
 
 def command_compare(args: argparse.Namespace) -> int:
     found, unreadable = read_record_inputs(args.compare)
     for problem in shown_problems(found):
         stderr_line(problem)
-    model = link_model(args)
     compared = []
     for record in found.records:
         if record.get("benchmark") != "contention":
             continue
         try:
-            compared.append(compare_record(record, model))
+            compared.append(compare_record(record, record_link_model(record, args)))
         except ValueError as error:
             stderr_line(f"hpcprobe: no prediction for contention {plain(record.get('variant'))} "
                         f"of {plain(record.get('started_at'))}: {error}")
     if args.json:
-        print(json.dumps({"link_bandwidth_bytes_per_s": model.bandwidth,
-                          "flit_bytes": model.flit_bytes, "hop_latency_s": model.hop_latency_s,
-                          "records": compared}))
+        print(json.dumps({"records": compared}))
     else:
         for item in compared:
-            stdout_console().print(_compare_table(item, model))
+            stdout_console().print(_compare_table(item))
     if unreadable:
         return 2
     return EXIT_VALIDATION_FAILED if found.problems else EXIT_OK
 
 
-def _compare_table(item: Dict[str, Any], model: LinkModel) -> Any:
+def _compare_table(item: Dict[str, Any]) -> Any:
     rows = []
     for row in item["rows"]:
         measured, predicted = row["measured_s"], row["predicted_s"]
@@ -280,9 +326,12 @@ def _compare_table(item: Dict[str, Any], model: LinkModel) -> Any:
                      str(row["max_link_load"]), _us(measured), _us(predicted),
                      format_number(measured / predicted if measured and predicted else None)])
     title = (f"hpcprobe simulate --compare: contention {plain(item['variant'])} of "
-             f"{plain(item['started_at'])}")
-    caption = (f"predicted: eq. 1 with B = {model.bandwidth:.4g} B/s, L_f = {model.flit_bytes:g} "
-               "B, each link's bandwidth shared by its messages; measured: the benchmark's time "
+             f"{plain(item['started_at'])} on {item['network']}")
+    uplink = item["uplink_bandwidth_bytes_per_s"]
+    caption = (f"predicted: eq. 1 with B = {item['link_bandwidth_bytes_per_s']:.4g} B/s"
+               + (f", uplinks {uplink:.4g} B/s" if uplink else "")
+               + f", L_f = {item['flit_bytes']:g} B, t_hop = {item['hop_latency_s']:.3g} s, "
+               "each link's bandwidth shared by its messages; measured: the benchmark's time "
                "per message (wocon: one way; the others: a burst each way / messages)")
     return titled_table(title, caption, ["phase", "bytes", "avg hops", "max link load",
                                          "measured µs", "predicted µs", "measured / predicted"],

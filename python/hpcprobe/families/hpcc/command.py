@@ -23,6 +23,7 @@ from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stderr_
 from hpcprobe.results import RecordSet
 from hpcprobe.runner import Launch
 from hpcprobe.suite_step import SuiteStep
+from hpcprobe.launch.limits import allocation_cores
 
 SYSINFO_TIMEOUT_S = 120.0
 HPCC_SUMMARY_FILE = "hpcc-summary.txt"
@@ -129,7 +130,7 @@ def command_config(args: argparse.Namespace) -> int:
 
 def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """`hpcprobe dgemm|hpl|ptrans|fft`: one rank per core, bound where the launcher can."""
-    ranks = default_np(args.command, args.variant, os.cpu_count() or 1)
+    ranks = default_np(args.command, args.variant, allocation_cores(os.environ))
     context = LaunchContext(args, user_argv, default_np=ranks)
     launch = context.launch(args.command, args.variant, hpcc_bench_options(args),
                             HPCC_DEFAULT_BUDGET_S)

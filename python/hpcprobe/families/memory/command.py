@@ -9,6 +9,7 @@ from hpcprobe.families.hpcc.command import write_launch_summary
 from hpcprobe.families.memory.tables import (default_ranks, memory_bench_options, memory_tables,
                                              threads_per_rank)
 from hpcprobe.launching import LaunchContext, bind_ranks, stdout_console
+from hpcprobe.launch.limits import allocation_cores
 
 MEMORY_DEFAULT_BUDGET_S = 3600.0
 
@@ -17,7 +18,7 @@ def command_memory(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     """`hpcprobe stream single|star` and `hpcprobe mem stride|latency`."""
     # Only stream runs threads (OpenMP); a mem copy is one thread.
     threads = threads_per_rank(args.threads, os.environ) if args.command == "stream" else 1
-    ranks = default_ranks(args.variant, args.copies, threads, os.cpu_count() or 1)
+    ranks = default_ranks(args.variant, args.copies, threads, allocation_cores(os.environ))
     context = LaunchContext(args, user_argv, default_np=ranks)
     launch = context.launch(args.command, args.variant, memory_bench_options(args),
                             MEMORY_DEFAULT_BUDGET_S)

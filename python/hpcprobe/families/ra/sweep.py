@@ -23,6 +23,7 @@ from hpcprobe.output_files import write_text_atomically
 from hpcprobe.runner import LaunchOutcome
 from hpcprobe.sanitize import plain
 from hpcprobe.units import format_number
+from hpcprobe.launch.limits import allocation_cores
 
 Record = Dict[str, Any]
 
@@ -155,7 +156,7 @@ class _Sweep:
     def __init__(self, args: argparse.Namespace, user_argv: Sequence[str]) -> None:
         self.args = args
         self.algorithm = args.algo or DEFAULT_ALGORITHM
-        self.context = LaunchContext(args, user_argv, default_np=os.cpu_count() or 1)
+        self.context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
         self.steps = len(args.lookaheads) + 1
         self.failures: Dict[str, int] = {}
 

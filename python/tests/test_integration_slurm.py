@@ -1,0 +1,129 @@
+"""hpcprobe under a real Slurm on an emulated cluster (`cluster up --slurm`,
+docs/cluster.md): Debian's slurmctld on the head, a slurmd in each host, and salloc,
+srun and hpcprobe's own srun launcher placing ranks on the emulated hosts.
+
+Needs root, iproute2, slurm-wlm and munge: where they are missing the tests fail with
+that reason (CI is root, and `make pytest` installs Slurm), never skip."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import run_hpcprobe, stderr_lines
+from integration import require_slurm_support
+
+from hpcprobe.cluster import load_cluster
+from hpcprobe.cluster import system as cluster_system
+
+NAME = f"s{os.getpid() % 100000}"
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    require_slurm_support()
+    return dict(os.environ, HPCPROBE_CLUSTER_DIR=str(tmp_path_factory.mktemp("clusters")))
+
+
+@pytest.fixture(scope="module")
+def slurm2(env):
+    """Two hosts at 400 Mbit/s with Slurm, removed after the tests whatever happens."""
+    done = run_hpcprobe("cluster", "up", "--name", NAME, "--nodes", "2", "--link-rate",
+                        "400mbit", "--slurm", env=env, timeout=180)
+    try:
+        assert done.returncode == 0, done.stderr
+        assert "Slurm up" in done.stdout
+        yield load_cluster(NAME, env)
+    finally:
+        run_hpcprobe("cluster", "down", "--name", NAME, env=env, timeout=120)
+
+
+def cluster_exec(env, *command, timeout=300):
+    return run_hpcprobe("cluster", "exec", "--name", NAME, "--", *command, env=env,
+                        timeout=timeout)
+
+
+def records(out: Path):
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def daemons(cluster):
+    """(command name, host name) of every Slurm and munge daemon in the cluster."""
+    found = []
+    for host in [*cluster.hosts, cluster.head]:
+        for pid in cluster_system.namespace_pids(host.namespace):
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+            if comm in ("slurmctld", "slurmd", "munged"):
+                found.append((comm, host.name))
+    return sorted(found)
+
+
+def test_slurm_runs_a_controller_on_the_head_and_a_slurmd_per_host(slurm2, env):
+    assert daemons(slurm2) == sorted([("munged", slurm2.head.name),
+                                      ("slurmctld", slurm2.head.name),
+                                      *[("slurmd", host.name) for host in slurm2.hosts]])
+    done = cluster_exec(env, "srun", "-N", "2", "-n", "2", "hostname")
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split()) == [host.name for host in slurm2.hosts]
+
+
+def test_hpcprobe_inside_salloc_uses_srun_and_records_the_job_and_hosts(slurm2, env,
+                                                                         tmp_path):
+    # What a user does on a real machine: an allocation, then hpcprobe with no launcher
+    # option. It finds the allocation and launches with srun (the records' step ids),
+    # on both hosts, across the shaped link (the link check would fail a record that
+    # did not cross it).
+    out = tmp_path / "out"
+    done = cluster_exec(env, "salloc", "-N", "2", "-n", "2", "hpcprobe", "comm", "pingpong",
+                        "allreduce", "--sizes", "1M", "--out", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    found = records(out)
+    assert [r["variant"] for r in found] == ["pingpong", "allreduce"]
+    for record in found:
+        metadata = record["metadata"]
+        assert record["validation"]["verdict"] == "passed", record["validation"]
+        assert metadata["slurm_job_id"].isdigit() and metadata["slurm_step_id"].isdigit()
+        assert metadata["hosts"] == [host.name for host in slurm2.hosts]
+        assert metadata["rank_hosts"] == [0, 1]
+        assert metadata["cluster"] == NAME
+    assert len({r["metadata"]["slurm_job_id"] for r in found}) == 1
+    bandwidth = next(s for s in found[0]["series"] if s["name"] == "bandwidth")["y"][-1]
+    assert 30e6 < bandwidth <= 1.1 * 50e6, bandwidth
+
+
+def test_exec_runs_on_a_host_and_refuses_what_is_not_there(slurm2, env):
+    done = run_hpcprobe("cluster", "exec", "--name", NAME, "--host", "h1", "--", "hostname",
+                        env=env)
+    assert done.returncode == 0 and done.stdout.strip() == slurm2.hosts[1].name
+    done = run_hpcprobe("cluster", "exec", "--name", NAME, "--", "false", env=env)
+    assert done.returncode == 1
+    for argv, says in ((["--host", "h9", "--", "true"], "has no host 'h9'"),
+                       (["--"], "missing command")):
+        done = run_hpcprobe("cluster", "exec", "--name", NAME, *argv, env=env)
+        lines = stderr_lines(done)
+        assert done.returncode == 2 and len(lines) == 1 and says in lines[0], lines
+
+
+def test_down_stops_every_daemon_and_removes_the_slurm_directory(env):
+    name = f"{NAME}d"
+    done = run_hpcprobe("cluster", "up", "--name", name, "--nodes", "2", "--topology",
+                        "tree:2x1", "--slurm", env=env, timeout=180)
+    try:
+        assert done.returncode == 0, done.stderr
+        cluster = load_cluster(name, env)
+        directory = Path(env["HPCPROBE_CLUSTER_DIR"]) / f"{name}.slurm"
+        assert (directory / "topology.conf").read_text().splitlines() == [
+            f"SwitchName=leaf0 Nodes={name}-h0", f"SwitchName=leaf1 Nodes={name}-h1",
+            "SwitchName=root Switches=leaf0,leaf1"]
+        pids = [pid for host in [*cluster.hosts, cluster.head]
+                for pid in cluster_system.namespace_pids(host.namespace)]
+        assert len(daemons(cluster)) == 4
+    finally:
+        done = run_hpcprobe("cluster", "down", "--name", name, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not directory.exists()
+    assert not any(cluster_system.alive(pid) for pid in pids)
+    assert cluster_system.namespaces(f"hpcprobe-{name}-") == []
+    left = subprocess.run(["pgrep", "-f", str(directory)], capture_output=True, text=True)
+    assert left.stdout.strip() == "", left.stdout
