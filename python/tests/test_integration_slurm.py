@@ -8,6 +8,7 @@ that reason (CI is root, and `make pytest` installs Slurm), never skip."""
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from hpcprobe.cluster import load_cluster
 from hpcprobe.cluster import system as cluster_system
 
 NAME = f"s{os.getpid() % 100000}"
+# The venv's hpcprobe (CI does not put the venv on PATH).
+HPCPROBE = str(Path(sys.executable).parent / "hpcprobe")
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +78,7 @@ def test_hpcprobe_inside_salloc_uses_srun_and_records_the_job_and_hosts(slurm2, 
     # on both hosts, across the shaped link (the link check would fail a record that
     # did not cross it).
     out = tmp_path / "out"
-    done = cluster_exec(env, "salloc", "-N", "2", "-n", "2", "hpcprobe", "comm", "pingpong",
+    done = cluster_exec(env, "salloc", "-N", "2", "-n", "2", HPCPROBE, "comm", "pingpong",
                         "allreduce", "--sizes", "1M", "--out", str(out), "--quiet")
     assert done.returncode == 0, done.stderr
     found = records(out)

@@ -3,8 +3,10 @@
 HOST's network, UTS and mount namespaces to run the command there.
 
 hydra quotes the command's words for the remote shell ssh would start; they are split
-back here as that shell would (shlex) and run without one. Everything is exec'd, nothing
-forked: the proxy hydra starts stays mpiexec's descendant, so stopping the launch stops it.
+back here as that shell would (shlex) and run without one. A command that needs the
+shell (Open MPI's daemon command may set PATH first: `PATH=…; export PATH; orted …`) is
+given to /bin/sh, as ssh would. Everything is exec'd, nothing forked: the proxy or daemon
+stays the launcher's descendant, so stopping the launch stops it.
 Only the standard library is used: this runs once per host of every launch.
 """
 
@@ -25,13 +27,24 @@ def _fail(message: str) -> int:
     return EXIT_FAILED
 
 
+# Words that only a shell runs: command separators, and a variable set before a command.
+SHELL_WORDS = (";", "&&", "||", "|", "&")
+
+
+def _needs_shell(words: List[str]) -> bool:
+    return any(word in SHELL_WORDS for word in words) or "=" in words[0].split("/")[0]
+
+
 def _split(args: List[str]) -> Optional[tuple]:
     """(host, command words) from ssh-like arguments; None when there is no command."""
     while args and args[0].startswith("-"):
         args = args[1:]  # ssh options hydra adds (-x: no X11 forwarding)
     if len(args) < 2:
         return None
-    words = shlex.split(" ".join(args[1:]))
+    text = " ".join(args[1:])
+    words = shlex.split(text)
+    if words and _needs_shell(words):
+        words = ["/bin/sh", "-c", text]
     return (args[0], words) if words else None
 
 

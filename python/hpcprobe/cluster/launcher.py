@@ -1,7 +1,11 @@
-"""Launching an MPI program on a cluster with MPICH's hydra (docs/cluster.md):
+"""Launching an MPI program on a cluster with MPICH's hydra or Open MPI, whichever
+hpcprobe was built with (docs/cluster.md):
 
     nsenter (into the head) mpiexec -launcher ssh -launcher-exec hpcprobe-enter-host
             -iface fab0 -hosts NAME-h0:K,NAME-h1:K,… -ppn K -n P PROGRAM ARGS…
+    nsenter (into the head) mpirun --host NAME-h0:K,… -np P --map-by slot
+            --mca plm_rsh_agent hpcprobe-enter-host --mca pml ob1
+            --mca btl self,vader,tcp --mca btl_tcp_if_include fab0 … PROGRAM ARGS…
 
 mpiexec runs in the head's namespaces, so every host is remote to it and each proxy is
 started by hpcprobe-enter-host (enter.py), which execs nsenter into the host: no ssh,
@@ -15,6 +19,10 @@ UCX_TLS=tcp,self a message between two "hosts" skips the shaped link altogether
 --algo reference`, MPI_ANY_SOURCE receives) never finishes across hosts: a message to a
 posted ANY_SOURCE receive is not matched. Over OFI/tcp both are right. Intra-node
 messages never reach the netmod: MPICH's own shared memory carries them.
+
+Open MPI is held to the same: its ob1 point-to-point layer with the tcp BTL between
+hosts and vader (shared memory) within one, the out-of-band channel on the fabric too;
+not its UCX layer, which would take shared memory across the namespaces as MPICH's does.
 """
 
 import os
@@ -22,7 +30,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host
@@ -34,9 +42,14 @@ from hpcprobe.launch.binding import mpi_flavour
 
 ENTER_PROGRAM = "hpcprobe-enter-host"
 CLUSTER_FILE_VARIABLE = "HPCPROBE_CLUSTER_FILE"
-# What a record may say of the transports (part of the launch's environment below).
-TRANSPORT = {"inter_node": "tcp (MPICH ch4:ofi, FI_PROVIDER=tcp)",
-             "intra_node": "shared memory (MPICH ch4 posix)"}
+# What a record may say of the transports, per MPI (part of the launch's environment).
+TRANSPORTS = {
+    "hydra": {"inter_node": "tcp (MPICH ch4:ofi, FI_PROVIDER=tcp)",
+              "intra_node": "shared memory (MPICH ch4 posix)"},
+    "openmpi": {"inter_node": "tcp (Open MPI ob1, btl tcp)",
+                "intra_node": "shared memory (Open MPI btl vader)"},
+}
+TRANSPORT = TRANSPORTS["hydra"]
 
 
 @dataclass(frozen=True)
@@ -61,13 +74,15 @@ def find_enter_program(env: Mapping[str, str]) -> str:
     return found
 
 
-def hydra_mpiexec(env: Mapping[str, str]) -> str:
-    """The mpiexec of MPICH (hydra) that the bench was built with."""
+def cluster_mpiexec(env: Mapping[str, str]) -> Tuple[str, str]:
+    """(the launcher of the MPI the bench was built with, "hydra" or "openmpi")."""
     executable = resolve_launcher("mpiexec", env).executable
-    if mpi_flavour(executable) != "hydra":
-        raise HpcprobeError(f"launching on a cluster needs MPICH's hydra mpiexec; "
-                            f"{executable} is not one (build with MPI=mpich)")
-    return executable
+    flavour = mpi_flavour(executable)
+    if flavour not in TRANSPORTS:
+        raise HpcprobeError(f"launching on a cluster needs MPICH's hydra mpiexec or Open "
+                            f"MPI's mpirun; {executable} is neither (build with MPI=mpich, "
+                            "or MPI=system with one of those)")
+    return executable, flavour
 
 
 class ClusterLauncher:
@@ -83,7 +98,7 @@ class ClusterLauncher:
         env = os.environ if env is None else env
         self.cluster = cluster
         self.ppn = ppn or cluster.hosts[0].cores
-        self.executable = hydra_mpiexec(env)
+        self.executable, self.flavour = cluster_mpiexec(env)
         self.enter_program = find_enter_program(env)
         self.cluster_path = str(cluster_file(cluster.name, env).resolve())
 
@@ -124,23 +139,50 @@ class ClusterLauncher:
     def command(self, np: int, launcher_args: Sequence[str],
                 program_argv: Sequence[str]) -> List[str]:
         hosts = ",".join(f"{host.name}:{self.ppn}" for host in self.hosts_for(np))
+        if self.flavour == "openmpi":
+            return [*self._enter_head(), self.executable, *self._open_mpi_args(hosts, np),
+                    *launcher_args, *program_argv]
         return [*self._enter_head(), self.executable,
                 "-launcher", "ssh", "-launcher-exec", self.enter_program,
                 "-iface", self.cluster.fabric_interface, "-hosts", hosts,
                 "-ppn", str(self.ppn), "-n", str(np), *launcher_args, *program_argv]
 
+    def _open_mpi_args(self, hosts: str, np: int) -> List[str]:
+        """Open MPI's mpirun: block placement over the hosts' slots, its daemons started
+        by the enter program (all from the head: no tree spawn) and kept attached (else
+        orted daemonizes, and the runner takes its ranks for orphans of a dead daemon),
+        TCP between hosts and shared memory within one, both on the fabric. Idle ranks
+        yield: the hosts share this machine's CPUs, so a rank spinning in a wait took the
+        CPU of the pair being measured (intra-node pairs 0.09-10 GB/s from run to run,
+        2.4-2.6 GB/s yielding)."""
+        fabric = self.cluster.fabric_interface
+        mca = {"plm_rsh_agent": self.enter_program, "plm_rsh_no_tree_spawn": "1",
+               "orte_leave_session_attached": "1", "mpi_yield_when_idle": "1",
+               "pml": "ob1", "btl": "self,vader,tcp", "btl_tcp_if_include": fabric,
+               "oob_tcp_if_include": fabric}
+        words = ["--host", hosts, "-np", str(np), "--map-by", "slot"]
+        for key, value in mca.items():
+            words += ["--mca", key, value]
+        return words
+
+    def _mpi_env(self) -> Dict[str, str]:
+        if self.flavour == "openmpi":
+            # Namespaces need root; Open MPI refuses root unless told twice.
+            return {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+        return {"MPIR_CVAR_CH4_NETMOD": "ofi",   # the netmod the settings below are for
+                "FI_PROVIDER": "tcp", "FI_TCP_IFACE": self.cluster.fabric_interface}
+
     @property
     def env(self) -> Dict[str, str]:
+        transport = TRANSPORTS[self.flavour]
         env = {
             CLUSTER_FILE_VARIABLE: self.cluster_path,
-            "MPIR_CVAR_CH4_NETMOD": "ofi",   # the netmod the settings below are for
-            "FI_PROVIDER": "tcp",
-            "FI_TCP_IFACE": self.cluster.fabric_interface,
+            **self._mpi_env(),
             # What the bench writes into each record (metadata.cluster, .transport).
             "HPCPROBE_CLUSTER": self.cluster.name,
-            "HPCPROBE_TRANSPORT": (f"inter-node: {TRANSPORT['inter_node']} over "
+            "HPCPROBE_TRANSPORT": (f"inter-node: {transport['inter_node']} over "
                                    f"{self.cluster.fabric_interface}; intra-node: "
-                                   f"{TRANSPORT['intra_node']}"),
+                                   f"{transport['intra_node']}"),
         }
         env["HPCPROBE_CLUSTER_NETWORK"] = str(network_text(self.cluster))
         faults = fault_text(self.cluster)
@@ -153,7 +195,7 @@ class ClusterLauncher:
 
     @property
     def transport(self) -> Dict[str, str]:
-        return dict(TRANSPORT)
+        return dict(TRANSPORTS[self.flavour])
 
 
 def fault_text(cluster: Cluster) -> str:
