@@ -339,3 +339,30 @@ def test_open_mpi_launch_keeps_to_tcp_and_shared_memory_on_the_fabric(monkeypatc
     assert "FI_PROVIDER" not in env and "MPIR_CVAR_CH4_NETMOD" not in env
     assert env["HPCPROBE_TRANSPORT"] == ("inter-node: tcp (Open MPI ob1, btl tcp) over fab0; "
                                          "intra-node: shared memory (Open MPI btl vader)")
+
+
+def test_slurm_conf_names_the_head_every_host_and_a_trees_switches(tmp_path):
+    from hpcprobe.cluster import slurm
+
+    cluster = planned("tree:2x2", 4, cores=2)
+    conf = slurm.slurm_conf(cluster, tmp_path).splitlines()
+    assert f"SlurmctldHost={cluster.head.name}({cluster.head.address})" in conf
+    assert f"AuthInfo=socket={tmp_path}/munge.socket" in conf
+    assert "TopologyPlugin=topology/tree" in conf and "MpiDefault=pmi2" in conf
+    nodes = [line for line in conf if line.startswith("NodeName=")]
+    assert nodes == [f"NodeName={h.name} NodeAddr={h.address} NodeHostname={h.name} CPUs=2 "
+                     "State=UNKNOWN" for h in cluster.hosts]
+    assert slurm.topology_conf(cluster).splitlines() == [
+        "SwitchName=leaf0 Nodes=c1-h0,c1-h1", "SwitchName=leaf1 Nodes=c1-h2,c1-h3",
+        "SwitchName=root Switches=leaf0,leaf1"]
+    assert "TopologyPlugin=topology/none" in slurm.slurm_conf(planned("flat", 2), tmp_path)
+
+
+def test_slurm_without_its_programs_is_one_line_before_anything_is_made(monkeypatch):
+    from hpcprobe.cluster import slurm
+
+    monkeypatch.setattr(slurm.shutil, "which",
+                        lambda program: None if program in ("slurmd", "munged") else "/x")
+    with pytest.raises(UsageError, match=r"--slurm needs Slurm and munge \(munged, slurmd not "
+                                         r"found; on Debian: apt-get install slurm-wlm munge\)"):
+        slurm.require_slurm()

@@ -440,6 +440,28 @@ def test_each_family_takes_a_cluster(flat2, cluster_env, tmp_path, command):
         assert pingpong["layout"]["nodes"] == 1
 
 
+def test_compare_by_placement_shows_shared_memory_against_the_link(flat2, cluster_env,
+                                                                   tmp_path):
+    # 2 hosts x 2 ranks: block puts the PingPong pair on one host (shared memory),
+    # round-robin on two (the link); `compare --by placement` puts them side by side.
+    out = tmp_path / "out"
+    for placement in ("block", "round-robin"):
+        completed = hpcprobe(cluster_env, "comm", "pingpong", "--sizes", "4M", "--cluster",
+                             flat2.name, "--ppn", "2", "--placement", placement, "--out",
+                             str(out), "--quiet", timeout=300)
+        assert completed.returncode == 0, completed.stderr
+    compared = run_hpcprobe("compare", "--by", "placement", str(out), "--format", "csv")
+    assert compared.returncode == 0, compared.stderr
+    row = next(line for line in compared.stdout.splitlines()
+               if line.startswith("comm pingpong imb (at 4 MiB): bandwidth,"))
+    ratio = float(row.rsplit(",", 1)[1])  # round-robin / block
+    assert ratio < 0.05, row  # the link (50 MB/s) against shared memory (GB/s)
+    across = next(r for r in cluster_records(out)
+                  if r["parameters"]["placement"] == "round-robin")
+    bandwidth = next(s for s in across["series"] if s["name"] == "bandwidth")["y"][-1]
+    assert bandwidth <= 1.1 * 50e6, bandwidth
+
+
 def test_contention_takes_a_torus_from_the_cluster(make_cluster, cluster_env, tmp_path):
     cluster = make_cluster("t", "--nodes", "4", "--topology", "torus:2x2",
                            "--link-rate", "400mbit")
