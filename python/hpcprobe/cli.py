@@ -28,6 +28,7 @@ from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import (EXIT_IO_FAILURE, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError,
                              UsageError)
 from hpcprobe.families import FAMILIES, Command
+from hpcprobe.overview import command_helps, overview_text
 from hpcprobe.processes import become_subreaper
 from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal, handled
@@ -216,9 +217,19 @@ def _io_failure(error: OSError) -> int:
     return EXIT_IO_FAILURE
 
 
+def print_overview() -> int:
+    """`hpcprobe` alone: every command by group, not an error."""
+    top = build_parser()[""]
+    action = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    print(overview_text(command_helps(action), __version__))  # our own help texts
+    return EXIT_OK
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the `hpcprobe` script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        return _flushed(print_overview())
     # Before any launch: a dead proxy's ranks become our children (processes.py), and
     # TERM/HUP/INT stop the launch with everything it started (signals.py).
     become_subreaper()

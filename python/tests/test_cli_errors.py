@@ -58,9 +58,6 @@ def test_unknown_option_with_equals_sign(capsys):
     (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
     (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep, "
              "shared-table-study, modes)"),
-    ([], "missing command (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
-     "model, show, report, compare, "
-         "sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, launch)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
     (["ra", "single", "--np"], "expected one argument"),
@@ -171,3 +168,30 @@ def test_algorithm_options_reach_the_bench_as_single_arguments(tmp_path):
     assert completed.returncode == 0, completed.stderr
     argv = json.loads(argv_file.read_text())["argv"]
     assert argv[3:9] == ["ra", "mpi", "--algo", "hypercube", "--mods", "late-wait; rm -rf /"]
+
+
+def test_no_command_lists_every_command_by_group(capsys):
+    # First contact: `hpcprobe` alone is a map of the tool, not an error.
+    from hpcprobe.cli import COMMANDS
+    from hpcprobe.overview import GROUPS, grouped
+
+    assert main([]) == 0
+    out = capsys.readouterr().out.splitlines()
+    headings = [line[:-1] for line in out if line.endswith(":") and not line.startswith(" ")]
+    assert headings == [group for group, _ in GROUPS]  # no "other": every command placed
+    listed = [line.split()[0] for line in out if line[:2] == "  " and line[2] != " "]
+    assert sorted(listed) == sorted(COMMANDS)
+    assert any(line.startswith("start with:  hpcprobe run") for line in out)
+    assert grouped(["ra", "newfamily"])[-1] == ("other", ["newfamily"])
+
+
+def test_help_texts_name_papers_by_author_not_by_file_number(capsys):
+    import re
+
+    from hpcprobe.cli import COMMANDS, build_parser, print_overview
+
+    print_overview()
+    texts = {"": capsys.readouterr().out}
+    texts.update({name: build_parser(only=name)[name].format_help() for name in COMMANDS})
+    for name, text in texts.items():
+        assert not re.search(r"paper 0\d\d", text), name

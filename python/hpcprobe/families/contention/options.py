@@ -75,8 +75,9 @@ def _add_topology_options(parser: CliParser) -> None:
 
 def add_contention_parser(subparsers) -> CliParser:
     parser = subparsers.add_parser(
-        "contention", help="network contention (paper 004): wocon, wicon, stress-link, "
-                           "equidistant")
+        "contention", help="network contention (Bhatele & Kale, Quantifying Network "
+                           "Contention on Large Parallel Machines): wocon, wicon, "
+                           "stress-link, equidistant")
     found = contention_variants()
     parser.add_argument("variant", nargs="?", type=choice("variant", found),
                         metavar="{" + ",".join(found) + "}")
