@@ -62,18 +62,23 @@ def _exit_status(status: int) -> int:
 
 
 def command_exec(name: str, host_key: Optional[str], command: List[str]) -> int:
+    """Become the command, in the host's namespaces: it keeps the terminal (a shell or
+    `salloc` on the login node is interactive), its signals and its exit status."""
     cluster = load_cluster(name)
     system.require_privileges("cluster exec")  # nsenter into the hosts
     launcher = ClusterLauncher(cluster)
     launcher.require_up()
     host = cluster.head if host_key is None else cluster.host(host_key)
-    env = dict(launcher.env)
+    env = dict(os.environ, **launcher.env)
     if cluster.slurm_conf:
         env.update(client_env(cluster))
     argv = ["nsenter", "-t", str(host.holder_pid), "--net", "--uts", "--mount",
             f"--wd={os.getcwd()}", "--", *command]
-    status, _ = run_supervised(argv, env, None)
-    return _exit_status(status)
+    try:
+        os.execvpe(argv[0], argv, env)
+    except OSError as error:
+        raise HpcprobeError(f"cannot run nsenter: {error}") from None
+    return EXIT_RUNTIME_FAILURE  # not reached: exec replaced this process
 
 
 def run_supervised(argv: List[str], extra_env: Dict[str, str],
