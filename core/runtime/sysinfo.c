@@ -95,28 +95,30 @@ static void read_affinity(char *out, size_t len)
     }
 }
 
-struct named_rank {
-    const char *name;
-    int rank;
-};
-
 static int cmp_named_rank(const void *a, const void *b)
 {
-    const struct named_rank *x = a, *y = b;
+    const struct hpcp_named_rank *x = a, *y = b;
     int c = strcmp(x->name, y->name);
     return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+struct hpcp_named_rank *hpcp_sort_names(const char *names, size_t stride, int ranks)
+{
+    struct hpcp_named_rank *s = malloc((size_t)(ranks > 0 ? ranks : 1) * sizeof *s);
+    for (int i = 0; s && i < ranks; i++)
+        s[i] = (struct hpcp_named_rank){names + (size_t)i * stride, i};
+    if (s)
+        qsort(s, (size_t)ranks, sizeof *s, cmp_named_rank);
+    return s;
+}
+
 int hpcp_host_indices(const char *names, size_t stride, int ranks, int *index)
 {
-    struct named_rank *s = malloc((size_t)(ranks > 0 ? ranks : 1) * sizeof *s);
     for (int i = 0; i < ranks; i++)
         index[i] = 0;
+    struct hpcp_named_rank *s = hpcp_sort_names(names, stride, ranks);
     if (!s)
         return -1;
-    for (int i = 0; i < ranks; i++)
-        s[i] = (struct named_rank){names + (size_t)i * stride, i};
-    qsort(s, (size_t)ranks, sizeof *s, cmp_named_rank);
     for (int i = 1, distinct = 0; i < ranks; i++) {
         distinct += strcmp(s[i].name, s[i - 1].name) != 0;
         index[s[i].rank] = distinct;

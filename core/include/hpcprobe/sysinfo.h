@@ -36,6 +36,16 @@ struct hpcp_sysinfo {
 void hpcp_sysinfo_collect(struct hpcp_sysinfo *si, MPI_Comm comm, int argc, char **argv);
 void hpcp_sysinfo_free(struct hpcp_sysinfo *si);
 
+/* A rank's name (its host's, or a placement file's) and the rank. */
+struct hpcp_named_rank {
+    const char *name;
+    int rank;
+};
+
+/* The ranks' names (`stride` bytes apart) sorted by name, then by rank; the
+ * caller frees it. NULL when out of memory. */
+struct hpcp_named_rank *hpcp_sort_names(const char *names, size_t stride, int ranks);
+
 /* index[i]: the place of names[i] (rank i's host, `stride` bytes apart)
  * among the sorted distinct names, as metadata.hosts lists them. 0, or -1
  * (out of memory: every index 0). */

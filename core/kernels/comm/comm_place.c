@@ -137,30 +137,6 @@ static char *gather_names(MPI_Comm comm)
     return all;
 }
 
-struct named {
-    const char *name;
-    int index;
-};
-
-static int cmp_named(const void *a, const void *b)
-{
-    const struct named *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->index > y->index) - (x->index < y->index);
-}
-
-/* The ranks' names (`stride` bytes apart) sorted by name, then by rank;
- * NULL when out of memory. */
-static struct named *sort_names(const char *names, size_t stride, int ranks)
-{
-    struct named *s = malloc((size_t)(ranks > 0 ? ranks : 1) * sizeof *s);
-    for (int i = 0; s && i < ranks; i++)
-        s[i] = (struct named){names + (size_t)i * stride, i};
-    if (s)
-        qsort(s, (size_t)ranks, sizeof *s, cmp_named);
-    return s;
-}
-
 static char *read_file(const char *path, char *err, size_t len)
 {
     FILE *f = fopen(path, "r");
@@ -186,7 +162,7 @@ static char *read_file(const char *path, char *err, size_t len)
 }
 
 /* How many of the n sorted entries from `at` on are named `name`. */
-static int run_length(const struct named *s, int n, int at, const char *name)
+static int run_length(const struct hpcp_named_rank *s, int n, int at, const char *name)
 {
     int k = at;
     while (k < n && strcmp(s[k].name, name) == 0)
@@ -200,8 +176,8 @@ static int run_length(const struct named *s, int n, int at, const char *name)
 static int match_file(const char *hosts, const char *names, int ranks, int *new_rank, char *err,
                       size_t len)
 {
-    struct named *launched = sort_names(names, NAME_LEN, ranks);
-    struct named *asked = sort_names(hosts, COMM_HOST_LEN, ranks);
+    struct hpcp_named_rank *launched = hpcp_sort_names(names, NAME_LEN, ranks);
+    struct hpcp_named_rank *asked = hpcp_sort_names(hosts, COMM_HOST_LEN, ranks);
     int rc = !launched || !asked ? -1 : 0;
     for (int a = 0, l = 0; !rc && a < ranks;) {
         int want = run_length(asked, ranks, a, asked[a].name);
@@ -216,7 +192,7 @@ static int match_file(const char *hosts, const char *names, int ranks, int *new_
             rc = -1;
         }
         for (int k = 0; !rc && k < want; k++)
-            new_rank[launched[l + k].index] = asked[a + k].index;
+            new_rank[launched[l + k].rank] = asked[a + k].rank;
         a += want, l += have;
     }
     free(launched);

@@ -16,7 +16,6 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.launcher import ClusterLauncher
-from hpcprobe.cluster.slurm import client_env
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster
 from hpcprobe.errors import EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
@@ -70,8 +69,8 @@ def command_exec(name: str, host_key: Optional[str], command: List[str]) -> int:
     launcher.require_up()
     host = cluster.head if host_key is None else cluster.host(host_key)
     env = dict(os.environ, **launcher.env)
-    if cluster.slurm_conf:
-        env.update(client_env(cluster))
+    if cluster.slurm_conf:  # salloc, srun and sinfo find the cluster's controller
+        env["SLURM_CONF"] = cluster.slurm_conf
     argv = ["nsenter", "-t", str(host.holder_pid), "--net", "--uts", "--mount",
             f"--wd={os.getcwd()}", "--", *command]
     try:

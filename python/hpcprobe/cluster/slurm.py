@@ -42,10 +42,6 @@ def slurm_dir(name: str, env: Optional[Mapping[str, str]] = None) -> Path:
     return cluster_dir(env) / f"{name}.slurm"
 
 
-def slurm_conf_path(name: str, env: Optional[Mapping[str, str]] = None) -> Path:
-    return slurm_dir(name, env) / "slurm.conf"
-
-
 def require_slurm() -> None:
     """One line naming what is missing, before anything is made."""
     missing = [program for program in DAEMONS + CLIENTS if shutil.which(program) is None]
@@ -118,15 +114,10 @@ def _start(argv: List[str], what: str, log: Path) -> None:
                             f"log {log})")
 
 
-def client_env(cluster: Cluster, env: Optional[Mapping[str, str]] = None) -> dict:
-    """What salloc, srun and sinfo need to find this cluster's controller."""
-    return {"SLURM_CONF": str(slurm_conf_path(cluster.name, env))}
-
-
-def _wait_ready(cluster: Cluster, env: Optional[Mapping[str, str]]) -> None:
+def _wait_ready(cluster: Cluster, conf: Path, env: Optional[Mapping[str, str]]) -> None:
     """Until every slurmd has registered (sinfo shows them idle)."""
     argv = _in_host(cluster.head, ["sinfo", "-h", "-N", "-o", "%N %t"])
-    child_env = {**os.environ, **client_env(cluster, env)}
+    child_env = {**os.environ, "SLURM_CONF": str(conf)}
     deadline = time.monotonic() + READY_TIMEOUT_S
     states = ""
     while time.monotonic() < deadline:
@@ -172,7 +163,7 @@ def start_slurm(cluster: Cluster, env: Optional[Mapping[str, str]] = None) -> Pa
     for host in cluster.hosts:
         _start(_in_host(host, ["slurmd", "-f", str(conf), "-N", host.name]),
                f"slurmd on {host.name}", directory / f"slurmd-{host.name}.log")
-    _wait_ready(cluster, env)
+    _wait_ready(cluster, conf, env)
     return conf
 
 
