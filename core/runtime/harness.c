@@ -110,8 +110,7 @@ void hpcp_fault_point(int rank)
     }
 }
 
-/* The N of "<what>:N" when N >= 1, else 0. */
-static uint64_t fault_count(const char *what)
+uint64_t hpcp_fault_count(const char *what)
 {
     long long v = fault_arg(what);
     return v > 0 ? (uint64_t)v : 0;
@@ -119,17 +118,17 @@ static uint64_t fault_count(const char *what)
 
 uint64_t hpcp_fault_corrupt_words(void)
 {
-    return fault_count("corrupt");
+    return hpcp_fault_count("corrupt");
 }
 
 uint64_t hpcp_fault_nan_words(void)
 {
-    return fault_count("nan");
+    return hpcp_fault_count("nan");
 }
 
 uint64_t hpcp_fault_lost_updates(void)
 {
-    return fault_count("lose");
+    return hpcp_fault_count("lose");
 }
 
 /* Rank 0: append, print, and the verdict; then every rank has the status. */

@@ -45,6 +45,7 @@ extern const struct hpcp_kernel hpcp_comm_bcast;
 extern const struct hpcp_kernel hpcp_comm_barrier;
 extern const struct hpcp_kernel hpcp_beff_hpcc;
 extern const struct hpcp_kernel hpcp_pairs_bandwidth;
+extern const struct hpcp_kernel hpcp_congestion_load;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -89,6 +90,7 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_comm_barrier,
     &hpcp_beff_hpcc,
     &hpcp_pairs_bandwidth,
+    &hpcp_congestion_load,
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
 

@@ -69,6 +69,9 @@ int hpcp_common_refused(const struct hpcp_common *c, unsigned allowed);
  * with status 17 or sleeps forever when it reaches this call, which comes
  * before the first timed repetition. */
 void hpcp_fault_point(int rank);
+/* The N of "<what>:N" when N >= 1, else 0: a family's own fault (congestion's
+ * "mute:1", congestors that loop and move nothing). */
+uint64_t hpcp_fault_count(const char *what);
 /* Words to corrupt from "corrupt:N" (0 when not set): rank 0 spoils them
  * after the last repetition, before verification. */
 uint64_t hpcp_fault_corrupt_words(void);

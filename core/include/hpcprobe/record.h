@@ -6,7 +6,7 @@
 #include "hpcprobe/sysinfo.h"
 
 #define HPCP_RECORD_MAX_KV 48
-#define HPCP_RECORD_MAX_METRICS 16
+#define HPCP_RECORD_MAX_METRICS 32
 #define HPCP_RECORD_MAX_NOTES 8
 #define HPCP_RECORD_MAX_SERIES 64
 #define HPCP_RECORD_MAX_MATRICES 4

@@ -22,4 +22,18 @@ static inline uint64_t hpcp_splitmix64(uint64_t *state)
     return hpcp_mix64(*state += HPCP_GOLDEN_GAMMA);
 }
 
+/* order[0..n) = a seeded random permutation of 0..n-1 (Fisher-Yates). */
+static inline void hpcp_shuffle(int *order, int n, uint64_t seed)
+{
+    uint64_t state = seed;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)(hpcp_splitmix64(&state) % (uint64_t)(i + 1));
+        int swap = order[i];
+        order[i] = order[j];
+        order[j] = swap;
+    }
+}
+
 #endif

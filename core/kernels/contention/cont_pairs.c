@@ -13,15 +13,9 @@
 void cont_random_matching(int ranks, uint64_t seed, int *a, int *b)
 {
     int *order = malloc((size_t)ranks * sizeof *order);
-    uint64_t state = seed;
-    for (int i = 0; i < ranks; i++)
-        order[i] = i;
-    for (int i = ranks - 1; i > 0; i--) {
-        int j = (int)(hpcp_splitmix64(&state) % (uint64_t)(i + 1));
-        int swap = order[i];
-        order[i] = order[j];
-        order[j] = swap;
-    }
+    if (!order)
+        return;
+    hpcp_shuffle(order, ranks, seed);
     for (int k = 0; 2 * k + 1 < ranks; k++) {
         int x = order[2 * k], y = order[2 * k + 1];
         a[k] = x < y ? x : y;

@@ -1,0 +1,122 @@
+/* Congestion under load (GPCNeT's method, Chunduri et al., SC19): canaries
+ * measured alone and then beside congestor traffic, every sample kept, and
+ * the Congestion Impact Factor (CIF). Definitions, timing and validation:
+ * docs/kernels/congestion.md. */
+#ifndef HPCPROBE_CONGESTION_H
+#define HPCPROBE_CONGESTION_H
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hpcprobe/harness.h"
+#include "hpcprobe/kernel.h"
+
+enum cong_canary { CONG_LATENCY, CONG_BANDWIDTH, CONG_ALLREDUCE, CONG_NCANARIES };
+enum cong_pattern { CONG_INCAST, CONG_PUT_INCAST, CONG_GET_BCAST, CONG_ALLTOALL, CONG_NPATTERNS };
+/* Conditions a canary runs under: alone, then beside each asked congestor. */
+#define CONG_MAX_CONDITIONS (1 + CONG_NPATTERNS)
+#define CONG_MAX_MESSAGE_BYTES ((uint64_t)64 << 20)
+/* Rounds between the congestors' looks at the stop flag: no congestor runs
+ * more than this many rounds ahead of another. */
+#define CONG_CHECK_EVERY 4
+/* Samples kept per canary and condition in one record, over all canary ranks. */
+#define CONG_MAX_KEPT_SAMPLES 200000
+
+extern const char *const cong_canary_names[CONG_NCANARIES];
+extern const char *const cong_pattern_names[CONG_NPATTERNS];
+
+struct cong_params {
+    int canary[CONG_NCANARIES], ncanaries;
+    int congestor[CONG_NPATTERNS], ncongestors; /* 0: --congestor none */
+    uint64_t congestor_bytes, bandwidth_bytes;
+    int in_flight, samples, bandwidth_samples;
+    double fraction;
+    struct hpcp_common run; /* --warmup, --seed (the ring), --no-verify, --out, --quiet */
+};
+
+/* Who is what: units are nodes (hosts), or ranks when there is one node. */
+struct cong_roles {
+    int units, per_rank;         /* per_rank: one node, roles per rank */
+    int canary_units, congestor_units;
+    int canary_ranks, congestor_ranks;
+    double fraction_used;        /* congestor units / units */
+    int *rank_node;              /* host index of every rank (metadata.hosts order) */
+    int *rank_congestor;         /* 1: the rank is a congestor */
+};
+
+/* Pure planning, the same on every rank (tested in core/tests). Marks
+ * ncongestor of `units` units, spreading the canary units evenly over them;
+ * the count starts at floor(fraction * units) and moves until both roles get
+ * at least `need` ranks. 0, or -1 with one line. */
+int cong_split_units(int units, const int *unit_ranks, double fraction, int need,
+                     int *unit_congestor, int *ncongestor, char *err, size_t errlen);
+/* A random ring over n members (seeded): order[i] is the i-th member. */
+void cong_ring(int n, uint64_t seed, int *order);
+/* Collective: every rank's host index, then the roles. */
+int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_Comm comm,
+                      const struct cong_params *p, char *err, size_t errlen);
+void cong_roles_free(struct cong_roles *r);
+
+/* CIF from the mean of samples: congested/isolated for times (latency,
+ * allreduce), isolated/congested for rates (bandwidth). NaN when undefined. */
+double cong_cif(const double *isolated, int ni, const double *congested, int nc,
+                int higher_is_better);
+
+struct cong_state {
+    struct cong_params p;
+    struct cong_roles roles;
+    MPI_Comm canaries, congestors;   /* MPI_COMM_NULL where the rank is not one */
+    int left, right;                 /* ring neighbours in `canaries` (world ranks) */
+    int canary_leader, congestor_leader; /* world ranks */
+    unsigned char *send, *recv;      /* in_flight * bandwidth_bytes each */
+    unsigned char *expect;           /* left neighbour's payload pattern */
+    unsigned char *csend, *crecv;    /* congestor buffers */
+    unsigned char *root_pattern;     /* what a Get of the root's slot 0 must bring */
+    size_t cbuf_bytes;
+    MPI_Win win;                     /* one-sided congestors; MPI_WIN_NULL when none */
+    unsigned char *win_base;
+    long long canary_wrong, congestor_wrong;
+    long long bytes[CONG_NPATTERNS];   /* this rank's congestor bytes per pattern */
+    long long rounds[CONG_NPATTERNS];  /* this rank's congestor rounds per pattern */
+    int corrupt_now;                 /* test hook: spoil one canary payload */
+    int mute;                        /* test hook: congestors loop but move nothing */
+};
+
+/* Canaries (cong_canary.c): n timed samples after `warmup` untimed ones,
+ * each sample a time in seconds (bandwidth: bytes per second). */
+void cong_canary_run(struct cong_state *s, int canary, double *samples, int n, int warmup);
+/* Congestors (cong_congestor.c): one round of the pattern; the leader learns
+ * when to stop from the canary leader (cong_driver.c). */
+int cong_congestor_setup(struct cong_state *s, char *err, size_t errlen);
+void cong_congestor_round(struct cong_state *s, int pattern, long long round);
+void cong_congestor_teardown(struct cong_state *s);
+/* Test and nap until the requests complete, so a waiting congestor leaves the
+ * core to the canaries it shares a node with. */
+void cong_wait(int n, MPI_Request *req, MPI_Status *status);
+
+/* Message contents: a stamp (sender, sample or round, message) in the first
+ * 8 bytes, the sender's pattern after it. */
+void cong_fill(unsigned char *buf, size_t bytes, int sender);
+/* n messages of `bytes` each, every one filled as cong_fill fills one. */
+void cong_fill_messages(unsigned char *buf, size_t n, size_t bytes, int sender);
+void cong_stamp(unsigned char *buf, size_t bytes, int sender, long long seq, int k);
+int cong_stamp_ok(const unsigned char *buf, size_t bytes, int sender, long long seq, int k);
+
+int cong_params_prepare(struct cong_params *p, int argc, char **argv,
+                        const struct hpcp_sysinfo *si);
+int cong_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc, char **argv);
+
+/* Rank 0's results: samples[c][k] pooled over the canary ranks (rank-major,
+ * kept[c] per rank), the congestor bytes per node and pattern. */
+struct cong_results {
+    double *samples[CONG_NCANARIES][CONG_MAX_CONDITIONS];
+    int kept[CONG_NCANARIES];        /* per canary rank */
+    long long *node_bytes[CONG_NPATTERNS]; /* [units]; NULL when not asked */
+    long long rounds[CONG_NPATTERNS];
+    long long canary_wrong, congestor_wrong;
+    int nodes;
+};
+int cong_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
+                      const struct cong_results *R);
+
+#endif
