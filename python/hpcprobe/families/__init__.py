@@ -5,7 +5,8 @@ report are built from (docs/adding-a-kernel.md).
 
 Layers: a family imports the shared layers (launch/, results, analysis/, report/, units,
 stats, runner, cli_types, ...) and, where it reads their records, a family below it
-(hpcc reads memory's STREAM records; comm and contention build on hpcc and memory). No
+(hpcc reads memory's STREAM records; comm and contention build on hpcc and memory;
+congestion on contention's simulator). No
 shared layer imports a family: cli.py and commands/ take the families from here, and
 the report reaches their sections through report/registry.py, where this module
 registers them.
@@ -15,13 +16,14 @@ from typing import Dict, Tuple
 
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.comm.family import FAMILY as COMM
+from hpcprobe.families.congestion.family import FAMILY as CONGESTION
 from hpcprobe.families.contention.family import FAMILY as CONTENTION
 from hpcprobe.families.hpcc.family import FAMILY as HPCC
 from hpcprobe.families.memory.family import FAMILY as MEMORY
 from hpcprobe.families.ra.family import FAMILY as RA
 from hpcprobe.report.registry import register_section
 
-FAMILIES: Tuple[Family, ...] = (RA, MEMORY, HPCC, CONTENTION, COMM)
+FAMILIES: Tuple[Family, ...] = (RA, MEMORY, HPCC, CONTENTION, COMM, CONGESTION)
 
 for _family in FAMILIES:
     if _family.report is not None:

@@ -1,0 +1,1 @@
+"""Congestion under load (GPCNeT): `hpcprobe congestion` and `simulate congestion`."""

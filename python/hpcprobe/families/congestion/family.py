@@ -1,0 +1,15 @@
+"""The congestion family as the registry (families/__init__.py) sees it. It builds on
+contention: `hpcprobe simulate` is contention's simulator with the congestion pattern
+added (simulate.py)."""
+
+from hpcprobe.families.base import Command, Family
+from hpcprobe.families.congestion.command import command_congestion
+from hpcprobe.families.congestion.options import add_congestion_parser
+from hpcprobe.families.congestion.report import SECTION
+from hpcprobe.families.congestion.tables import congestion_tables
+
+FAMILY = Family(
+    "congestion", benchmarks=("congestion",),
+    commands=(Command("congestion", 53, add_congestion_parser, command_congestion),),
+    tables=congestion_tables, report=SECTION,
+)
