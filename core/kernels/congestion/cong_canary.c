@@ -46,7 +46,9 @@ static double bandwidth_sample(struct cong_state *s, int me, long long seq)
     for (int k = 0; k < K; k++)
         MPI_Isend(s->send + k * B, (int)B, MPI_BYTE, s->right, TAG_BANDWIDTH, MPI_COMM_WORLD,
                   &rq[K + k]);
-    MPI_Waitall(2 * K, rq, MPI_STATUSES_IGNORE);
+    /* Napping, not spinning: a sample lasts milliseconds on a network, and a spinning
+     * canary would take the core of a congestor that shares it (oversubscribed hosts). */
+    cong_wait(2 * K, rq, NULL);
     double t = MPI_Wtime() - t0;
     if (s->corrupt_now)
         s->send[K * B - 1] ^= 0xff;

@@ -116,11 +116,14 @@ def _grid(text: str) -> Tuple[int, ...]:
     return shape
 
 
-def add_simulate_parser(subparsers) -> CliParser:
+def add_simulate_parser(subparsers, extra_patterns: Sequence[str] = ()) -> CliParser:
+    """The simulator's parser; `extra_patterns` are those a family above adds (and
+    checks and runs itself)."""
     parser = subparsers.add_parser("simulate",
                                    help="predict contention on a torus, mesh or two-level tree")
-    parser.add_argument("pattern", nargs="?", type=choice("pattern", PATTERNS),
-                        metavar="PATTERN", help=", ".join(PATTERNS))
+    found = tuple(PATTERNS) + tuple(extra_patterns)
+    parser.add_argument("pattern", nargs="?", type=choice("pattern", found),
+                        metavar="PATTERN", help=", ".join(found))
     _add_topology_options(parser)
     parser.add_argument("--sizes", type=byte_sizes("--sizes"), metavar="LIST",
                         help="message sizes (default 32,1024,16384: Table 1)")
