@@ -8,7 +8,8 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 GROUPS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("processor", ("dgemm", "hpl", "fft", "ptrans")),
     ("memory", ("stream", "mem")),
-    ("interconnect", ("comm", "beff", "pairs", "contention", "topology", "simulate")),
+    ("interconnect", ("comm", "beff", "pairs", "contention", "congestion", "topology",
+                      "simulate")),
     ("RandomAccess", ("ra", "model")),
     ("suites and analysis", ("run", "show", "report", "compare")),
     ("machine and set-up", ("sysinfo", "list", "config", "cluster", "launch")),

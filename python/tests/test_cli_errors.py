@@ -19,7 +19,8 @@ def run_main(capsys, *argv):
     (["raa", "single"],
      "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, "
+     "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
+     "cluster, "
      "launch); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
@@ -141,7 +142,8 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, "
+     "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
+     "cluster, "
      "launch); "
      "did you mean 'model'?"),
 ])

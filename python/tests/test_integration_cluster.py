@@ -562,3 +562,52 @@ def test_a_lossy_link_is_measured_and_recorded(make_cluster, cluster_env, tmp_pa
         if call_s > 1.2 * clean_call_s:
             break
     assert max(lossy_call_s) > 1.2 * clean_call_s, (lossy_call_s, clean_call_s)
+
+
+CONGESTION_TINY = ("--samples", "20", "--bandwidth-samples", "3", "--bandwidth-bytes", "16K",
+                   "--congestor-bytes", "256", "--warmup", "2", "--quiet")
+
+
+def test_congestion_roles_are_per_host_on_two_hosts(flat2, cluster_env, tmp_path):
+    # 2 hosts x 2 ranks: one host runs the canaries, the other every congestor pattern;
+    # the bytes are counted on the congestor host only, and each pattern moved some.
+    out = tmp_path / "two"
+    completed = hpcprobe(cluster_env, "congestion", "--cluster", flat2.name, "--ppn", "2",
+                         *CONGESTION_TINY, "--out", str(out), timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    (record,) = cluster_records(out)
+    params, counters = record["parameters"], record["counters"]
+    assert params["role_unit"] == "node" and params["canary_units"] == 1
+    hosts = counters["rank_node"]
+    roles = counters["rank_congestor"]
+    assert len(set(hosts)) == 2
+    for host in set(hosts):  # a host's ranks share one role
+        assert len({role for role, h in zip(roles, hosts) if h == host}) == 1
+    congestor_host = hosts[roles.index(1)]
+    for pattern in ("incast", "put_incast", "get_bcast", "alltoall"):
+        per_node = counters[f"congestor_bytes_{pattern}"]
+        assert per_node[congestor_host] > 0 and per_node[1 - congestor_host] == 0
+    assert any("small scale" in note for note in record["notes"])
+    assert record["validation"]["verdict"] == "passed"
+
+
+def test_congestion_on_four_hosts_is_predicted_from_its_record(make_cluster, cluster_env,
+                                                               tmp_path):
+    # Tree 2x2, 1 rank per host: 0.8 of 4 hosts would leave 1 canary rank, so the split
+    # moves to 2 and 2, the canaries one per leaf (hosts 1 and 3); the record carries
+    # the cluster's network, and the simulator predicts its bandwidth CIF.
+    cluster = make_cluster("g", "--nodes", "4", "--topology", "tree:2x2", "--link-rate",
+                           "400mbit", "--uplink-rate", "400mbit")
+    out = tmp_path / "four"
+    completed = hpcprobe(cluster_env, "congestion", "--cluster", cluster.name, "--ppn", "1",
+                         "--congestor", "incast", *CONGESTION_TINY, "--out", str(out),
+                         timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    (record,) = cluster_records(out)
+    assert record["counters"]["rank_congestor"] == [1, 0, 1, 0]
+    assert record["parameters"]["congestor_fraction_used"] == 0.5
+    compared = run_hpcprobe("simulate", "--compare", str(out), "--json")
+    assert compared.returncode == 0, compared.stderr
+    item = json.loads(compared.stdout.splitlines()[0])
+    assert item["network"] == "tree 2x2" and item["predicted_cif"]["incast"] > 1
+    assert item["measured_cif"]["incast"] > 0

@@ -114,7 +114,8 @@ def test_schema_refuses_an_unknown_version_and_statistic():
     (["stram", "star"],
      "unknown command 'stram' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, comm, beff, pairs, cluster, "
+     "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
+     "cluster, "
      "launch); "
      "did you mean 'stream'?"),
 ])

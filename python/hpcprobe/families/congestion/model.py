@@ -21,8 +21,10 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from hpcprobe.families.contention.patterns import Machine, Phase
-from hpcprobe.families.contention.simulate import LinkModel, route_phase
+from hpcprobe.families.contention.patterns import Machine
+from hpcprobe.families.contention.network import Network
+from hpcprobe.families.contention.simulate import LinkModel
+from hpcprobe.families.contention.tree import Tree
 from hpcprobe.families.congestion.cif import CONGESTORS
 
 _MASK = (1 << 64) - 1
@@ -121,18 +123,70 @@ class Prediction:
         return self.congested_s / self.isolated_s if self.isolated_s > 0 else math.nan
 
 
+Link = Tuple[str, int, int]
+
+
+def flow_links(network: Network, a: int, b: int) -> List[Link]:
+    """The directed links a message from position a to b crosses: a tree's host links
+    and uplinks, a grid's dimension-order route."""
+    if a == b:
+        return []
+    if isinstance(network, Tree):
+        links = [("host", a, 0), ("host", b, 1)]
+        leaf_a, leaf_b = int(network.leaf(np.array([a]))[0]), int(network.leaf(np.array([b]))[0])
+        if leaf_a != leaf_b:
+            links += [("uplink", leaf_a, 0), ("uplink", leaf_b, 1)]
+        return links
+    path = network.route(a, b)
+    return [("grid", u, v) for u, v in zip(path, path[1:])]
+
+
+def max_min_rates(paths: Sequence[List[Link]], capacity: Dict[str, float]) -> np.ndarray:
+    """Max-min fair rates (progressive filling): every flow grows at the same pace until
+    a link it crosses is full; TCP flows sharing FIFO links settle near this."""
+    rates = np.zeros(len(paths))
+    frozen = np.array([not path for path in paths])
+    left = {link: capacity[link[0]] for path in paths for link in path}
+    while not frozen.all():
+        users: Dict[Link, List[int]] = {}
+        for index, path in enumerate(paths):
+            if not frozen[index]:
+                for link in path:
+                    users.setdefault(link, []).append(index)
+        link, flows = min(users.items(), key=lambda item: left[item[0]] / len(item[1]))
+        share = left[link] / len(flows)
+        for index in flows:
+            rates[index] = share
+            frozen[index] = True
+            for crossed in paths[index]:
+                left[crossed] -= share
+    return rates
+
+
 def _sample_times(machine: Machine, src: np.ndarray, dst: np.ndarray, extra: Tuple,
                   model: LinkModel, message_bytes: float) -> Tuple[np.ndarray, int]:
-    """Each canary rank's time (its message out and in), with the `extra` flows beside."""
+    """Each canary rank's time (its message out and in) with the `extra` flows beside,
+    and the most flows on one link."""
+    position = machine.rank_position
     all_src = np.concatenate([src, extra[0]]).astype(np.int64)
     all_dst = np.concatenate([dst, extra[1]]).astype(np.int64)
-    routed = route_phase(machine, Phase("congestion", all_src, all_dst), model)
+    paths = [flow_links(machine.network, int(position[a]), int(position[b]))
+             for a, b in zip(all_src, all_dst)]
+    capacity = {"host": model.bandwidth, "grid": model.bandwidth,
+                "uplink": model.uplink_bandwidth or model.bandwidth}
+    rates = max_min_rates(paths, capacity)
+    per_hop = model.flit_bytes / model.bandwidth + model.hop_latency_s
     n = len(src)
-    times = model.latency(routed.hops[:n], routed.sharing[:n], message_bytes)
-    out = dict(zip(src.tolist(), times.tolist()))
-    into = dict(zip(dst.tolist(), times.tolist()))
+    times = [len(paths[i]) * per_hop + message_bytes / rates[i] if paths[i] else 0.0
+             for i in range(n)]
+    out = dict(zip(src.tolist(), times))
+    into = dict(zip(dst.tolist(), times))
     per_rank = np.array([max(out[r], into[r]) for r in src.tolist()])
-    return per_rank, int(routed.loads.max(initial=0))
+    counts: Dict[Link, int] = {}
+    for path in paths:
+        for link in path:
+            counts[link] = counts.get(link, 0) + 1
+    return per_rank, max(counts.values(), default=0)
 
 
 def predict(machine: Machine, rank_congestor: np.ndarray, congestors: Sequence[str], seed: int,

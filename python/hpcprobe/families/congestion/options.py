@@ -5,7 +5,6 @@ Pattern names and the fraction are checked here, before anything is launched; si
 to hpcprobe-bench as typed (it checks them against the memory of the nodes and answers
 with its own one line)."""
 
-import argparse
 from typing import Callable, List
 
 from hpcprobe.cli_types import (CliParser, add_launch_options, float_option,
@@ -15,7 +14,8 @@ from hpcprobe.families.congestion.cif import CANARIES, CONGESTORS
 
 # (attribute, option, metavar, help): passed to the bench as typed.
 CONGESTION_VALUE_OPTIONS = (
-    ("canary", "--canary", "LIST", f"canaries, a comma list of {', '.join(CANARIES)} (default all)"),
+    ("canary", "--canary", "LIST",
+     f"canaries, a comma list of {', '.join(CANARIES)} (default all)"),
     ("congestor", "--congestor", "LIST",
      f"congestors, a comma list of {', '.join(CONGESTORS)}, or none for the quiet baseline "
      "(default all four)"),

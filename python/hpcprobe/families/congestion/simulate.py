@@ -5,7 +5,7 @@ added. The model is model.py's."""
 import argparse
 import json
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
@@ -109,11 +109,11 @@ def _prediction_table(title: str, predictions: Sequence[Prediction],
             row += [f"{got:.3f}" if got else "—",
                     format_number(got / p.cif if got and p.cif else None)]
         rows.append(row)
-    headings = ["congestor", "max link load", "alone µs", "beside µs", "predicted CIF"]
+    headings = ["congestor", "most flows on a link", "alone µs", "beside µs", "predicted CIF"]
     if measured is not None:
         headings += ["measured CIF", "measured / predicted"]
-    caption = ("bandwidth canary: eq. 1 per ring message with the busiest link of its route "
-               "shared by every flow on it; a sample waits for its message out and in")
+    caption = ("bandwidth canary: eq. 1 per ring message at its max-min fair rate among every "
+               "flow on its links; a sample waits for its message out and in")
     return titled_table(title, caption, headings, rows)
 
 
