@@ -72,7 +72,8 @@ static void rings_are_seeded_permutations(void)
 static void cif_runs_the_right_way(void)
 {
     /* sub-microsecond latencies: 0.40 us alone, 0.90 us congested -> 2.25, unrounded */
-    double alone[4] = {0.4e-6, 0.4e-6, 0.4e-6, 0.4e-6}, loaded[4] = {0.9e-6, 0.8e-6, 1.0e-6, 0.9e-6};
+    double alone[4] = {0.4e-6, 0.4e-6, 0.4e-6, 0.4e-6},
+           loaded[4] = {0.9e-6, 0.8e-6, 1.0e-6, 0.9e-6};
     CHECK(fabs(cong_cif(alone, 4, loaded, 4, 0) - 2.25) < 1e-12);
     /* bandwidth: 100 alone, 40 congested -> isolated/congested = 2.5 */
     double bw_alone[2] = {100, 100}, bw_loaded[2] = {40, 40};

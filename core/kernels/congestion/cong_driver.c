@@ -123,8 +123,8 @@ static void congest(struct cong_state *s, int pattern, int me)
 
 /* One canary under one condition: alone (pattern < 0, or none), or beside
  * the congestors running `pattern`. */
-static void run_condition(struct cong_state *s, const struct hpcp_bench *b, int canary,
-                          int pattern, double *samples, int n)
+static void run_condition(struct cong_state *s, const struct hpcp_bench *b, int canary, int pattern,
+                          double *samples, int n)
 {
     int congestor = s->roles.rank_congestor[b->rank], loaded = pattern >= 0;
     hpcp_idle_barrier(b->comm);
@@ -274,7 +274,14 @@ int cong_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int 
 }
 
 const struct hpcp_kernel hpcp_congestion_load = {
-    "congestion", "load", "gpcnet",
+    "congestion",
+    "load",
+    "gpcnet",
     "canaries alone and beside congestors (GPCNeT): latency, bandwidth, allreduce; the CIF",
-    cong_driver, cong_setup, NULL, NULL, cong_teardown, NULL,
+    cong_driver,
+    cong_setup,
+    NULL,
+    NULL,
+    cong_teardown,
+    NULL,
 };

@@ -35,9 +35,9 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
     [OPT_FRACTION] = {"--congestor-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1.0, 1, NULL},
 };
 
-#define CONG_TAKES                                                                             \
-    (HPCP_TAKES(HPCP_COMMON_WARMUP) | HPCP_TAKES(HPCP_COMMON_SEED) |                           \
-     HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |                         \
+#define CONG_TAKES                                                     \
+    (HPCP_TAKES(HPCP_COMMON_WARMUP) | HPCP_TAKES(HPCP_COMMON_SEED) |   \
+     HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) | \
      HPCP_TAKES(HPCP_COMMON_QUIET))
 static const struct hpcp_cli cong_cli = {spec, OPT_COUNT, CONG_TAKES, 0, 1, 10, 1};
 
@@ -47,8 +47,8 @@ static int parse_names(const char *option, const char *text, const char *const *
 {
     char buf[256], allowed[160] = "";
     for (int i = 0; i < n; i++)
-        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
-                 i ? ", " : "", names[i]);
+        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "",
+                 names[i]);
     hpcp_copy_truncated(buf, sizeof buf, text);
     *count = 0;
     for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
@@ -136,8 +136,7 @@ static int check_memory(const struct cong_params *p, const struct hpcp_sysinfo *
     return 0;
 }
 
-int cong_params_prepare(struct cong_params *p, int argc, char **argv,
-                        const struct hpcp_sysinfo *si)
+int cong_params_prepare(struct cong_params *p, int argc, char **argv, const struct hpcp_sysinfo *si)
 {
     char err[512];
     int bad = parse(p, argc, argv, err, sizeof err) || check_memory(p, si, err, sizeof err) ||

@@ -16,8 +16,9 @@
 /* "put-incast" -> "put_incast": metric names take no dashes. */
 static const char *condition_name(const struct cong_params *p, int k, char *buf, size_t len)
 {
-    const char *name = k == 0 ? "isolated" : p->ncongestors ? cong_pattern_names[p->congestor[k - 1]]
-                                                            : "none";
+    const char *name = k == 0           ? "isolated"
+                       : p->ncongestors ? cong_pattern_names[p->congestor[k - 1]]
+                                        : "none";
     hpcp_copy_truncated(buf, len, name);
     for (char *c = buf; *c; c++)
         *c = *c == '-' ? '_' : *c;
@@ -165,13 +166,13 @@ static void add_notes(struct hpcp_record *r, const struct cong_state *s)
         hpcp_record_note(r, "one node: roles are split per rank, so canaries and congestors share "
                             "the node's memory and cores, not a network");
     else if (o->units < CONG_FULL_SCALE_NODES)
-        hpcp_record_note(r, "small scale: %d nodes (GPCNeT asks for %d or more); the CIF says what "
-                            "these nodes' links do under load",
+        hpcp_record_note(r,
+                         "small scale: %d nodes (GPCNeT asks for %d or more); the CIF says what "
+                         "these nodes' links do under load",
                          o->units, CONG_FULL_SCALE_NODES);
     if (fabs(o->fraction_used - s->p.fraction) > 1e-9 &&
         o->congestor_units != (int)floor(s->p.fraction * o->units + 1e-9))
-        hpcp_record_note(r,
-                         "--congestor-fraction %g moved to %.3g so that each role has 2 ranks",
+        hpcp_record_note(r, "--congestor-fraction %g moved to %.3g so that each role has 2 ranks",
                          s->p.fraction, o->fraction_used);
     if (s->p.ncongestors == 0)
         hpcp_record_note(r, "--congestor none: the explicit baseline; the canaries ran twice "
