@@ -1,6 +1,7 @@
 """A results directory for report tests: real records from the bench of every family
 (the quick, memory, hpcc and comm suites at --scale tiny, the comm suite again with
-another placement, rank pairs on 4 ranks, every contention variant on 4 ranks, a short
+another placement, rank pairs on 4 ranks, every contention variant on 4 ranks, congestion
+on 4 ranks, a short
 look-ahead sweep, the mapping modes, the model's two runs), a synthetic comm record, a
 record of an unknown benchmark with a schema 1.2 field, one corrupt line, and a host
 name that tries to inject a script."""
@@ -30,6 +31,8 @@ RUNS = (
        "8,1024", "--repeat", "2", *extra) for variant, extra in (
         ("wocon", ()), ("wicon", ("--pairs", "nn")), ("wicon", ("--pairs", "rnd")),
         ("stress-link", ()), ("equidistant", ()))),
+    ("congestion", "--np", "4", "--samples", "20", "--bandwidth-samples", "3",
+     "--bandwidth-bytes", "4K", "--congestor-bytes", "64", "--congestor", "incast,alltoall"),
 )
 
 

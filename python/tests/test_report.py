@@ -1,5 +1,5 @@
 """`hpcprobe report` over a results directory with real records of every family on
-main (RandomAccess, memory, HPCC, communication, contention), an unknown benchmark, a
+main (RandomAccess, memory, HPCC, communication, contention, congestion), an unknown benchmark, a
 schema 1.2 record, a corrupt line and a hostile host name; the page opened in headless
 Chromium."""
 
@@ -41,6 +41,7 @@ def test_every_family_has_its_section_or_an_absent_line(report):
     html = out.read_text()
     for title in ("RandomAccess (GUPS)", "Memory: STREAM, stride, latency",
                   "Communication: IMB functions, b_eff rings, rank pairs", "Network contention",
+                  "Congestion under load",
                   "HPCC kernels: HPL, DGEMM, PTRANS, FFT", "Other benchmarks"):
         # one section per machine: the hostile and golden records name machines of their own
         assert re.search(f">{re.escape(title)}( — [^<]*)?</h2>", html), title
