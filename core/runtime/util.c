@@ -34,17 +34,22 @@ int hpcp_any(MPI_Comm comm, int flag)
     return out;
 }
 
+void hpcp_wait_asleep(int n, MPI_Request *req, long nap_ns)
+{
+    int done = 0;
+    MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+    while (!done) {
+        struct timespec nap = {0, nap_ns};
+        nanosleep(&nap, NULL);
+        MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+    }
+}
+
 void hpcp_idle_barrier(MPI_Comm comm)
 {
     MPI_Request req;
-    int done = 0;
     MPI_Ibarrier(comm, &req);
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    while (!done) {
-        struct timespec nap = {0, 200000}; /* 0.2 ms: cheap, and never on the timed path */
-        nanosleep(&nap, NULL);
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    }
+    hpcp_wait_asleep(1, &req, 200000); /* 0.2 ms: cheap, and never on the timed path */
 }
 
 void hpcp_iso_time(char *buf, size_t len)

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "congestion.h"
+#include "hpcprobe/rng.h"
 
 static int count(const int *v, int n, int value)
 {
@@ -60,9 +61,9 @@ static void refuses_a_fraction_that_leaves_a_role_empty(void)
 static void rings_are_seeded_permutations(void)
 {
     int a[7], b[7], c[7], seen[7] = {0};
-    cong_ring(7, 1, a);
-    cong_ring(7, 1, b);
-    cong_ring(7, 2, c);
+    hpcp_shuffle(a, 7, 1);
+    hpcp_shuffle(b, 7, 1);
+    hpcp_shuffle(c, 7, 2);
     CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(a, c, sizeof a) != 0);
     for (int i = 0; i < 7; i++)
         seen[a[i]]++;

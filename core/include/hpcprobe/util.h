@@ -25,6 +25,9 @@ int hpcp_any(MPI_Comm comm, int flag);
 /* Barrier that sleeps between polls, so ranks that only wait do not take
  * the core from a rank that is being measured (oversubscribed runs). */
 void hpcp_idle_barrier(MPI_Comm comm);
+/* Complete n requests, testing and sleeping nap_ns between tests: a waiting rank
+ * that must leave its core to ranks being measured on it. */
+void hpcp_wait_asleep(int n, MPI_Request *req, long nap_ns);
 
 /* UTC time as ISO 8601 ("2026-11-21T10:13:30.123Z") into buf (>= 32 bytes). */
 void hpcp_iso_time(char *buf, size_t len);

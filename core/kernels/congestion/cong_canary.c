@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "congestion.h"
+#include "hpcprobe/util.h"
 
 enum { TAG_LATENCY = 71, TAG_BANDWIDTH = 72 };
 #define LATENCY_BYTES 8
@@ -48,7 +49,7 @@ static double bandwidth_sample(struct cong_state *s, int me, long long seq)
                   &rq[K + k]);
     /* Napping, not spinning: a sample lasts milliseconds on a network, and a spinning
      * canary would take the core of a congestor that shares it (oversubscribed hosts). */
-    cong_wait(2 * K, rq, NULL);
+    hpcp_wait_asleep(2 * K, rq, CONG_NAP_NS);
     double t = MPI_Wtime() - t0;
     if (s->corrupt_now)
         s->send[K * B - 1] ^= 0xff;

@@ -9,24 +9,13 @@
 #include <time.h>
 
 #include "congestion.h"
+#include "hpcprobe/util.h"
 
 /* A round's own tag: a sender may be rounds ahead of the root (up to
  * CONG_CHECK_EVERY - 1), and its messages must not count for an earlier round. */
 #define INCAST_TAG(round) (81 + (int)((round) % CONG_CHECK_EVERY))
 #define CONG_BURST 32       /* messages per rank and round */
 #define CONG_RECV_SLOTS 64  /* incast receives the root keeps posted */
-
-void cong_wait(int n, MPI_Request *req, MPI_Status *status)
-{
-    int done = 0;
-    MPI_Status *st = status ? status : MPI_STATUSES_IGNORE;
-    MPI_Testall(n, req, &done, st);
-    while (!done) {
-        struct timespec nap = {0, 20000};
-        nanosleep(&nap, NULL);
-        MPI_Testall(n, req, &done, st);
-    }
-}
 
 static void sizes(const struct cong_state *s, int *me, int *m, size_t *B)
 {
@@ -97,7 +86,7 @@ static void incast_root(struct cong_state *s, int m, size_t B, long long round)
         MPI_Status st;
         MPI_Testany(slots, rq, &i, &flag, &st);
         if (!flag || i == MPI_UNDEFINED) {
-            struct timespec nap = {0, 20000};
+            struct timespec nap = {0, CONG_NAP_NS};
             nanosleep(&nap, NULL);
             continue;
         }
@@ -124,13 +113,13 @@ static void incast(struct cong_state *s, long long round)
         cong_stamp(s->csend + k * B, B, me, round, 0);
         MPI_Isend(s->csend + k * B, (int)B, MPI_BYTE, 0, INCAST_TAG(round), s->congestors, &rq[k]);
     }
-    cong_wait(CONG_BURST, rq, NULL);
+    hpcp_wait_asleep(CONG_BURST, rq, CONG_NAP_NS);
     s->bytes[CONG_INCAST] += (long long)(CONG_BURST * B);
 }
 
 /* Put: message k of origin j into the root's slot j * K + k. Get: K copies
  * of the root's slot 0. Local completion first (napping), then the flush. */
-static void one_sided(struct cong_state *s, int pattern, long long round)
+static void one_sided(struct cong_state *s, int pattern)
 {
     int me, m;
     size_t B;
@@ -148,12 +137,11 @@ static void one_sided(struct cong_state *s, int pattern, long long round)
             MPI_Rget(local, (int)B, MPI_BYTE, 0, 0, (int)B, MPI_BYTE, s->win, &rq[k]);
         }
     }
-    cong_wait(CONG_BURST, rq, NULL);
+    hpcp_wait_asleep(CONG_BURST, rq, CONG_NAP_NS);
     MPI_Win_flush(0, s->win);
     s->bytes[pattern] += (long long)(CONG_BURST * B);
     if (pattern == CONG_GET_BCAST && s->p.run.verify)
         s->congestor_wrong += memcmp(s->crecv + (CONG_BURST - 1) * B, s->root_pattern, B) != 0;
-    (void)round; /* one-sided slots carry no round: the root checks the last Puts' stamps */
 }
 
 /* ALLTOALL_FLIGHT Alltoalls at once, each on its own slice of the buffers: one
@@ -172,7 +160,7 @@ static void alltoall(struct cong_state *s, long long round)
         MPI_Ialltoall(s->csend + a * slice, (int)B, MPI_BYTE, s->crecv + a * slice, (int)B,
                       MPI_BYTE, s->congestors, &rq[a]);
     }
-    cong_wait(ALLTOALL_FLIGHT, rq, NULL);
+    hpcp_wait_asleep(ALLTOALL_FLIGHT, rq, CONG_NAP_NS);
     s->bytes[CONG_ALLTOALL] += (long long)(ALLTOALL_FLIGHT * (size_t)(m - 1) * B);
     for (int a = 0; s->p.run.verify && a < ALLTOALL_FLIGHT; a++)
         for (int j = 0; j < m; j++)
@@ -188,7 +176,7 @@ void cong_congestor_round(struct cong_state *s, int pattern, long long round)
     else if (pattern == CONG_ALLTOALL)
         alltoall(s, round);
     else
-        one_sided(s, pattern, round);
+        one_sided(s, pattern); /* its slots carry no round: the root checks them at the end */
     s->rounds[pattern]++;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "congestion.h"
+#include "hpcprobe/rng.h"
 #include "hpcprobe/util.h"
 
 enum { TAG_GO = 91, TAG_STOP = 92 };
@@ -33,7 +34,7 @@ static int place_in_ring(struct cong_state *s, const struct hpcp_bench *b)
     for (int i = 0, c = 0; i < b->ranks; i++)
         if (!s->roles.rank_congestor[i])
             members[c++] = i;
-    cong_ring(n, s->p.run.seed, order);
+    hpcp_shuffle(order, n, s->p.run.seed);
     for (int i = 0; i < n; i++)
         pos = members[order[i]] == b->rank ? i : pos;
     if (pos >= 0) {
@@ -117,7 +118,7 @@ static void congest(struct cong_state *s, int pattern, int me)
          * (the one-sided patterns) must not run ahead of the others */
         MPI_Request rq;
         MPI_Iallreduce(&asked_to_stop, &stop, 1, MPI_INT, MPI_MAX, s->congestors, &rq);
-        cong_wait(1, &rq, NULL);
+        hpcp_wait_asleep(1, &rq, CONG_NAP_NS);
     }
 }
 
@@ -223,7 +224,7 @@ static int gather_counts(struct cong_state *s, const struct hpcp_bench *b, struc
 static int measure(struct hpcp_bench *b, struct cong_results *R)
 {
     struct cong_state *s = b->state;
-    int nc = s->p.ncongestors, most = 0;
+    int nc = s->p.ncongestors, most = 0, conditions = cong_conditions(&s->p);
     for (int c = 0; c < CONG_NCANARIES; c++)
         most = samples_of(&s->p, c) > most ? samples_of(&s->p, c) : most;
     double *mine = malloc((size_t)most * sizeof *mine);
@@ -237,7 +238,7 @@ static int measure(struct hpcp_bench *b, struct cong_results *R)
     for (int i = 0; rc == 0 && i < s->p.ncanaries; i++) {
         int c = s->p.canary[i];
         R->kept[c] = kept_of(s, c);
-        for (int k = 0; rc == 0 && k < 1 + (nc ? nc : 1); k++) {
+        for (int k = 0; rc == 0 && k < conditions; k++) {
             int pattern = k == 0 || nc == 0 ? -1 : s->p.congestor[k - 1];
             s->corrupt_now = spoil && i == 0 && k == 0; /* test hook */
             run_condition(s, b, c, pattern, mine, samples_of(&s->p, c));

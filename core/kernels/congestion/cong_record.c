@@ -70,7 +70,7 @@ static void add_metrics(struct hpcp_record *r, const struct cong_state *s,
                         const struct cong_results *R)
 {
     const struct cong_params *p = &s->p;
-    int conditions = 1 + (p->ncongestors ? p->ncongestors : 1), n = s->roles.canary_ranks;
+    int conditions = cong_conditions(p), n = s->roles.canary_ranks;
     for (int i = 0; i < p->ncanaries; i++) {
         int c = p->canary[i], rate = c == CONG_BANDWIDTH, count = R->kept[c] * n;
         for (int k = 0; k < conditions; k++) {
@@ -88,13 +88,10 @@ static void add_metrics(struct hpcp_record *r, const struct cong_state *s,
             double cif = cong_cif(R->samples[c][0], count, R->samples[c][k], count, rate);
             snprintf(name, sizeof name, "cif_%s_%s", cong_canary_names[c],
                      condition_name(p, k, cond, sizeof cond));
-            hpcp_record_metric(r, name, "1", &cif, 1, 0);
-            if (!r->headline_metric || (rate && k == 1)) {
-                /* the bandwidth canary's CIF under the first congestor, as GPCNeT leads */
-                static char headline[64];
-                hpcp_copy_truncated(headline, sizeof headline, name);
-                r->headline_metric = headline;
-            }
+            struct hpcp_metric *m = hpcp_record_metric(r, name, "1", &cif, 1, 0);
+            /* the bandwidth canary's CIF under the first congestor, as GPCNeT leads */
+            if (m && (!r->headline_metric || (rate && k == 1)))
+                r->headline_metric = m->name;
         }
     }
 }

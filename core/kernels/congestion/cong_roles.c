@@ -73,11 +73,6 @@ int cong_split_units(int units, const int *unit_ranks, double fraction, int need
     return 0;
 }
 
-void cong_ring(int n, uint64_t seed, int *order)
-{
-    hpcp_shuffle(order, n, seed);
-}
-
 int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_Comm comm,
                       const struct cong_params *p, char *err, size_t errlen)
 {

@@ -50,8 +50,6 @@ struct cong_roles {
  * at least `need` ranks. 0, or -1 with one line. */
 int cong_split_units(int units, const int *unit_ranks, double fraction, int need,
                      int *unit_congestor, int *ncongestor, char *err, size_t errlen);
-/* A random ring over n members (seeded): order[i] is the i-th member. */
-void cong_ring(int n, uint64_t seed, int *order);
 /* Collective: every rank's host index, then the roles. */
 int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_Comm comm,
                       const struct cong_params *p, char *err, size_t errlen);
@@ -90,9 +88,9 @@ void cong_canary_run(struct cong_state *s, int canary, double *samples, int n, i
 int cong_congestor_setup(struct cong_state *s, char *err, size_t errlen);
 void cong_congestor_round(struct cong_state *s, int pattern, long long round);
 void cong_congestor_teardown(struct cong_state *s);
-/* Test and nap until the requests complete, so a waiting congestor leaves the
- * core to the canaries it shares a node with. */
-void cong_wait(int n, MPI_Request *req, MPI_Status *status);
+/* How long a waiting congestor (or bandwidth canary) naps between tests of its
+ * requests (hpcp_wait_asleep), so it leaves the core to the ranks it shares it with. */
+#define CONG_NAP_NS 20000L
 
 /* Message contents: a stamp (sender, sample or round, message) in the first
  * 8 bytes, the sender's pattern after it. */
@@ -101,6 +99,12 @@ void cong_fill(unsigned char *buf, size_t bytes, int sender);
 void cong_fill_messages(unsigned char *buf, size_t n, size_t bytes, int sender);
 void cong_stamp(unsigned char *buf, size_t bytes, int sender, long long seq, int k);
 int cong_stamp_ok(const unsigned char *buf, size_t bytes, int sender, long long seq, int k);
+
+/* Conditions a canary runs under: alone, then each congestor (or `none` once). */
+static inline int cong_conditions(const struct cong_params *p)
+{
+    return 1 + (p->ncongestors ? p->ncongestors : 1);
+}
 
 int cong_params_prepare(struct cong_params *p, int argc, char **argv,
                         const struct hpcp_sysinfo *si);

@@ -3,9 +3,9 @@
  * the pairs (cont_pairs.c). */
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "contention.h"
+#include "hpcprobe/util.h"
 
 #define TAG_DATA 41
 /* An idle rank polls this often for the message that wakes it. */
@@ -44,14 +44,8 @@ int cont_message_ok(const unsigned char *buf, size_t bytes, int sender, int rep,
 void cont_idle_recv(void *buf, int count, int source, int tag, MPI_Comm comm)
 {
     MPI_Request req;
-    int done = 0;
     MPI_Irecv(buf, count, MPI_BYTE, source, tag, comm, &req);
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    while (!done) {
-        struct timespec nap = {0, IDLE_POLL_NS};
-        nanosleep(&nap, NULL);
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    }
+    hpcp_wait_asleep(1, &req, IDLE_POLL_NS);
 }
 
 static void send_burst(struct cont_state *s, int me, size_t bytes)

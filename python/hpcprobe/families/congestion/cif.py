@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from hpcprobe.report.common import parameter, section_of
 from hpcprobe.stats import find_metric, numbers
 
 Record = Dict[str, Any]
@@ -112,8 +113,7 @@ def samples(record: Record, canary: str, condition: str) -> np.ndarray:
 
 
 def _listed(record: Record, key: str, allowed: Sequence[str]) -> List[str]:
-    params = record.get("parameters") if isinstance(record.get("parameters"), dict) else {}
-    text = params.get(key)
+    text = parameter(record, key)
     if not isinstance(text, str):
         return []
     return [word for word in text.split(",") if word in allowed]
@@ -145,7 +145,7 @@ def cif_rows(record: Record) -> List[CifRow]:
 
 def congestor_bytes(record: Record) -> Dict[str, Tuple[float, List[float]]]:
     """Per congestor: the bytes it moved in all, and per node (counters)."""
-    counters = record.get("counters") if isinstance(record.get("counters"), dict) else {}
+    counters = section_of(record, "counters")
     found = {}
     for congestor in conditions_of(record):
         if congestor == "none":

@@ -3,9 +3,10 @@ congestion load, then the CIF tables of its record."""
 
 import argparse
 import os
-from typing import Sequence
+from typing import List, Sequence
 
 from hpcprobe.families.congestion.options import CONGESTION_VALUE_OPTIONS
+from hpcprobe.families.contention.options import bench_options
 from hpcprobe.families.congestion.tables import congestion_tables
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import LaunchContext, stdout_console
@@ -14,15 +15,10 @@ from hpcprobe.launching import LaunchContext, stdout_console
 CONGESTION_BUDGET_S = 1800.0
 
 
-def bench_arguments(args: argparse.Namespace) -> list:
-    options = []
-    for attribute, option, _, _ in CONGESTION_VALUE_OPTIONS:
-        value = getattr(args, attribute, None)
-        if value is not None:
-            options += [option, str(value)]
-    if args.no_verify:
-        options.append("--no-verify")
-    return options
+def bench_arguments(args: argparse.Namespace) -> List[str]:
+    options = bench_options(args, [(attribute, option)
+                                   for attribute, option, _, _ in CONGESTION_VALUE_OPTIONS])
+    return options + (["--no-verify"] if args.no_verify else [])
 
 
 def command_congestion(args: argparse.Namespace, user_argv: Sequence[str]) -> int:

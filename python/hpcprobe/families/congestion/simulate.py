@@ -5,7 +5,7 @@ added. The model is model.py's."""
 import argparse
 import json
 import re
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from hpcprobe.families.contention.simulate_report import (cluster_network, comma
 from hpcprobe.families.contention.tree import Tree
 from hpcprobe.families.memory.tables import titled_table
 from hpcprobe.launching import read_record_inputs, stdout_console
+from hpcprobe.report.common import parameter, section_of
 from hpcprobe.sanitize import plain
 from hpcprobe.stats import number, numbers
 from hpcprobe.units import format_number
@@ -149,19 +150,22 @@ def simulate_congestion(args: argparse.Namespace) -> int:
 
 # --- --compare ---------------------------------------------------------------------------
 
+def _counter_ints(record: Dict[str, Any], name: str) -> List[int]:
+    return [int(v) for v in numbers(section_of(record, "counters").get(name))]
+
+
 def _record_machine(record: Dict[str, Any], text: NetworkText) -> Machine:
     """Each rank at its host's place: hosts of an emulated cluster are NAME-h<index>."""
     network = network_of_text(text)
-    metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-    hosts = metadata.get("hosts") if isinstance(metadata.get("hosts"), list) else []
+    hosts = section_of(record, "metadata").get("hosts")
+    hosts = hosts if isinstance(hosts, list) else []
     places = []
     for host in hosts:
         match = _HOST_NUMBER.fullmatch(host) if isinstance(host, str) else None
         if match is None or int(match.group(1)) >= network.nodes:
             raise ValueError(f"host {plain(host)} is not one of the cluster's NAME-h<index>")
         places.append(int(match.group(1)))
-    counters = record.get("counters") if isinstance(record.get("counters"), dict) else {}
-    rank_node = [int(v) for v in numbers(counters.get("rank_node"))]
+    rank_node = _counter_ints(record, "rank_node")
     if not rank_node or max(rank_node) >= len(places) or min(rank_node) < 0:
         raise ValueError("counters.rank_node is missing or names no host of the record")
     position = np.array([places[n] for n in rank_node], dtype=np.int64)
@@ -173,13 +177,11 @@ def compare_congestion(record: Dict[str, Any], args: argparse.Namespace) -> Dict
     if text is None:
         raise ValueError("it did not run on an emulated cluster (no metadata.cluster_network)")
     machine = _record_machine(record, text)
-    counters = record.get("counters") if isinstance(record.get("counters"), dict) else {}
-    roles = np.array([int(v) for v in numbers(counters.get("rank_congestor"))], dtype=np.int64)
+    roles = np.array(_counter_ints(record, "rank_congestor"), dtype=np.int64)
     if len(roles) != machine.ranks or set(roles.tolist()) != {0, 1}:
         raise ValueError("counters.rank_congestor is missing or does not give both roles")
-    params = record.get("parameters") if isinstance(record.get("parameters"), dict) else {}
-    seed = int(number(params.get("seed")) or 0)
-    size = number(params.get("bandwidth_bytes")) or DEFAULT_BANDWIDTH_BYTES
+    seed = int(number(parameter(record, "seed")) or 0)
+    size = number(parameter(record, "bandwidth_bytes")) or DEFAULT_BANDWIDTH_BYTES
     congestors = [c for c in conditions_of(record) if c in CONGESTORS]
     model = record_link_model(record, args)
     found = predict(machine, roles, congestors, seed, model, size)

@@ -12,6 +12,7 @@ from rich.console import RenderableType
 
 from hpcprobe.families.congestion.cif import CifRow, cif_rows, congestor_bytes
 from hpcprobe.families.memory.tables import titled_table
+from hpcprobe.report.common import parameter
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.units import MEGA, MICRO, format_number
@@ -20,11 +21,6 @@ Record = Dict[str, Any]
 
 CIF_HEADINGS = ["canary", "congestor", "isolated mean", "congested mean", "isolated p99",
                 "congested p99", "CIF mean [95 % CI]", "CIF p99 [95 % CI]"]
-
-
-def _param(record: Record, name: str) -> Any:
-    section = record.get("parameters")
-    return section.get(name) if isinstance(section, dict) else None
 
 
 def value_text(value: Optional[float], unit: str) -> str:
@@ -51,10 +47,10 @@ def cif_cells(row: CifRow) -> List[str]:
 
 def roles_text(record: Record) -> str:
     """e.g. "2 canary node(s) (2 ranks), 6 congestor node(s) (6 ranks)"."""
-    unit = "rank" if _param(record, "role_unit") == "rank" else "node"
+    unit = "rank" if parameter(record, "role_unit") == "rank" else "node"
     parts = []
     for role in ("canary", "congestor"):
-        units, ranks = _param(record, f"{role}_units"), _param(record, f"{role}_ranks")
+        units, ranks = parameter(record, f"{role}_units"), parameter(record, f"{role}_ranks")
         if isinstance(units, int) and isinstance(ranks, int):
             parts.append(f"{units} {role} {unit}(s) ({ranks} ranks)")
     return ", ".join(parts) or "roles unknown"
