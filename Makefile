@@ -58,7 +58,7 @@ endif
 	@echo "built: $(BIN)/hpcprobe and $(BIN)/hpcprobe-bench ($(MPI) MPI)"
 
 run: build
-	$(BIN)/hpcprobe run --suite quick --np $(NP)
+	$(BIN)/hpcprobe run --np $(NP)
 
 ctest: build
 	cmake -S . -B $(CTEST_DIR) -DHPCP_TESTS=ON -DMPI_C_COMPILER=$(BUILD_MPICC) \

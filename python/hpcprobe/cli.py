@@ -21,9 +21,10 @@ from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_
                                 unknown)
 from hpcprobe.cluster.command import add_cluster_parser, check_cluster, command_cluster
 from hpcprobe.cluster.run import add_launch_parser, check_launch, command_launch
-from hpcprobe.commands import command_run, command_show
+from hpcprobe.commands import command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
+from hpcprobe.commands.run import command_run
 from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import (EXIT_IO_FAILURE, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError,
                              UsageError)
@@ -32,7 +33,7 @@ from hpcprobe.overview import command_helps, overview_text
 from hpcprobe.processes import become_subreaper
 from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal, handled
-from hpcprobe.suites import SCALES, SUITE_NAMES
+from hpcprobe.suites import DEFAULT_SUITE, SCALES, SUITE_NAMES
 
 FORMATS = ("table", "json", "csv")
 # Errors only a write can give (a full disk, a quota, a file too large).
@@ -40,8 +41,12 @@ _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _add_run_parser(subparsers) -> CliParser:
-    run = subparsers.add_parser("run", help="run a suite of benchmarks")
-    run.add_argument("--suite", default="quick", type=choice("suite", SUITE_NAMES))
+    run = subparsers.add_parser(
+        "run", help="the main job: processor, memory, interconnect and RandomAccess, then "
+        "the headline table and report.html (--suite NAME: another suite)")
+    run.add_argument("--suite", default=DEFAULT_SUITE, type=choice("suite", SUITE_NAMES),
+                     help="main (default): the whole machine in minutes; quick: "
+                     "RandomAccess only; memory, hpcc, comm: those families in depth")
     run.add_argument("--scale", default="default", type=choice("scale", tuple(SCALES)),
                      help="problem sizes: default, or tiny (seconds; for tests)")
     for family in FAMILIES:

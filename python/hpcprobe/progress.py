@@ -47,6 +47,11 @@ class DurationEstimates:
         self._by_key.setdefault(key, []).append(seconds)
         self._all.append(seconds)
 
+    def seed(self, durations: Dict[str, float]) -> None:
+        """Durations from an earlier run, to estimate the steps before they first run."""
+        for key, seconds in durations.items():
+            self.add(key, seconds)
+
     def estimate(self, key: str) -> Optional[float]:
         """The median of this key's earlier durations; None for a key never run."""
         known = self._by_key.get(key)

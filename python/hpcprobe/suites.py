@@ -4,6 +4,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
 from hpcprobe.families.hpcc.suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps
+from hpcprobe.main_suite import describe_main, main_steps
 from hpcprobe.suite_step import SuiteStep
 
 QUICK_REPEAT = 3
@@ -103,23 +104,29 @@ def _comm(scale: str) -> List[SuiteStep]:
             SuiteStep("pairs", "bandwidth", sizes["pairs"], COMM_BUDGET_S)]
 
 
-_SUITES: Dict[str, Callable[[str], List[SuiteStep]]] = {"quick": _quick, "memory": _memory,
-                                                         "hpcc": _hpcc, "comm": _comm}
+_SUITES: Dict[str, Callable[[str, int], List[SuiteStep]]] = {
+    "main": main_steps, "quick": lambda scale, ranks: _quick(scale),
+    "memory": lambda scale, ranks: _memory(scale), "hpcc": lambda scale, ranks: _hpcc(scale),
+    "comm": lambda scale, ranks: _comm(scale)}
 SUITE_NAMES = tuple(_SUITES)
+# `hpcprobe run` without --suite: the main job.
+DEFAULT_SUITE = "main"
 
 
-def suite_steps(name: str, scale: str = "default") -> List[SuiteStep]:
+def suite_steps(name: str, scale: str = "default", ranks: int = 2) -> List[SuiteStep]:
+    """The launches of suite `name` at `scale` for a run on `ranks` ranks."""
     if name not in _SUITES:
         raise UsageError(f"unknown suite '{name}' (allowed: {', '.join(SUITE_NAMES)})")
     if scale not in SCALES:
         raise UsageError(f"unknown scale '{scale}' (allowed: {', '.join(SCALES)})")
-    return _SUITES[name](scale)
+    return _SUITES[name](scale, ranks)
 
 
 def _describe_quick(steps: List[SuiteStep]) -> str:
     scales = ", ".join(f"{scale} 2^{log2}" for scale, log2 in SCALES.items())
     return (
-        f"{', '.join(step.name for step in steps)}; {QUICK_REPEAT} repetitions each, "
+        f"RandomAccess only: {', '.join(step.name for step in steps)}; {QUICK_REPEAT} "
+        "repetitions each, "
         f"table words per --scale: {scales}; budget {QUICK_BUDGET_S:g} s each"
     )
 
@@ -150,8 +157,8 @@ def _describe_comm(steps: List[SuiteStep]) -> str:
     )
 
 
-_DESCRIBE = {"quick": _describe_quick, "memory": _describe_memory, "hpcc": _describe_hpcc,
-             "comm": _describe_comm}
+_DESCRIBE = {"main": describe_main, "quick": _describe_quick, "memory": _describe_memory,
+             "hpcc": _describe_hpcc, "comm": _describe_comm}
 
 
 def describe_suite(name: str) -> str:

@@ -26,7 +26,7 @@ def run_main(capsys, *argv):
     (["show", "x.jsonl", "--format", "jsno"],
      "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
     (["run", "--suite", "quik"],
-     "unknown suite 'quik' (allowed: quick, memory, hpcc, comm); did you mean 'quick'?"),
+     "unknown suite 'quik' (allowed: main, quick, memory, hpcc, comm); did you mean 'quick'?"),
     (["run", "--scale", "tine"],
      "unknown scale 'tine' (allowed: default, tiny); did you mean 'tiny'?"),
 ])

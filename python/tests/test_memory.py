@@ -110,7 +110,7 @@ def test_schema_refuses_an_unknown_version_and_statistic():
     (["mem", "latency", "--time-budget", "-1"],
      "--time-budget must be a number of seconds > 0, not '-1'"),
     (["run", "--suite", "memroy"],
-     "unknown suite 'memroy' (allowed: quick, memory, hpcc, comm); did you mean 'memory'?"),
+     "unknown suite 'memroy' (allowed: main, quick, memory, hpcc, comm); did you mean 'memory'?"),
     (["stram", "star"],
      "unknown command 'stram' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
@@ -438,8 +438,8 @@ def test_quick_suite_is_unchanged():
     assert [step.name for step in suite_steps("quick", "tiny")] == [
         "ra single", "ra star", "ra mpi", "ra mpi hypercube"]
     assert describe_suite("quick") == (
-        "quick: ra single, ra star, ra mpi, ra mpi hypercube; 3 repetitions each, table words "
-        "per --scale: default 2^24, tiny 2^14; budget 300 s each")
+        "quick: RandomAccess only: ra single, ra star, ra mpi, ra mpi hypercube; 3 repetitions "
+        "each, table words per --scale: default 2^24, tiny 2^14; budget 300 s each")
     assert describe_suite("memory").startswith(
         "memory: stream single, stream star, mem stride, mem stride block O3, ")
 

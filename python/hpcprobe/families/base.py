@@ -38,7 +38,8 @@ class Family:
     `report` is its section of `hpcprobe report`; `add_run_options(parser)` and
     `check_run(args)` add its options to `hpcprobe run` (before its --repeat, or with
     `run_options_last` after its launch options); `bound` are its benchmarks
-    whose suite launches bind one rank per core."""
+    whose suite launches bind one rank per core; `headline(records)` the figures of
+    its records on the run's headline table (headline.py)."""
 
     name: str
     benchmarks: Tuple[str, ...]
@@ -49,3 +50,4 @@ class Family:
     run_options_last: bool = False  # after run's launch options rather than before --repeat
     check_run: Optional[Check] = None
     bound: Tuple[str, ...] = ()
+    headline: Optional[Callable[[Sequence[Record]], List[Any]]] = None

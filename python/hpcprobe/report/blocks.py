@@ -83,3 +83,7 @@ class ReportPage:
     absent: List[str]
     data_dir: str
     extra: Dict[str, Any] = field(default_factory=dict)
+    # A run's report (hpcprobe run): its headline table, and its steps that measured
+    # nothing or failed, each saying why.
+    headline: Optional[Table] = None
+    missing: List[str] = field(default_factory=list)

@@ -5,6 +5,7 @@ from functools import partial
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.comm.report import SECTION
 from hpcprobe.families.comm.command import command_comm_family
+from hpcprobe.families.comm.headline import comm_headline
 from hpcprobe.families.comm.options import (COMM_COMMANDS, add_comm_parser, add_placement_option,
                                             check_comm)
 from hpcprobe.families.comm.placement import PLACED_BENCHMARKS
@@ -17,5 +18,5 @@ FAMILY = Family(
                    for index, name in enumerate(COMM_COMMANDS)),
     tables=comm_tables, report=SECTION, add_run_options=add_placement_option,
     run_options_last=True, check_run=check_comm,
-    bound=PLACED_BENCHMARKS,
+    bound=PLACED_BENCHMARKS, headline=comm_headline,
 )

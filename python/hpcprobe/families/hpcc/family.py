@@ -5,6 +5,7 @@ from functools import partial
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.hpcc.report import SECTION
 from hpcprobe.families.hpcc.command import command_config, command_hpcc_family
+from hpcprobe.families.hpcc.headline import hpcc_headline
 from hpcprobe.families.hpcc.options import HPCC_FAMILIES, check_hpcc
 from hpcprobe.families.hpcc.parsers import (add_config_parser, add_hpcc_parser,
                                             add_hpcc_suite_options, check_config, check_run)
@@ -17,5 +18,5 @@ FAMILY = Family(
     + (Command("config", 41, add_config_parser, lambda args, argv: command_config(args),
                check_config),),
     report=SECTION, add_run_options=add_hpcc_suite_options, check_run=check_run,
-    bound=HPCC_FAMILIES,
+    bound=HPCC_FAMILIES, headline=hpcc_headline,
 )

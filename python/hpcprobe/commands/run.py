@@ -1,0 +1,209 @@
+"""`hpcprobe run [--suite NAME]`: a suite's launches in order (the main job by default),
+then, whatever happened to them, run.json (each step's outcome), report.html and, for the
+main job, the headline table beside an earlier run of the same machine and build.
+
+A step that fails does not stop the run. A signal (Ctrl-C, Slurm's SIGTERM) stops the
+launch in progress with everything it started; the records measured so far, those of the
+stopped launch included, still make the report, which names every step that is missing
+and why, and hpcprobe then exits as the signal asks."""
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from hpcprobe.analysis.merge import merged_groups
+from hpcprobe.commands import print_family_tables
+from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError
+from hpcprobe.families import FAMILIES
+from hpcprobe.families.comm.command import check_run_placement, place_launch
+from hpcprobe.families.hpcc.command import (hpcc_suite_steps, suite_problems,
+                                           write_hpcc_summary)
+from hpcprobe.headline import Figure, headline_table, moved_figures
+from hpcprobe.launch.limits import allocation_cores
+from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, stderr_line,
+                                stdout_console)
+from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
+from hpcprobe.report.build import build_report, statistics_table
+from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
+from hpcprobe.results import RecordSet
+from hpcprobe.run_manifest import (DONE, FAILED, NOT_RUN, STOPPED, EarlierRun, RunManifest,
+                                   StepOutcome, earlier_durations, find_earlier, machine_of)
+from hpcprobe.runner import Launch, own_records
+from hpcprobe.signals import StopSignal
+from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suites import DEFAULT_SUITE, suite_steps
+
+REPORT_FILE = "report.html"
+# The benchmarks whose suite launches bind one rank per core (where the launcher can).
+_BOUND_BENCHMARKS = tuple(benchmark for family in FAMILIES for benchmark in family.bound)
+
+
+def headline_figures(records: Sequence) -> List[Figure]:
+    """Every family's headline figures of `records` (merged per configuration first, so
+    that a step run in several rounds pools its samples)."""
+    merged = merged_groups(list(records))
+    return [figure for family in FAMILIES if family.headline is not None
+            for figure in family.headline(merged)]
+
+
+@dataclass
+class SuiteRun:
+    """What the run has so far: its records, its failed launches, each step's records."""
+
+    context: LaunchContext
+    manifest: RunManifest
+    steps: List[SuiteStep]
+    found: RecordSet = field(default_factory=RecordSet)
+    failures: Dict[str, int] = field(default_factory=dict)
+    by_step: Dict[str, List] = field(default_factory=dict)
+    # The launch in progress: (launch, its step, its outcome in the manifest).
+    current: Optional[Tuple[Launch, SuiteStep, StepOutcome]] = None
+
+    def launch(self, step: SuiteStep) -> Launch:
+        context = self.context
+        launch = context.launch(step.benchmark, step.variant, step.options(self.found.records),
+                                step.time_budget_s, np=step.ranks)
+        launch = bind_ranks(launch) if step.benchmark in _BOUND_BENCHMARKS else launch
+        return place_launch(launch, context.args.placement)
+
+    def run_all(self) -> None:
+        args = self.context.args
+        for number, (_, step) in enumerate(rounds(self.steps, args.repeat), 1):
+            outcome_of = self.manifest.steps[number - 1]
+            self.current = None
+            launch = self.launch(step)
+            self.current = (launch, step, outcome_of)
+            outcome = self.context.run(launch, number, len(self.manifest.steps),
+                                       label=outcome_of.name, key=step.name)
+            self.current = None
+            self.by_step.setdefault(step.name, []).extend(outcome.found.records)
+            self.found.extend(outcome.found)
+            outcome_of.elapsed_s = round(outcome.elapsed_s, 3)
+            outcome_of.exit_status = outcome.exit_status
+            if outcome.exit_status == EXIT_OK:
+                outcome_of.status = DONE
+            else:
+                outcome_of.status = FAILED
+                outcome_of.why = (outcome.message or f"exit status {outcome.exit_status}")[:300]
+                self.failures[outcome_of.name] = outcome.exit_status
+
+    def stopped(self, signal_name: str) -> None:
+        """Keep what the launch in progress measured before the stop; name every launch
+        the stop cut short or left out."""
+        if self.current is not None:
+            launch, step, outcome_of = self.current
+            kept = own_records(launch.results_path, 0, launch.launch_id)
+            self.found.extend(kept)
+            self.by_step.setdefault(step.name, []).extend(kept.records)
+            outcome_of.status = STOPPED
+            outcome_of.why = f"stopped by {signal_name}"
+        self.manifest.stopped_by = signal_name
+        for later in self.manifest.steps:
+            if later.status == NOT_RUN:
+                later.why = f"the run was stopped by {signal_name}"
+
+
+def _plan(args: argparse.Namespace, context: LaunchContext) -> SuiteRun:
+    suite = args.suite or DEFAULT_SUITE
+    if suite == "hpcc":
+        steps = hpcc_suite_steps(args, context)
+    else:
+        steps = suite_steps(suite, args.scale, context.np)
+    check_run_placement(args.placement, [step.ranks or context.np for step in steps])
+    launches = rounds(steps, args.repeat)
+    manifest = RunManifest(suite, args.scale, context.np, args.repeat, [
+        StepOutcome(launch_label(step, number, args.repeat), step.name)
+        for number, step in launches])
+    context.plan([step.name for _, step in launches])
+    context.estimates.seed(earlier_durations(context.out_dir, manifest))
+    return SuiteRun(context, manifest, steps)
+
+
+def _headline(run: SuiteRun, earlier: Optional[EarlierRun]):
+    figures = headline_figures(run.found.records)
+    if not figures:
+        return None, []
+    if earlier is None:
+        return headline_table(figures), []
+    before = {figure.key: figure for figure in headline_figures(earlier.records.records)}
+    return (headline_table(figures, before, earlier.path.name),
+            moved_figures(figures, before))
+
+
+def write_run_report(run: SuiteRun) -> Path:
+    """run.json and report.html in the run's directory; prints the main job's headline."""
+    context, manifest = run.context, run.manifest
+    manifest.write(context.out_dir)
+    earlier = find_earlier(context.out_dir, manifest, machine_of(run.found.records))
+    table, moved = _headline(run, earlier)
+    html_path = context.out_dir / REPORT_FILE
+    title = f"hpcprobe run --suite {manifest.suite}: {context.out_dir.name}"
+    page, sink = build_report(run.found, [str(context.results_path)],
+                              data_dir_for(html_path).name, title=title)
+    page.headline, page.missing = table, manifest.missing()
+    write_files(html_path, render_template("report.html.j2", page=page), sink.files)
+    if manifest.suite == DEFAULT_SUITE and table is not None and not context.args.quiet:
+        stdout_console().print(rich_table(table))
+    for line in page.missing:
+        stderr_line(f"hpcprobe: missing: {line}")
+    if earlier is not None:
+        stderr_line(f"compared with the earlier run {earlier.path}: " + (
+            f"moved beyond their spread: {'; '.join(moved)}" if moved else
+            "nothing moved beyond its spread"))
+    stderr_line(f"report: {html_path}")
+    return html_path
+
+
+def _print_results(run: SuiteRun) -> None:
+    args, context = run.context.args, run.context
+    shown = run.found
+    if args.repeat > 1:
+        shown = _merge_rounds(context, run.by_step, run.failures)
+    elif run.manifest.suite != DEFAULT_SUITE:
+        print_records(run.found, title=f"hpcprobe run --suite {run.manifest.suite}: "
+                      f"{context.out_dir}")
+    if run.manifest.suite != DEFAULT_SUITE:
+        print_family_tables(shown)
+    if (args.hpcc_summary or run.manifest.suite == "hpcc") and (run.found.records or
+                                                                run.failures):
+        write_hpcc_summary(run.found, context.out_dir, suite_problems(run.by_step, run.failures))
+
+
+def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
+    run = _plan(args, context)
+    try:
+        run.run_all()
+    except StopSignal as stop:
+        run.stopped(stop.name)
+        try:
+            write_run_report(run)
+        except HpcprobeError as error:  # the stop's own message follows: say this first
+            stderr_line(f"hpcprobe: {error.message}")
+        raise
+    _print_results(run)
+    write_run_report(run)
+    if run.failures:
+        listed = ", ".join(f"'{name}' (exit status {status})"
+                           for name, status in run.failures.items())
+        stderr_line(f"hpcprobe: {len(run.failures)} of {len(run.manifest.steps)} benchmarks "
+                    f"failed: {listed}")
+        return max(run.failures.values())
+    return EXIT_OK
+
+
+def _merge_rounds(context: LaunchContext, by_step: Dict[str, List],
+                  failures: Dict[str, int]) -> RecordSet:
+    """Merge each step's records into merged.jsonl and print their statistics; each
+    step that could not be merged is added to `failures` with exit status 3."""
+    merged, refused = merge_steps(by_step)
+    if merged:
+        path = write_merged(context.out_dir, merged)
+        stdout_console().print(rich_table(statistics_table(merged)))
+        stderr_line(f"merged records: {path}")
+    for name, line in refused.items():
+        stderr_line(f"hpcprobe: {line}")
+        failures[name] = EXIT_RUNTIME_FAILURE
+    return RecordSet(merged)

@@ -1,0 +1,72 @@
+"""The interconnect on the run's headline: PingPong latency (smallest message above 0 B)
+and bandwidth (largest message), Allreduce at its smallest and largest size, b_eff's
+rings, and the rank-pair matrix's slowest and median pair (within and across nodes
+when the ranks spanned several)."""
+
+from typing import List, Optional, Sequence
+
+from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs
+from hpcprobe.report.common import Record, of_benchmark, ranks
+from hpcprobe.families.memory.tables import binary_size
+
+GROUP = "interconnect"
+
+
+def _last(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
+    found = of_benchmark(records, benchmark, variant)
+    return found[-1] if found else None
+
+
+def _pingpong(record: Record) -> List[Optional[Figure]]:
+    sizes = [x for x in series_xs(record, "time_median") if x > 0]
+    if not sizes:
+        return []
+    small, large = sizes[0], sizes[-1]
+    return [point_figure(record, GROUP, "pingpong.latency",
+                         f"PingPong latency, {binary_size(small)}", "time_median", small, "s",
+                         higher_is_better=False),
+            point_figure(record, GROUP, "pingpong.bandwidth",
+                         f"PingPong bandwidth, {binary_size(large)}", "bandwidth", large, "B/s",
+                         higher_is_better=True)]
+
+
+def _allreduce(record: Record) -> List[Optional[Figure]]:
+    sizes = [x for x in series_xs(record, "time_median") if x > 0]
+    chosen = sorted({sizes[0], sizes[-1]}) if sizes else []
+    return [point_figure(record, GROUP, f"allreduce.{size:g}",
+                         f"Allreduce time, {binary_size(size)}, {ranks(record)} ranks",
+                         "time_median", size, "s", higher_is_better=False) for size in chosen]
+
+
+def _beff(record: Record) -> List[Optional[Figure]]:
+    return [metric_figure(record, GROUP, f"beff.{name}", f"b_eff {words}", name)
+            for name, words in (("natural_ring_bandwidth", "natural ring bandwidth, per rank"),
+                                ("random_ring_bandwidth", "random ring bandwidth, per rank"),
+                                ("random_ring_latency", "random ring latency"))]
+
+
+def _pairs(record: Record) -> List[Optional[Figure]]:
+    figures = []
+    for metric, where in (("intra_node_bandwidth", "within a node"),
+                          ("inter_node_bandwidth", "across nodes")):
+        every = metric_figure(record, GROUP, "", "", metric)
+        if every is None:
+            continue
+        for key, words, value in (("slowest", "slowest pair", min(every.samples)),
+                                  ("median", "median pair", every.value)):
+            figures.append(Figure(GROUP, f"pairs.{metric}.{key}",
+                                  f"rank pairs {where}, {words}", every.unit, (value,),
+                                  every.verdict))
+    return figures
+
+
+def comm_headline(records: Sequence[Record]) -> List[Figure]:
+    figures: List[Optional[Figure]] = []
+    for benchmark, variant, figures_of in (("comm", "pingpong", _pingpong),
+                                           ("comm", "allreduce", _allreduce),
+                                           ("beff", "hpcc", _beff),
+                                           ("pairs", "bandwidth", _pairs)):
+        record = _last(records, benchmark, variant)
+        if record is not None:
+            figures += figures_of(record)
+    return [figure for figure in figures if figure is not None]

@@ -1,0 +1,47 @@
+"""RandomAccess on the run's headline: single, star (the sum over the ranks) and mpi with
+the fastest algorithm that ran compliant and validated."""
+
+from typing import List, Optional, Sequence
+
+from hpcprobe.headline import Figure, metric_figure
+from hpcprobe.report.common import Record, of_benchmark, plain, ranks
+
+GROUP = "RandomAccess"
+
+
+def _last(records: Sequence[Record], variant: str) -> Optional[Record]:
+    found = of_benchmark(records, "ra", variant)
+    return found[-1] if found else None
+
+
+def _fastest_mpi(records: Sequence[Record]) -> Optional[Figure]:
+    """The compliant, validated mpi record of the highest median rate (HPCC's rules:
+    a non-compliant algorithm's rate is not RandomAccess's); when none validated, the
+    last compliant one, with its verdict."""
+    best: Optional[Figure] = None
+    fallback: Optional[Figure] = None
+    for record in of_benchmark(records, "ra", "mpi"):
+        if record.get("compliant") is False:
+            continue
+        algorithm = plain(record.get("algorithm"))
+        figure = metric_figure(record, GROUP, "ra.mpi", f"RandomAccess mpi ({algorithm}), "
+                               f"{ranks(record)} ranks", "update_rate")
+        if figure is None:
+            continue
+        fallback = figure
+        if figure.verdict == "passed" and (best is None or figure.value > best.value):
+            best = figure
+    return best or fallback
+
+
+def ra_headline(records: Sequence[Record]) -> List[Figure]:
+    figures = []
+    single, star = _last(records, "single"), _last(records, "star")
+    if single is not None:
+        figures.append(metric_figure(single, GROUP, "ra.single", "RandomAccess single, one core",
+                                     "update_rate"))
+    if star is not None:
+        figures.append(metric_figure(star, GROUP, "ra.star", f"RandomAccess star, sum over "
+                                     f"{ranks(star)} ranks", "update_rate_sum"))
+    figures.append(_fastest_mpi(records))
+    return [figure for figure in figures if figure is not None]
