@@ -6,6 +6,7 @@ by hand in a copied earlier run is flagged by the next run. Unit tests of the si
 headline and run.json read as untrusted input."""
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -104,6 +105,35 @@ def test_an_interrupted_run_still_writes_its_report(tmp_path):
     kept = {record["benchmark"] + " " + record["variant"]
             for record in read_records(out / "results.jsonl").records}
     assert {"stream single", "stream star"} <= kept
+
+
+def test_failed_steps_do_not_stop_the_run_and_are_named_with_why(tmp_path):
+    out = tmp_path / "run"
+    env = dict(os.environ, HPCPROBE_INJECT_FAULT="corrupt:1")  # the steps that can spoil
+    done = run_hpcprobe("run", "--scale", "tiny", "--np", "2", "--out", str(out), env=env,
+                        timeout=300)
+    assert done.returncode == 1, done.stderr  # validation failed, nothing else
+    manifest = read_manifest(out)
+    failed = {step.name: step.why for step in manifest.steps if step.status == "failed"}
+    assert "stream single" in failed and "failed validation" in failed["stream single"]
+    assert "not run" not in [step.status for step in manifest.steps]
+    assert any(step.status == "done" for step in manifest.steps)
+    stream_line = next(line for line in done.stdout.splitlines() if "STREAM Triad, one" in line)
+    assert "failed" in stream_line  # the headline shows the verdict, never a bare number
+    html = (out / "report.html").read_text()
+    assert "stream single: failed" in html
+
+
+def test_make_run_is_the_readmes_first_command_and_runs_the_main_job():
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    first_block = readme.split("```")[1]
+    commands = [line.split("#")[0].strip() for line in first_block.splitlines()[1:]
+                if line.strip()]
+    assert commands[:2] == ["make run", "make test"]
+    makefile = (root / "Makefile").read_text()
+    recipe = makefile.split("\nrun: build\n", 1)[1].splitlines()[0]
+    assert "hpcprobe run" in recipe and "--suite" not in recipe
 
 
 def _multiply_rate(path: Path, benchmark: str, variant: str, factor: float) -> None:

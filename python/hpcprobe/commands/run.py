@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from rich.table import Table as RichTable
+from rich.text import Text
+
 from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.commands import print_family_tables
 from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError
@@ -25,6 +28,7 @@ from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, stderr_line,
                                 stdout_console)
 from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
+from hpcprobe.report.blocks import Table
 from hpcprobe.report.build import build_report, statistics_table
 from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
 from hpcprobe.results import RecordSet
@@ -132,6 +136,19 @@ def _headline(run: SuiteRun, earlier: Optional[EarlierRun]):
             moved_figures(figures, before))
 
 
+def headline_rich(table: Table) -> RichTable:
+    """The headline for the terminal: subsystem and figure left-aligned, never wrapped,
+    a rule between subsystems."""
+    shown = RichTable(title=Text(table.title), caption=Text(table.caption))
+    for index, heading in enumerate(table.headings):
+        shown.add_column(Text(heading), justify="left" if index < 2 else "right",
+                         no_wrap=index < 2, min_width=len("interconnect") if index == 0 else None)
+    for index, row in enumerate(table.rows):
+        next_group = index + 1 < len(table.rows) and table.rows[index + 1][0] != ""
+        shown.add_row(*[Text(value) for value in row], end_section=next_group)
+    return shown
+
+
 def write_run_report(run: SuiteRun) -> Path:
     """run.json and report.html in the run's directory; prints the main job's headline."""
     context, manifest = run.context, run.manifest
@@ -145,7 +162,7 @@ def write_run_report(run: SuiteRun) -> Path:
     page.headline, page.missing = table, manifest.missing()
     write_files(html_path, render_template("report.html.j2", page=page), sink.files)
     if manifest.suite == DEFAULT_SUITE and table is not None and not context.args.quiet:
-        stdout_console().print(rich_table(table))
+        stdout_console().print(headline_rich(table))
     for line in page.missing:
         stderr_line(f"hpcprobe: missing: {line}")
     if earlier is not None:
