@@ -185,16 +185,22 @@ def headline_rows(figures: Sequence[Figure],
 HEADINGS = ("subsystem", "figure", "value", "unit", "validation", "spread")
 
 
+BALANCE_NOTE = ("balance: HPCC's global figures over G-HPL, as Saini et al. compare systems "
+                "('Performance evaluation of supercomputers using HPCC and IMB benchmarks')")
+
+
 def headline_table(figures: Sequence[Figure], earlier: Optional[Dict[str, Figure]] = None,
                    earlier_name: str = "") -> Table:
     headings = list(HEADINGS)
+    notes = ["spread: half the 10-90 % range of the samples over their median"]
     if earlier is not None:
         headings += [f"÷ {earlier_name}", "moved"]
+        notes.append("moved: the ratio is further from 1 than either run's spread (at least "
+                     f"{100 * MIN_MOVE:g} %)")
+    if any(figure.subsystem == "balance" for figure in figures):
+        notes.append(BALANCE_NOTE)
     return Table.of("The machine at a glance", headings, headline_rows(figures, earlier),
-                    "spread: half the 10-90 % range of the samples over their median; moved: the "
-                    f"ratio is further from 1 than either run's spread (at least "
-                    f"{100 * MIN_MOVE:g} %)" if earlier is not None else
-                    "spread: half the 10-90 % range of the samples over their median")
+                    "; ".join(notes))
 
 
 def moved_figures(figures: Sequence[Figure], earlier: Dict[str, Figure]) -> List[str]:

@@ -132,12 +132,14 @@ class LiveProgress(ProgressReporter):
         self._task = None
         self._budget_s = 0.0
         self._left_s: Optional[float] = None
+        self._estimate_s: Optional[float] = None
 
     def begin(self, step: int, steps: int, name: str, budget_s: float,
               estimate_s: Optional[float] = None, left_s: Optional[float] = None) -> None:
         # The bar fills towards the estimate when there is one, else the budget.
         self._budget_s = min(estimate_s, budget_s) if estimate_s else budget_s
         self._left_s = left_s
+        self._estimate_s = estimate_s
         self._progress = Progress(
             SpinnerColumn(),
             TextColumn("[{task.fields[step]}] {task.description}"),
@@ -171,12 +173,18 @@ class LiveProgress(ProgressReporter):
         self.console.print(Text(line), soft_wrap=True)
 
     def end(self, succeeded: bool, elapsed_s: float) -> None:
+        """One line per step stays on the terminal: its verdict and time, and the time
+        the rest should take (the estimate of this step taken out)."""
         if self._progress is not None:
-            description = self._progress.tasks[0].description
+            task = self._progress.tasks[0]
             self._progress.stop()
             self._progress = None
             verdict = "done in" if succeeded else "failed after"
-            self.console.print(Text(f"{description}: {verdict} {_seconds(elapsed_s)}"))
+            line = f"[{task.fields['step']}] {task.description}: {verdict} {_seconds(elapsed_s)}"
+            if self._left_s is not None:
+                rest = max(0.0, self._left_s - (self._estimate_s or elapsed_s))
+                line += f" · about {duration_text(rest)} left"
+            self.console.print(Text(line))
 
 
 def make_progress(quiet: bool) -> ProgressReporter:

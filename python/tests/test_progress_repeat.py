@@ -53,6 +53,8 @@ def test_the_live_bar_shows_the_estimate():
     assert "[1/3] ra star" in shown.getvalue()
     assert "5.0 s of ~20 s (budget 300 s)" in shown.getvalue()
     assert "all: ~1.5 min left" in shown.getvalue()  # 95 s less the 5 s elapsed
+    # The line that stays: the step, its time, and the rest (95 s less its 20 s estimate).
+    assert "[1/3] ra star: done in 6.0 s · about 75 s left" in stream.getvalue()
 
 
 def test_run_repeat_merges_each_step(tmp_path):

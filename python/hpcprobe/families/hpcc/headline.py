@@ -49,7 +49,7 @@ def _balance(records: Sequence[Record]) -> List[Figure]:
     for name, value in balance_of(keys).values.items():
         if value is None or name in _NOT_SHOWN:
             continue
-        figures.append(Figure("balance", f"balance.{name}", f"{name} (paper 003)",
+        figures.append(Figure("balance", f"balance.{name}", name,
                               _UNITS[name], (value,), verdict))
     return figures
 
