@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Table
 from hpcprobe.report.common import Record, plain, section_of
-from hpcprobe.stats import find_metric, metric_samples, number
+from hpcprobe.stats import find_metric, find_series, metric_samples, number
 from hpcprobe.units import MICRO, NANO, format_number, scale_for
 
 # The groups of the table, in this order; a family's figure names one of them.
@@ -89,10 +89,7 @@ def metric_figure(record: Record, subsystem: str, key: str, label: str, metric: 
 
 
 def _curve(record: Record, name: str) -> Dict:
-    for entry in record.get("series") or []:
-        if isinstance(entry, dict) and entry.get("name") == name:
-            return entry
-    return {}
+    return find_series(record, name) or {}
 
 
 def series_xs(record: Record, name: str) -> List[float]:

@@ -12,9 +12,9 @@ follow the nodes the ranks run on (not the machine hpcprobe was started on):
 """
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
-from hpcprobe.report.common import Record, number, of_benchmark, parameter, section_of
+from hpcprobe.report.common import Record, last_of, number, of_benchmark, parameter, section_of
 from hpcprobe.stats import metric_median
 from hpcprobe.suite_step import SuiteStep
 
@@ -55,11 +55,6 @@ _TINY_HPL = ("--n", "400", "--nb", "32")
 _TINY_RA_LOG2 = 14
 
 
-def _last(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
-    found = of_benchmark(records, benchmark, variant)
-    return found[-1] if found else None
-
-
 def llc_bytes(records: Sequence[Record]) -> float:
     """The last-level cache of the nodes, as the STREAM records found it."""
     for record in reversed(of_benchmark(records, "stream")):
@@ -98,7 +93,7 @@ def hpl_order(dgemm_rate_per_rank: float, ranks: int, node_bytes: float, nodes: 
 
 
 def hpl_options(records: Sequence[Record], ranks: int) -> Tuple[str, ...]:
-    dgemm = _last(records, "dgemm", "star")
+    dgemm = last_of(records, "dgemm", "star")
     rate = metric_median(dgemm, "flop_rate") if dgemm is not None else None
     if not rate:  # DGEMM failed: HPL still runs, at the smallest time-boxed size
         return ("--n", str(HPL_MIN_N))

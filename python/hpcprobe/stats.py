@@ -35,6 +35,14 @@ def find_metric(record: Dict[str, Any], name: str) -> Optional[Dict[str, Any]]:
     return None
 
 
+def find_series(record: Dict[str, Any], name: str) -> Optional[Dict[str, Any]]:
+    """The entry of record["series"] called `name`, or None."""
+    for entry in record.get("series") or []:
+        if isinstance(entry, dict) and entry.get("name") == name:
+            return entry
+    return None
+
+
 def metric_samples(record: Dict[str, Any], name: str) -> List[Optional[float]]:
     metric = find_metric(record, name)
     if metric is None:

@@ -76,7 +76,6 @@ class SuiteRun:
         args = self.context.args
         for number, (_, step) in enumerate(rounds(self.steps, args.repeat), 1):
             outcome_of = self.manifest.steps[number - 1]
-            self.current = None
             launch = self.launch(step)
             self.current = (launch, step, outcome_of)
             outcome = self.context.run(launch, number, len(self.manifest.steps),

@@ -98,3 +98,10 @@ def of_benchmark(records: Sequence[Record], benchmark: str,
                  variant: Optional[str] = None) -> List[Record]:
     return [record for record in records if record.get("benchmark") == benchmark
             and (variant is None or record.get("variant") == variant)]
+
+
+def last_of(records: Sequence[Record], benchmark: str,
+            variant: Optional[str] = None) -> Optional[Record]:
+    """The last record of `benchmark` (and `variant`), or None."""
+    found = of_benchmark(records, benchmark, variant)
+    return found[-1] if found else None

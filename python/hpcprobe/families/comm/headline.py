@@ -6,15 +6,10 @@ when the ranks spanned several)."""
 from typing import List, Optional, Sequence
 
 from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs
-from hpcprobe.report.common import Record, of_benchmark, ranks
+from hpcprobe.report.common import Record, last_of, ranks
 from hpcprobe.families.memory.tables import binary_size
 
 GROUP = "interconnect"
-
-
-def _last(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
-    found = of_benchmark(records, benchmark, variant)
-    return found[-1] if found else None
 
 
 def _pingpong(record: Record) -> List[Optional[Figure]]:
@@ -66,7 +61,7 @@ def comm_headline(records: Sequence[Record]) -> List[Figure]:
                                            ("comm", "allreduce", _allreduce),
                                            ("beff", "hpcc", _beff),
                                            ("pairs", "bandwidth", _pairs)):
-        record = _last(records, benchmark, variant)
+        record = last_of(records, benchmark, variant)
         if record is not None:
             figures += figures_of(record)
     return [figure for figure in figures if figure is not None]

@@ -8,7 +8,7 @@ from hpcprobe.families.hpcc.balance import (COLUMNS, balance_of, balance_records
                                              keys_from_records)
 from hpcprobe.families.hpcc.summary import hpcc_summary_entries
 from hpcprobe.headline import Figure, metric_figure, record_verdict, worst_verdict
-from hpcprobe.report.common import Record, int_parameter, of_benchmark, ranks
+from hpcprobe.report.common import Record, last_of, int_parameter, ranks
 
 GROUP = "processor"
 # G-HPL itself is HPL's figure above; G-HPL/G-HPL is 1 by definition.
@@ -16,24 +16,19 @@ _NOT_SHOWN = ("G-HPL", "G-HPL/G-HPL")
 _UNITS = {column.name: column.unit for column in COLUMNS}
 
 
-def _last(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
-    found = of_benchmark(records, benchmark, variant)
-    return found[-1] if found else None
-
-
 def _processor(records: Sequence[Record]) -> List[Optional[Figure]]:
     figures = []
-    star = _last(records, "dgemm", "star")
+    star = last_of(records, "dgemm", "star")
     if star is not None:
         figures.append(metric_figure(star, GROUP, "dgemm.star", f"DGEMM star, per rank "
                                      f"({ranks(star)} at once)", "flop_rate"))
-    hpl = _last(records, "hpl", "mpi")
+    hpl = last_of(records, "hpl", "mpi")
     if hpl is not None:
         figures.append(metric_figure(hpl, GROUP, "hpl", f"HPL, {ranks(hpl)} ranks (N = "
                                      f"{int_parameter(hpl, 'n')})", "flop_rate"))
     for variant, words in (("single", "one core"), ("star", "per rank, all at once"),
                            ("mpi", "distributed")):
-        record = _last(records, "fft", variant)
+        record = last_of(records, "fft", variant)
         if record is not None:
             figures.append(metric_figure(record, GROUP, f"fft.{variant}",
                                          f"FFT {variant}, {words}", "flop_rate"))

@@ -11,6 +11,7 @@ import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.families.memory.tables import number
+from hpcprobe.report.common import last_of as last
 from hpcprobe.stats import metric_median
 from hpcprobe.units import GIGA, TERA
 
@@ -60,13 +61,6 @@ def headline(record: Optional[Record]) -> Optional[float]:
 
 def scaled(value: Optional[float], divisor: float) -> Optional[float]:
     return None if value is None else value / divisor
-
-
-def last(records: Sequence[Record], benchmark: str, variant: Optional[str] = None
-         ) -> Optional[Record]:
-    chosen = [record for record in records if record.get("benchmark") == benchmark
-              and (variant is None or record.get("variant") == variant)]
-    return chosen[-1] if chosen else None
 
 
 # --- the machine: C type sizes and IEEE arithmetic (LAPACK's dlamch/slamch) -------------

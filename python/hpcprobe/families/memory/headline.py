@@ -3,11 +3,11 @@ best iteration, STREAM's convention), the ratio of the two, and the load latency
 working set in each cache level and in DRAM, the levels taken from the caches the record
 found (sysfs)."""
 
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs, worst_verdict
 from hpcprobe.families.memory.tables import binary_size
-from hpcprobe.report.common import Record, number, of_benchmark, parameter, ranks
+from hpcprobe.report.common import Record, last_of, number, parameter, ranks
 
 GROUP = "memory"
 LATENCY_CURVE = "time_per_access_one"  # one copy alone: the latency, not the contention
@@ -20,13 +20,8 @@ LEVEL_SHARE = 4
 DRAM_OVER_LLC = 4
 
 
-def _last(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
-    found = of_benchmark(records, benchmark, variant)
-    return found[-1] if found else None
-
-
 def _stream(records: Sequence[Record]) -> List[Figure]:
-    single, star = _last(records, "stream", "single"), _last(records, "stream", "star")
+    single, star = last_of(records, "stream", "single"), last_of(records, "stream", "star")
     one = None if single is None else metric_figure(
         single, GROUP, "stream.single.triad", "STREAM Triad, one core (best)",
         "single_triad_bandwidth", best_of=True)
@@ -64,7 +59,7 @@ def level_sizes(record: Record) -> List[tuple]:
 
 
 def _latency(records: Sequence[Record]) -> List[Figure]:
-    record = _last(records, "mem", "latency")
+    record = last_of(records, "mem", "latency")
     if record is None:
         return []
     figures = []

@@ -24,7 +24,7 @@ from rich.text import Text
 from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import metric_samples, number, numbers
+from hpcprobe.stats import find_series, metric_samples, number, numbers
 from hpcprobe.units import GIGA, NANO, format_number
 
 Record = Dict[str, Any]
@@ -84,13 +84,6 @@ def _section(record: Record, name: str) -> Dict[str, Any]:
     section = record.get(name)
     return section if isinstance(section, dict) else {}
 
-
-def find_series(record: Record, name: str) -> Optional[Dict[str, Any]]:
-    """The entry of record["series"] called `name`, or None."""
-    for entry in record.get("series") or []:
-        if isinstance(entry, dict) and entry.get("name") == name:
-            return entry
-    return None
 
 
 def series_points(record: Record, name: str) -> Dict[float, Optional[float]]:

@@ -4,14 +4,9 @@ the fastest algorithm that ran compliant and validated."""
 from typing import List, Optional, Sequence
 
 from hpcprobe.headline import Figure, metric_figure
-from hpcprobe.report.common import Record, of_benchmark, plain, ranks
+from hpcprobe.report.common import Record, last_of, of_benchmark, plain, ranks
 
 GROUP = "RandomAccess"
-
-
-def _last(records: Sequence[Record], variant: str) -> Optional[Record]:
-    found = of_benchmark(records, "ra", variant)
-    return found[-1] if found else None
 
 
 def _fastest_mpi(records: Sequence[Record]) -> Optional[Figure]:
@@ -36,7 +31,7 @@ def _fastest_mpi(records: Sequence[Record]) -> Optional[Figure]:
 
 def ra_headline(records: Sequence[Record]) -> List[Figure]:
     figures = []
-    single, star = _last(records, "single"), _last(records, "star")
+    single, star = last_of(records, "ra", "single"), last_of(records, "ra", "star")
     if single is not None:
         figures.append(metric_figure(single, GROUP, "ra.single", "RandomAccess single, one core",
                                      "update_rate"))
