@@ -5,6 +5,7 @@
 
 extern const struct hpcp_kernel hpcp_ra_single;
 extern const struct hpcp_kernel hpcp_ra_star;
+extern const struct hpcp_kernel hpcp_ra_ceiling;
 extern const struct hpcp_kernel hpcp_ra_mpi_reference;
 extern const struct hpcp_kernel hpcp_ra_mpi_alltoall;
 extern const struct hpcp_kernel hpcp_ra_mpi_hypercube;
@@ -50,6 +51,7 @@ extern const struct hpcp_kernel hpcp_congestion_load;
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
     &hpcp_ra_star,
+    &hpcp_ra_ceiling,
     &hpcp_ra_mpi_reference,
     &hpcp_ra_mpi_alltoall,
     &hpcp_ra_mpi_hypercube,

@@ -14,7 +14,7 @@ def run_main(capsys, *argv):
 
 @pytest.mark.parametrize("argv, expected", [
     (["ra", "singel"],
-     "unknown variant 'singel' (allowed: single, star, mpi, sweep, shared-table-study, "
+     "unknown variant 'singel' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, "
      "modes); did you mean 'single'?"),
     (["raa", "single"],
      "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
@@ -57,7 +57,7 @@ def test_unknown_option_with_equals_sign(capsys):
     (["run", "--np", "-3"], "--np must be a whole number >= 1, not '-3'"),
     (["ra", "mpi", "--time-budget", "0"], "--time-budget must be a number of seconds > 0"),
     (["ra", "mpi", "--time-budget", "nan"], "--time-budget must be a number of seconds > 0"),
-    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, mpi, sweep, "
+    (["ra"], "missing variant for 'hpcprobe ra' (allowed: single, star, ceiling, mpi, sweep, "
              "shared-table-study, modes)"),
     (["--verbose"], "unknown option '--verbose'"),
     (["list", "extra"], "unexpected argument 'extra' for 'hpcprobe list'"),
@@ -95,7 +95,7 @@ def test_whole_program_says_one_line_and_exits_2():
     completed = run_hpcprobe("ra", "singel")
     assert completed.returncode == 2
     assert stderr_lines(completed) == [
-        "hpcprobe: unknown variant 'singel' (allowed: single, star, mpi, sweep, "
+        "hpcprobe: unknown variant 'singel' (allowed: single, star, ceiling, mpi, sweep, "
         "shared-table-study, modes); did you mean 'single'?"]
     assert completed.stdout == ""
 
@@ -137,7 +137,7 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; 'single' has one "
      "algorithm"),
     (["ra", "swep"],
-     "unknown variant 'swep' (allowed: single, star, mpi, sweep, shared-table-study, modes); "
+     "unknown variant 'swep' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, modes); "
      "did you mean 'sweep'?"),
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "

@@ -74,6 +74,61 @@ def test_small_and_large_lookahead_stay_exact(tmp_path, serial_tables, lookahead
         assert dumped == serial_tables["poly"]
 
 
+OVERLAPPED = ("hypercube", "torus")
+
+
+@pytest.mark.parametrize("lookahead", [1, 5, 1024])
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 5, 6, 7])
+@pytest.mark.parametrize("algorithm", OVERLAPPED)
+def test_overlapped_forms_are_exact_and_keep_the_lookahead(tmp_path, serial_tables, algorithm,
+                                                           ranks, lookahead):
+    """--overlap on: the final table is the serial one bit for bit, and the look-ahead in
+    use (this rank's updates in batches or buckets not yet through) never passed Q."""
+    out = tmp_path / "records.jsonl"
+    dumped = dump_table(tmp_path / "t.bin", "mpi", ranks, "--algo", algorithm, "--overlap",
+                        "on", "--lookahead", str(lookahead), "--out", str(out))
+    assert dumped == serial_tables["poly"]
+    record = json.loads(out.read_text().splitlines()[-1])
+    assert record["parameters"]["overlap"] == "on"
+    assert record["validation"]["error"] == 0
+    in_use = record["counters"]["max_lookahead"]
+    assert len(in_use) == ranks and max(in_use) <= lookahead
+    assert min(in_use) >= 1  # every rank generated, so the counter moved
+
+
+@pytest.mark.parametrize("algorithm", OVERLAPPED)
+def test_overlap_off_is_recorded_and_exact(tmp_path, serial_tables, algorithm):
+    out = tmp_path / "records.jsonl"
+    dumped = dump_table(tmp_path / "t.bin", "mpi", 3, "--algo", algorithm, "--overlap", "off",
+                        "--out", str(out))
+    assert dumped == serial_tables["poly"]
+    record = json.loads(out.read_text().splitlines()[-1])
+    assert record["parameters"]["overlap"] == "off"
+    assert "max_lookahead" not in record["counters"]
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 5])
+def test_ceiling_restores_every_word_and_fails_when_words_are_wrong(tmp_path, ranks):
+    """ra ceiling: each rank's part, updated twice, is back to its indices (error 0); a
+    corrupted table is found and the verdict is failed, never passed."""
+    out = tmp_path / "ceiling.jsonl"
+    completed = run_bench("ra", "ceiling", "--quiet", "--table-log2", "16", "--out", str(out),
+                          np=ranks)
+    assert completed.returncode == 0, completed.stderr
+    record = json.loads(out.read_text().splitlines()[-1])
+    assert record["variant"] == "ceiling"
+    assert record["parameters"]["table_scope"] == "global"
+    assert record["validation"]["verdict"] == "passed"
+    assert record["validation"]["error"] == 0
+    assert record["counters"]["updates_executed"] == 4 << 16
+    bad = run_bench("ra", "ceiling", "--quiet", "--table-log2", "16", "--out", str(out),
+                    np=ranks, extra_env={"HPCPROBE_INJECT_FAULT": "corrupt:5000"})
+    assert bad.returncode != 0
+    record = json.loads(out.read_text().splitlines()[-1])
+    assert record["validation"]["verdict"] == "failed"
+    assert record["validation"]["error"] == 5000
+
+
 def test_time_limit_stops_every_rank_together(tmp_path):
     for algorithm in ALGORITHMS:
         record = bench_record(tmp_path, 3, "--algo", algorithm, "--table-log2", "22",
@@ -111,10 +166,12 @@ def test_hypercube_counts(tmp_path, ranks):
     low, high = math.floor(math.log2(ranks)), math.ceil(math.log2(ranks))
     assert all(low <= n <= high for n in stages)
     messages = per_step(record, "messages_sent")
+    # Overlapped (the default), a step is a batch of half the look-ahead.
+    batch = LOOKAHEAD // 2 if record["parameters"]["overlap"] == "on" else LOOKAHEAD
     if ranks & (ranks - 1) == 0:
         assert messages == [model.hypercube_messages(ranks)] * ranks
         words = sum(per_step(record, "bytes_sent")) / 8 / ranks
-        assert words == pytest.approx(model.hypercube_words(ranks, LOOKAHEAD),
+        assert words == pytest.approx(model.hypercube_words(ranks, batch),
                                       rel=VOLUME_TOLERANCE)
     else:
         # An odd partition costs the lower half two messages (Plimpton et al.).
@@ -148,6 +205,8 @@ def test_torus_counts(tmp_path, ranks):
     (("--algo", "hypercube", "--owner", "predict", "--table-log2", "4"), "Theorem 4.1"),
     (("--algo", "alltoall", "--grid", "2x2"), "--grid applies to --algo torus|pipeline only"),
     (("--algo", "reference", "--mods", "none"), "--mods applies to --algo hypercube only"),
+    (("--algo", "alltoall", "--overlap", "on"), "--overlap applies to --algo hypercube|torus"),
+    (("--algo", "torus", "--overlap", "half"), "--overlap"),
     (("--algo", "hypercube", "--mods", "prepost,fast"), "unknown optimisation 'fast'"),
     (("--algo", "hypercub",), "did you mean 'hypercube'?"),
 ])

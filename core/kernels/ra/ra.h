@@ -152,6 +152,9 @@ struct ra_params {
     int ndims;               /* torus: dimensions (0: not given) */
     int mods;                /* hypercube: enum ra_mods bits */
     int grid_given, mods_given, owner_given;
+    /* hypercube, torus: the look-ahead split in two halves, one half's
+     * exchange in flight while the other is worked on (--overlap on|off). */
+    int overlap, overlap_given;
     /* Multi-core (Garg et al., Table 1): threads per rank, the mapping mode
      * (table, generation and look-ahead each per core or per node), how a
      * shared table is kept right, and the pipeline's routing threads. */
@@ -188,6 +191,9 @@ struct ra_state {
      * steps, exchange stages per step, distinct ranks sent to, and the
      * nanoseconds spent routing (splitting lists and exchanging them). */
     long long messages_sent, bytes_sent, max_pending, steps, stages, partners, route_ns;
+    /* Overlapped forms: the most of this rank's look-ahead in use at once
+     * (updates it generated in batches or buckets not yet through), <= Q. */
+    long long max_lookahead;
     /* Threaded algorithms: the sequence ranges actually executed (start
      * position, count), one per generating thread, for the verifier; and per
      * thread of rank 0 its updates handled, busy time, TSC ticks busy, CPU
@@ -229,6 +235,7 @@ enum ra_takes {
     RA_TAKES_MODS = 8,      /* --mods: Plimpton et al.'s optimisations */
     RA_TAKES_SYNC = 16,     /* --sync: threads updating one shared table */
     RA_TAKES_ROLES = 32,    /* --roles: the pipeline's routing threads */
+    RA_TAKES_OVERLAP = 64,  /* --overlap: the look-ahead in two halves, exchanges overlapped */
 };
 
 enum ra_scope { RA_SCOPE_SINGLE, RA_SCOPE_STAR, RA_SCOPE_MPI };

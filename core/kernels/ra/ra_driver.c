@@ -104,7 +104,7 @@ static void corrupt_table(struct hpcp_bench *b, uint64_t n)
 static void reset_counters(struct hpcp_bench *b)
 {
     struct ra_state *s = b->state;
-    s->messages_sent = s->bytes_sent = s->max_pending = 0;
+    s->messages_sent = s->bytes_sent = s->max_pending = s->max_lookahead = 0;
     s->steps = s->stages = s->partners = s->route_ns = 0;
 }
 

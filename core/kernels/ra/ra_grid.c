@@ -69,7 +69,8 @@ long long ra_sendpool_reap(struct ra_sendpool *sp)
             MPI_Test(&sp->sreq[i], &done, MPI_STATUS_IGNORE);
         if (done) {
             released += sp->slot_n[i];
-            sp->slot_n[i] = 0;
+            sp->own_released += sp->slot_own[i];
+            sp->slot_n[i] = sp->slot_own[i] = 0;
         }
     }
     return released;
@@ -88,14 +89,17 @@ int ra_sendpool_take(struct ra_sendpool *sp, long long *released)
     int *slot_n = slot ? realloc(sp->slot_n, (size_t)n * sizeof *slot_n) : NULL;
     if (slot_n)
         sp->slot_n = slot_n;
-    MPI_Request *sreq = slot_n ? realloc(sp->sreq, (size_t)n * sizeof *sreq) : NULL;
+    int *slot_own = slot_n ? realloc(sp->slot_own, (size_t)n * sizeof *slot_own) : NULL;
+    if (slot_own)
+        sp->slot_own = slot_own;
+    MPI_Request *sreq = slot_own ? realloc(sp->sreq, (size_t)n * sizeof *sreq) : NULL;
     if (sreq)
         sp->sreq = sreq;
     uint64_t *buf = sreq ? malloc((size_t)sp->capacity * sizeof *buf) : NULL;
     if (!buf)
         ra_mpi_out_of_memory("the send buffers");
     sp->slot[sp->nslots] = buf;
-    sp->slot_n[sp->nslots] = 0;
+    sp->slot_n[sp->nslots] = sp->slot_own[sp->nslots] = 0;
     sp->sreq[sp->nslots] = MPI_REQUEST_NULL;
     return sp->nslots++;
 }
@@ -112,9 +116,10 @@ void ra_sendpool_free(struct ra_sendpool *sp)
         free(sp->slot[i]);
     free(sp->slot);
     free(sp->slot_n);
+    free(sp->slot_own);
     free(sp->sreq);
     sp->slot = NULL;
-    sp->slot_n = NULL;
+    sp->slot_n = sp->slot_own = NULL;
     sp->sreq = NULL;
     sp->nslots = 0;
 }

@@ -26,6 +26,8 @@ void ra_routes_free(struct ra_routes *rt);
 struct ra_sendpool {
     uint64_t **slot;
     int *slot_n;
+    int *slot_own;           /* of slot_n, the updates this rank generated (torus) */
+    long long own_released;  /* slot_own of the sends reaped, summed for the caller */
     MPI_Request *sreq;
     int nslots, capacity;
 };

@@ -30,6 +30,7 @@ static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD, 0,
                                  0, 0, NULL},
+    [RA_OPT_OVERLAP] = {"--overlap", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
 };
 
 const struct hpcp_cli ra_cli = {ra_option_spec,
@@ -227,6 +228,8 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
         p->ndims = (int)v[RA_OPT_DIMS].i;
     p->grid_given = v[RA_OPT_GRID].set;
     p->mods_given = v[RA_OPT_MODS].set;
+    p->overlap = !(v[RA_OPT_OVERLAP].set && strcmp(v[RA_OPT_OVERLAP].s, "off") == 0);
+    p->overlap_given = v[RA_OPT_OVERLAP].set;
     p->owner_given = v[RA_OPT_OWNER].set;
     p->time_limit_s = v[RA_OPT_TIME_LIMIT].set ? v[RA_OPT_TIME_LIMIT].d : 0.0;
     p->hugepages = !(v[RA_OPT_HUGEPAGES].set && strcmp(v[RA_OPT_HUGEPAGES].s, "off") == 0);
@@ -487,6 +490,10 @@ int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, 
         return refuse("--mods", k->algorithm, "hypercube", err, errlen);
     if (!(a->takes & RA_TAKES_MODS))
         p->mods = 0;
+    if (!(a->takes & RA_TAKES_OVERLAP) && p->overlap_given)
+        return refuse("--overlap", k->algorithm, "hypercube|torus", err, errlen);
+    if (!(a->takes & RA_TAKES_OVERLAP))
+        p->overlap = 0;
     if ((a->takes & RA_TAKES_GRID) && check_grid(p, ranks, err, errlen))
         return -1;
     if ((a->takes & RA_TAKES_ROLES) && resolve_roles(p, err, errlen))

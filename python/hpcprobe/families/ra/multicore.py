@@ -54,7 +54,7 @@ _STUDY_OWNED = ("algo", "threads", "sync", "roles", "repeat", "table_log2", "upd
                 "allow_noncompliant")
 _MODES_OWNED = ("algo", "threads", "sync", "roles", "repeat", "table_log2", "mapping_mode")
 # Meant for mode 1's T ranks: modes 5-8 run on one rank, where `--grid 2x2` cannot fit.
-_MODE1_ONLY = ("owner", "grid", "dims", "mods")
+_MODE1_ONLY = ("owner", "grid", "dims", "mods", "overlap")
 # Garg & Sabharwal's Table 1: table, generator, 1024 look-ahead per core (C) or node (N).
 MODE_LAYOUT = {1: "C C C", 5: "N C C", 6: "N C N", 7: "N N C", 8: "N N N"}
 

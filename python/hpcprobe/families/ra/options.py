@@ -18,7 +18,7 @@ from hpcprobe.families.ra.model import MAX_CROSSOVER_PROCS, Topology, parse_topo
 
 # The variants and `ra mpi` algorithms come from `hpcprobe-bench list` (ra_variants(),
 # mpi_algorithms()); these are offered when the bench cannot be asked (launch/kernels.py).
-FALLBACK_VARIANTS = ("single", "star", "mpi")
+FALLBACK_VARIANTS = ("single", "star", "mpi", "ceiling")
 FALLBACK_ALGORITHMS = ("reference", "alltoall", "hypercube", "torus", "shared", "pipeline")
 # Studies of threaded `ra mpi` runs: Garg & Sabharwal's Table 2, and their mapping modes.
 RA_STUDIES = ("shared-table-study", "modes")
@@ -43,6 +43,7 @@ RA_VALUE_OPTIONS = (
     ("rng", "--rng"), ("lookahead", "--lookahead"), ("repeat", "--repeat"),
     ("warmup", "--warmup"), ("time_limit", "--time-limit"), ("hugepages", "--hugepages"),
     ("owner", "--owner"), ("grid", "--grid"), ("dims", "--dims"), ("mods", "--mods"),
+    ("overlap", "--overlap"),
     ("threads", "--threads"), ("mapping_mode", "--mapping-mode"), ("sync", "--sync"),
     ("roles", "--roles"), ("updates_per_word", "--updates-per-word"),
 )
@@ -131,6 +132,7 @@ def add_ra_parser(subparsers) -> CliParser:
                             ("--time-limit", "S"), ("--hugepages", "on|off"),
                             ("--owner", "division|predict"), ("--grid", "AxBxC"),
                             ("--dims", "D"), ("--mods", "none|all|LIST"),
+                            ("--overlap", "on|off"),
                             ("--threads", "T"), ("--mapping-mode", "M")):
         ra.add_argument(option, metavar=metavar, help="see hpcprobe-bench (docs/cli.md)")
     ra.add_argument("--repeat", "--reps", dest="repeat", metavar="R",

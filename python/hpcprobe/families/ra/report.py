@@ -17,6 +17,7 @@ from hpcprobe.report.common import (Record, ci_text, cv_text, headline_stats, in
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.ra.sweep import efficiency_percent
+from hpcprobe.headline import record_verdict
 from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
 HPCC_LOOKAHEAD = 1024
@@ -49,6 +50,8 @@ def compare_label(record: Record) -> str:
     mods = _mods(record)
     if mods not in (None, "all"):
         words.append(f"mods {mods}")
+    if parameter(record, "overlap") == "off":
+        words.append("overlap off")
     mode = int_parameter(record, "mapping_mode")
     if mode not in (None, 1):
         words.append(f"mode {mode}")
@@ -77,15 +80,38 @@ def _gups(record: Record) -> Tuple[Optional[float], Optional[float], Optional[fl
     return scale[0], scale[1], scale[2]
 
 
-def _row(record: Record) -> List[object]:
+def ceiling_for(record: Record, records: Sequence[Record]) -> Optional[Record]:
+    """The newest passed `ra ceiling` record of the same table, rng and ranks (one rank for
+    `single`): the machine's limit that record is measured against."""
+    want_ranks = 1 if record.get("variant") == "single" else ranks(record)
+    if record.get("variant") not in ("mpi", "single"):
+        return None
+    found = [r for r in records if r.get("variant") == "ceiling" and ranks(r) == want_ranks
+             and record_verdict(r) == "passed"
+             and int_parameter(r, "table_log2") == int_parameter(record, "table_log2")
+             and parameter(r, "rng") == parameter(record, "rng")]
+    return newest_first(found)[0] if found else None
+
+
+def ceiling_fraction(record: Record, records: Sequence[Record]) -> Optional[float]:
+    """The record's median GUPS as a fraction of its ceiling's, or None without one."""
+    ceiling = ceiling_for(record, records)
+    if ceiling is None:
+        return None
+    return relative(_gups(record)[0], _gups(ceiling)[0])
+
+
+def _row(record: Record, records: Sequence[Record]) -> List[object]:
     stats = headline_stats(record)
     table_log2 = int_parameter(record, "table_log2")
+    fraction = ceiling_fraction(record, records)
     return [record.get("variant"), record.get("algorithm"), compare_label(record) or "—",
             f"{ranks(record)} × {threads(record)}",
             None if table_log2 is None else f"2^{table_log2}",
             plain(stats.count) + (f" ({merged_count(record)} launches)"
                                   if merged_count(record) > 1 else ""),
-            value_text(stats, GIGA), ci_text(stats, GIGA), cv_text(stats), verdict_cell(record)]
+            value_text(stats, GIGA), ci_text(stats, GIGA), cv_text(stats),
+            "—" if fraction is None else f"{fraction:.3g}", verdict_cell(record)]
 
 
 def _by_algorithm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
@@ -93,9 +119,11 @@ def _by_algorithm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
                                           ranks(r), compare_label(r)))
     table = Table.of("GUPS by variant and algorithm", (
         "variant", "algorithm", "setting", "ranks × threads", "table", "samples",
-        "median GUPS", "95 % CI", "CV", "validation"), [_row(r) for r in rows],
+        "median GUPS", "95 % CI", "CV", "of ceiling", "validation"),
+        [_row(r, records) for r in rows],
         "GUPS = 10^9 updates/s of the headline metric (star: mean per rank); several values: "
-        "modes of the samples, each with its count")
+        "modes of the samples, each with its count; of ceiling: the median as a fraction of "
+        "`ra ceiling` on the same table and ranks (one rank for single), where one passed")
     best: Dict[str, Record] = {}
     for record in rows:
         if compare_label(record):
