@@ -137,7 +137,8 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; 'single' has one "
      "algorithm"),
     (["ra", "swep"],
-     "unknown variant 'swep' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, modes); "
+     "unknown variant 'swep' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, "
+     "modes); "
      "did you mean 'sweep'?"),
     (["modle", "ra"],
      "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "

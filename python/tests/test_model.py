@@ -338,3 +338,25 @@ def test_measure_fits_from_two_real_runs(tmp_path, capsys):
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert [(r["layout"]["ranks"], r["parameters"]["mods"]) for r in records] == [
         (1, "prepost,late-update,late-wait,isend"), (2, "none")]
+
+
+def test_overlapped_form_hides_the_exchange_up_to_the_crossover():
+    model = HypercubeModel(10e-6, 2e-6, 1024)
+    # Below P* = 2^(T_1/T_C) = 32 the exchange is hidden: T_P is T_1 alone.
+    assert model.overlapped_step_time_s(2) == 10e-6
+    assert model.overlapped_step_time_s(32) == pytest.approx(10e-6)
+    assert model.hiding_crossover_procs() == pytest.approx(32.0)
+    # Past it the exchange sets the pace, still faster than the lock-step T_1 + T_C·log2 P.
+    assert model.overlapped_step_time_s(64) == pytest.approx(12e-6)
+    assert model.step_time_s(64) == pytest.approx(22e-6)
+    assert model.overlapped_gups(64) == pytest.approx(64 * 1024 / 12e-6 / 1e9)
+    assert HypercubeModel(10e-6, 0.0, 1024).hiding_crossover_procs() is None
+
+
+def test_fits_ignore_overlapped_records():
+    from hpcprobe.families.ra.model_fit import mpi_records
+    lockstep = {"benchmark": "ra", "variant": "mpi", "algorithm": "hypercube", "status": "ok",
+                "validation": {"verdict": "passed"}, "layout": {"ranks": 2},
+                "parameters": {"overlap": "off"}}
+    overlapped = {**lockstep, "parameters": {"overlap": "on"}}
+    assert mpi_records([lockstep, overlapped], "hypercube") == [lockstep]

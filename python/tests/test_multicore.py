@@ -82,7 +82,8 @@ def test_threaded_options_pass_through_as_typed():
      "mpi|shared-table-study|modes' only, not to 'ra single'"),
     (["ra", "mpi", "--syncs", "none"], "--syncs applies to 'hpcprobe ra shared-table-study' "
      "only, not to 'ra mpi'"),
-    (["ra", "modes", "--np", "4"], "--np applies to 'hpcprobe ra single|star|ceiling|mpi|sweep' only"),
+    (["ra", "modes", "--np", "4"],
+     "--np applies to 'hpcprobe ra single|star|ceiling|mpi|sweep' only"),
     (["ra", "modes", "--algo", "shared"], "--algo applies to 'hpcprobe ra mpi|sweep' only"),
     (["ra", "modes", "--hpcc-summary"], "--hpcc-summary applies to"),
     (["ra", "modes", "--modes", "1,3"], "--modes takes 1, 5, 6, 7, 8, not 3"),

@@ -252,6 +252,7 @@ struct ra_algorithm {
     unsigned takes;         /* enum ra_takes bits */
     int modes;              /* the mapping modes it runs (Garg et al., Table 1): bit m */
     int default_mode;       /* when --mapping-mode is not given */
+    int overlap_default;    /* --overlap when not given: the faster form where measured */
     int threaded;           /* threads share the rank's table; the record says how */
     const char *sync_refusal; /* why --sync does not apply, after the rule ("" if nothing) */
     /* Record parameters of its own options (torus: the grid), or NULL. */

@@ -566,6 +566,8 @@ static const struct ra_algorithm hypercube = {.scope = RA_SCOPE_MPI,
                                                        RA_TAKES_MODS | RA_TAKES_OVERLAP,
                                               .modes = RA_MODE_RANK_PER_CORE,
                                               .default_mode = 1,
+                                              /* bench/ra_ceiling: faster off on shared memory */
+                                              .overlap_default = 0,
                                               .sync_refusal = "",
                                               .record_params = hypercube_record_params};
 

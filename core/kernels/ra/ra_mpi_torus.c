@@ -324,6 +324,7 @@ static const struct ra_algorithm torus = {.scope = RA_SCOPE_MPI,
                                                    RA_TAKES_GRID | RA_TAKES_OVERLAP,
                                           .modes = RA_MODE_RANK_PER_CORE,
                                           .default_mode = 1,
+                                          .overlap_default = 1, /* bench/ra_ceiling */
                                           .sync_refusal = "",
                                           .record_params = torus_record_params};
 

@@ -492,8 +492,8 @@ int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, 
         p->mods = 0;
     if (!(a->takes & RA_TAKES_OVERLAP) && p->overlap_given)
         return refuse("--overlap", k->algorithm, "hypercube|torus", err, errlen);
-    if (!(a->takes & RA_TAKES_OVERLAP))
-        p->overlap = 0;
+    if (!p->overlap_given)
+        p->overlap = (a->takes & RA_TAKES_OVERLAP) && a->overlap_default;
     if ((a->takes & RA_TAKES_GRID) && check_grid(p, ranks, err, errlen))
         return -1;
     if ((a->takes & RA_TAKES_ROLES) && resolve_roles(p, err, errlen))

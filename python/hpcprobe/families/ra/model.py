@@ -2,6 +2,10 @@
 
 - Plimpton et al.'s hypercube scaling model: T_P = T_1 + T_C·log2(P) seconds per step of
   Q updates on each of P processes, so GUPS(P) = P·Q / T_P / 10⁹.
+- Its overlapped form (`ra mpi --overlap on`): the look-ahead in two halves, one half's
+  exchange in flight while the other half is updated, so the exchange is hidden up to the
+  update time: T_P = max(T_1, T_C·log2 P). It stops hiding at the crossover
+  P* = 2^(T_1 / T_C), past which the exchange alone sets the pace.
 - Garg & Sabharwal's bottleneck bound, their eq. (1): the rate is at most the smaller of a
   CPU bound N / (t_cpu + (N−1)/N·t_comm) and a network bound 4B/b, with B the bisection
   bandwidth (bytes/s, one direction) and b the bytes sent per update.
@@ -51,6 +55,21 @@ class HypercubeModel:
     def efficiency(self, procs: float) -> float:
         """GUPS(P) / (P·GUPS(1)) = T_1 / T_P, a fraction."""
         return self.t1_s / self.step_time_s(procs)
+
+    def overlapped_step_time_s(self, procs: float) -> float:
+        """T_P of the overlapped form: the exchange hidden behind the updates while it
+        takes no longer than they do, max(T_1, T_C·log2 P)."""
+        return max(self.t1_s, self.tc_s * math.log2(procs))
+
+    def overlapped_gups(self, procs: float) -> float:
+        return procs * self.lookahead / self.overlapped_step_time_s(procs) / GIGA
+
+    def hiding_crossover_procs(self) -> Optional[float]:
+        """P* = 2^(T_1/T_C), where T_C·log2 P reaches T_1 and overlap stops hiding the
+        exchange; None when T_C is 0 (it never stops) or P* is past MAX_CROSSOVER_PROCS."""
+        if self.tc_s <= 0 or self.t1_s / self.tc_s > math.log2(MAX_CROSSOVER_PROCS):
+            return None
+        return 2.0 ** (self.t1_s / self.tc_s)
 
     @property
     def t_cpu_s(self) -> float:

@@ -60,13 +60,16 @@ def gups_of(record: Record) -> Optional[float]:
 
 
 def mpi_records(records: Iterable[Record], algorithm: str) -> List[Record]:
-    """`ra mpi --algo algorithm` records that did not fail validation."""
+    """`ra mpi --algo algorithm` records that did not fail validation, in the lock-step
+    form the model's T_1 and T_C describe (not `--overlap on`, whose steps are half the
+    look-ahead and whose exchanges overlap)."""
     return [
         record for record in records
         if record.get("benchmark") == "ra" and record.get("variant") == "mpi"
         and record.get("algorithm") == algorithm and record.get("status") == "ok"
         and _section(record, "validation").get("verdict") != "failed"
         and ranks_of(record) is not None
+        and _section(record, "parameters").get("overlap") != "on"
     ]
 
 

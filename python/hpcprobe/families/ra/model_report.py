@@ -167,6 +167,9 @@ def model_rows(inputs: ModelInputs, procs: Sequence[int]) -> List[Row]:
             "t1_source": inputs.t1_source, "tc_source": inputs.tc_source,
             "step_time_s": model.step_time_s(count), "gups": model.gups(count),
             "efficiency_percent": 100.0 * model.efficiency(count),
+            "overlapped_step_time_s": model.overlapped_step_time_s(count),
+            "overlapped_gups": model.overlapped_gups(count),
+            "hiding_crossover_procs": model.hiding_crossover_procs(),
             "measured_gups": statistics.median(measured) if measured else None,
             "measured_records": len(measured),
         }
@@ -181,7 +184,9 @@ def model_rows(inputs: ModelInputs, procs: Sequence[int]) -> List[Row]:
 def _columns(inputs: ModelInputs) -> List[Tuple[str, str]]:
     """(heading, row key) of the table's columns."""
     columns = [("P", "procs"), ("T_P", "step_time_s"), ("model GUPS", "gups"),
-               ("efficiency (%)", "efficiency_percent")]
+               ("efficiency (%)", "efficiency_percent"),
+               ("overlapped T_P", "overlapped_step_time_s"),
+               ("overlapped GUPS", "overlapped_gups")]
     if inputs.measured:
         columns.append(("measured GUPS", "measured_gups"))
     if inputs.bottleneck is not None:
@@ -201,7 +206,7 @@ def _cell(key: str, value: Any) -> str:
         return "—"
     if key == "procs":
         return f"{value:,}"
-    if key == "step_time_s":
+    if key in ("step_time_s", "overlapped_step_time_s"):
         return format_quantity(value, "s")
     if key == "efficiency_percent":
         return f"{value:.3g}"
@@ -228,6 +233,15 @@ def _crossover_text(bottleneck: Bottleneck, what: str) -> str:
     return f"{what} b = {format_number(bottleneck.bytes_per_update)} B/update: {where}"
 
 
+def _hiding_text(model: HypercubeModel) -> str:
+    """Where the overlapped form stops hiding its exchange behind the updates."""
+    crossover = model.hiding_crossover_procs()
+    where = (f"up to P* = 2^(T_1/T_C) = {crossover:,.4g}" if crossover is not None
+             else f"past P = {MAX_CROSSOVER_PROCS:,}")
+    return (f"overlapped (--overlap on): T_P = max(T_1, T_C·log2 P); the exchange hides "
+            f"behind the updates {where}")
+
+
 def model_notes(inputs: ModelInputs) -> List[str]:
     """The lines printed under the table: inputs, their sources, the crossover."""
     model = inputs.model
@@ -235,6 +249,7 @@ def model_notes(inputs: ModelInputs) -> List[str]:
         f"T_1 = {format_quantity(model.t1_s, 's')} per {model.lookahead} updates "
         f"({inputs.t1_source}); T_C = {format_quantity(model.tc_s, 's')} per exchange stage "
         f"({inputs.tc_source})",
+        _hiding_text(model),
     ]
     if inputs.bottleneck is not None:
         bottleneck = inputs.bottleneck
@@ -253,7 +268,7 @@ def model_notes(inputs: ModelInputs) -> List[str]:
 def _measure(args: argparse.Namespace, user_argv: Sequence[str]) -> Tuple[RecordSet, int]:
     """Launch the 1-rank run (T_1), then the --np-rank `--mods none` run (T_C)."""
     context = LaunchContext(args, user_argv, default_np=2)
-    options = ["--algo", "hypercube", "--table-log2", MEASURE_TABLE_LOG2,
+    options = ["--algo", "hypercube", "--overlap", "off", "--table-log2", MEASURE_TABLE_LOG2,
                "--repeat", MEASURE_REPEAT, "--lookahead", str(args.q)]
     if args.q > HPCC_LOOKAHEAD:
         options.append("--allow-noncompliant")
