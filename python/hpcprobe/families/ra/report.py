@@ -72,7 +72,7 @@ def _relative(value: Optional[float], base: Optional[float]) -> Optional[str]:
     return None if ratio is None else f"{ratio:.3g}"
 
 
-def _gups(record: Record) -> Tuple[Optional[float], Optional[float], Optional[float]]:
+def median_gups(record: Record) -> Tuple[Optional[float], Optional[float], Optional[float]]:
     """(median, CI low, CI high) of the headline in GUPS."""
     stats = headline_stats(record)
     scale = [None if value is None else value / GIGA
@@ -98,7 +98,7 @@ def ceiling_fraction(record: Record, records: Sequence[Record]) -> Optional[floa
     ceiling = ceiling_for(record, records)
     if ceiling is None:
         return None
-    return relative(_gups(record)[0], _gups(ceiling)[0])
+    return relative(median_gups(record)[0], median_gups(ceiling)[0])
 
 
 def _row(record: Record, records: Sequence[Record]) -> List[object]:
@@ -134,7 +134,7 @@ def _by_algorithm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     if not best:
         return [table]
     names = list(best)
-    values = [_gups(best[name]) for name in names]
+    values = [median_gups(best[name]) for name in names]
     categories = [f"{name} (P={ranks(best[name])})" for name in names]
     figure = sink.bars("RandomAccess GUPS by algorithm", "GUPS", categories,
                        {"median": [value[0] for value in values]},
@@ -191,7 +191,7 @@ def _scaling(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     curves = []
     for name, points in sorted(curves_by_name.items()):
         procs = sorted(points)
-        values = [_gups(points[p]) for p in procs]
+        values = [median_gups(points[p]) for p in procs]
         curves.append(Curve(name, procs, [v[0] for v in values], [v[1] for v in values],
                             [v[2] for v in values]))
     highest = max(max(points) for points in curves_by_name.values())
@@ -219,7 +219,7 @@ def _baseline(records: Sequence[Record], algorithm: str) -> Optional[float]:
     for record in records:
         if (record.get("variant") == "mpi" and record.get("algorithm") == algorithm
                 and ranks(record) == 1 and int_parameter(record, "lookahead") == HPCC_LOOKAHEAD):
-            return _gups(record)[0]
+            return median_gups(record)[0]
     return None
 
 
@@ -231,7 +231,7 @@ def _sweep(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     curves, rows = [], []
     for (algorithm, procs, mods, _), points in sorted(groups.items(), key=str):
         lookaheads = sorted(points)
-        values = [_gups(points[q]) for q in lookaheads]
+        values = [median_gups(points[q]) for q in lookaheads]
         name = f"{algorithm} P={procs}" + (f" mods {mods}" if mods not in (None, "all") else "")
         curves.append(Curve(name, lookaheads, [v[0] for v in values], [v[1] for v in values],
                             [v[2] for v in values],
@@ -265,9 +265,9 @@ def _mod_switches(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         return [Paragraph("absent: no hypercube records that differ only in --mods", "absent")]
     blocks: List[Block] = []
     for (procs, lookahead, table_log2), found in sorted(groups.items(), key=str):
-        base = _gups(found["none"])[0] if "none" in found else None
-        rows = [[mods, format_number(_gups(record)[0]),
-                 _relative(_gups(record)[0], base), verdict_cell(record)]
+        base = median_gups(found["none"])[0] if "none" in found else None
+        rows = [[mods, format_number(median_gups(record)[0]),
+                 _relative(median_gups(record)[0], base), verdict_cell(record)]
                 for mods, record in sorted(found.items())]
         blocks.append(Table.of(
             f"Hypercube Mod switches on {procs} ranks, Q = {lookahead}, table 2^{table_log2}",
@@ -305,12 +305,12 @@ def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         if not any(int_parameter(r, "mapping_mode") != 1 for r in group):
             continue
         group.sort(key=lambda r: (int_parameter(r, "mapping_mode") or 0, str(r.get("algorithm"))))
-        mode1 = [_gups(r)[0] for r in group if int_parameter(r, "mapping_mode") == 1]
+        mode1 = [median_gups(r)[0] for r in group if int_parameter(r, "mapping_mode") == 1]
         base = max((v for v in mode1 if v is not None), default=None)
         rows = [[int_parameter(r, "mapping_mode"), MODE_LAYOUT[int_parameter(r, "mapping_mode")],
                  r.get("algorithm"), f"{ranks(r)} × {threads(r)}", _sync(r),
-                 format_number(_gups(r)[0]),
-                 _relative(_gups(r)[0], base),
+                 format_number(median_gups(r)[0]),
+                 _relative(median_gups(r)[0], base),
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Mapping modes (Garg et al., Table 1), table 2^{size}", (
             "mode", "table, generator, look-ahead", "algorithm", "ranks × threads", "sync",
@@ -318,7 +318,7 @@ def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
             "C: per core, N: per node; relative: to the fastest mode-1 record of this size"))
         blocks.append(sink.bars(f"GUPS by mapping mode, table 2^{size}", "GUPS",
                                 [f"mode {row[0]} {row[2]}" for row in rows],
-                                {"median": [_gups(r)[0] for r in group]}))
+                                {"median": [median_gups(r)[0] for r in group]}))
     return blocks
 
 
@@ -360,13 +360,13 @@ def _sync_costs(records: Sequence[Record]) -> List[Block]:
     for record in shared:
         by_size.setdefault(int_parameter(record, "table_log2"), []).append(record)
     for size, group in sorted(by_size.items(), key=str):
-        serial = [_gups(r)[0] for r in group if threads(r) == 1 and _sync(r) == "none"]
+        serial = [median_gups(r)[0] for r in group if threads(r) == 1 and _sync(r) == "none"]
         if not serial or len(group) < 2:
             continue
         base = serial[0]
         group.sort(key=lambda r: (threads(r), str(_sync(r))))
-        rows = [[threads(r), _sync(r), format_number(_gups(r)[0]),
-                 _relative(_gups(r)[0], base),
+        rows = [[threads(r), _sync(r), format_number(median_gups(r)[0]),
+                 _relative(median_gups(r)[0], base),
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Synchronisation costs (Garg et al., Table 2b), table 2^{size}",
                                ("threads", "sync", "GUPS", "relative to 1 thread", "validation"),

@@ -6,7 +6,8 @@ from typing import List, Sequence
 from rich.console import RenderableType
 from rich.table import Table
 
-from hpcprobe.families.ra.report import _gups, ceiling_fraction, ceiling_for, compare_label
+from hpcprobe.families.ra.multicore import relative
+from hpcprobe.families.ra.report import ceiling_for, compare_label, median_gups
 from hpcprobe.report.common import Record, int_parameter, ranks
 from hpcprobe.sanitize import plain
 
@@ -20,13 +21,16 @@ def ra_tables(records: Sequence[Record]) -> List[RenderableType]:
     rows = []
     for record in records:
         ceiling = ceiling_for(record, records) if _measured(record) else None
-        fraction = None if ceiling is None else ceiling_fraction(record, records)
-        if ceiling is None or fraction is None:
+        if ceiling is None:
+            continue
+        value, limit = median_gups(record)[0], median_gups(ceiling)[0]
+        fraction = relative(value, limit)
+        if fraction is None:
             continue
         rows.append((plain(record.get("variant")), plain(record.get("algorithm")),
                      plain(compare_label(record) or "—"), str(ranks(record)),
                      f"2^{int_parameter(record, 'table_log2')}",
-                     f"{_gups(record)[0]:.4g}", f"{_gups(ceiling)[0]:.4g}", f"{fraction:.3f}"))
+                     f"{value:.4g}", f"{limit:.4g}", f"{fraction:.3f}"))
     if not rows:
         return []
     table = Table(title="RandomAccess against this machine's ceiling (ra ceiling: every rank "
