@@ -21,10 +21,11 @@ from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_
                                 unknown)
 from hpcprobe.cluster.command import add_cluster_parser, check_cluster, command_cluster
 from hpcprobe.cluster.run import add_launch_parser, check_launch, command_launch
-from hpcprobe.commands import command_show
+from hpcprobe.commands import TEXT_FORMATS, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
 from hpcprobe.commands.run import command_run
+from hpcprobe.commands.script import add_script_parser, check_script, command_script
 from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import (EXIT_IO_FAILURE, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError,
                              UsageError)
@@ -35,7 +36,8 @@ from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal, handled
 from hpcprobe.suites import DEFAULT_SUITE, SCALES, SUITE_NAMES
 
-FORMATS = ("table", "json", "csv")
+# The families' layouts of other tools (comm: imb, osu ...) after hpcprobe's own.
+FORMATS = ("table", "json", "csv") + tuple(TEXT_FORMATS)
 # Errors only a write can give (a full disk, a quota, a file too large).
 _WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
@@ -86,6 +88,10 @@ GENERIC_COMMANDS = (
             lambda args, argv: command_list()),
     Command("cluster", 90, add_cluster_parser, command_cluster, check_cluster),
     Command("launch", 91, add_launch_parser, command_launch, check_launch),
+    # The job's command is checked by this module's parser (parse_arguments, below).
+    Command("script", 92, add_script_parser, command_script,
+            lambda args: check_script(args, parse_arguments, COMMANDS),
+            value_may_look_like_option=("--array-over",)),
 )
 ALL_COMMANDS: Dict[str, Command] = {command.name: command for command in sorted(
     GENERIC_COMMANDS + tuple(command for family in FAMILIES for command in family.commands),

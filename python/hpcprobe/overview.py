@@ -4,6 +4,8 @@ listed under "other", so a new family is never hidden (a test keeps the groups w
 
 from typing import Dict, List, Mapping, Sequence, Tuple
 
+from hpcprobe.resources import docs_page
+
 # (group, its commands in the order shown).
 GROUPS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("processor", ("dgemm", "hpl", "fft", "ptrans")),
@@ -12,11 +14,12 @@ GROUPS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
                       "simulate")),
     ("RandomAccess", ("ra", "model")),
     ("suites and analysis", ("run", "show", "report", "compare")),
-    ("machine and set-up", ("sysinfo", "list", "config", "cluster", "launch")),
+    ("machine and set-up", ("sysinfo", "list", "config", "cluster", "launch",
+                            "script")),
 )
 START = ("start with:  hpcprobe run            (a suite on every core; `make run` from a "
          "checkout)\n             hpcprobe report results/*/ -o report.html\n"
-         "every command: hpcprobe COMMAND --help; docs/cli.md")
+         "every command: hpcprobe COMMAND --help; {cli_doc}")
 
 
 def grouped(commands: Sequence[str]) -> List[Tuple[str, List[str]]]:
@@ -36,7 +39,7 @@ def overview_text(helps: Mapping[str, str], version: str) -> str:
         lines.append(f"{group}:")
         lines += [f"  {name:<{width}}{helps[name]}" for name in names]
         lines.append("")
-    return "\n".join(lines + [START])
+    return "\n".join(lines + [START.format(cli_doc=docs_page("cli.md"))])
 
 
 def command_helps(subparsers_action) -> Dict[str, str]:

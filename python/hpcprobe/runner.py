@@ -22,6 +22,7 @@ from hpcprobe.errors import (
     HpcprobeError,
 )
 from hpcprobe.launch import AnyLauncher
+from hpcprobe.launch.refusals import launcher_refusal
 from hpcprobe.processes import ProcessTree, signal_group
 from hpcprobe.progress import ProgressReporter, budget_text
 from hpcprobe.results import Record, RecordSet, file_size, read_records
@@ -353,9 +354,19 @@ def _validation_message(launch: Launch, found: RecordSet) -> Optional[str]:
     return None
 
 
+def _refused(launch: Launch, return_code: int, stderr_lines: List[str]) -> Optional[str]:
+    """One line for a launcher that refused to start the ranks (Open MPI as root, more
+    ranks than slots), or None; its banner is not repeated, the log keeps it."""
+    refusal = launcher_refusal(stderr_lines) if return_code != EXIT_OK else None
+    if refusal is None:
+        return None
+    return f"hpcprobe: benchmark '{launch.name}' not started: {refusal} (see {launch.log_path})"
+
+
 def classify(launch: Launch, return_code: int, stopped: Optional[str], found: RecordSet,
              stderr_lines: List[str]) -> LaunchOutcome:
-    """hpcprobe's exit status and message: bench 2 -> 2, 1 -> 1, anything else -> 3.
+    """hpcprobe's exit status and message: bench 2 -> 2, 1 -> 1, anything else -> 3; a
+    launcher that refused to start the ranks -> 2, its fix in one line.
     `stopped`: why the watchdog stopped the launch ("budget", "orphaned") or None."""
     def outcome(status: int, message: Optional[str]) -> LaunchOutcome:
         return LaunchOutcome(status, message, found, stderr_lines)
@@ -374,6 +385,9 @@ def classify(launch: Launch, return_code: int, stopped: Optional[str], found: Re
         return outcome(EXIT_RUNTIME_FAILURE, (
             f"benchmark '{launch.name}' wrote records that are not valid; see above and "
             f"{launch.log_path}"))
+    refused = _refused(launch, return_code, stderr_lines)
+    if refused is not None:
+        return LaunchOutcome(EXIT_BAD_INPUT, refused, found)
     if return_code == EXIT_BAD_INPUT:
         relayed = bench_error_lines(stderr_lines)
         return outcome(EXIT_BAD_INPUT, "\n".join(relayed) if relayed else (

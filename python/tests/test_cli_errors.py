@@ -21,10 +21,11 @@ def run_main(capsys, *argv):
      "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "cluster, "
-     "launch); "
+     "launch, script); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
-     "unknown format 'jsno' (allowed: table, json, csv); did you mean 'json'?"),
+     "unknown format 'jsno' (allowed: table, json, csv, imb, osu, osu-full, osu-tail); "
+     "did you mean 'json'?"),
     (["run", "--suite", "quik"],
      "unknown suite 'quik' (allowed: main, quick, memory, hpcc, comm); did you mean 'quick'?"),
     (["run", "--scale", "tine"],
@@ -145,7 +146,7 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "cluster, "
-     "launch); "
+     "launch, script); "
      "did you mean 'model'?"),
 ])
 def test_algorithm_mistakes_are_one_line(capsys, argv, expected):

@@ -69,15 +69,15 @@ def test_beff_keys_in_hpcc_order_and_units():
     text = hpcc_summary_text([beff_record()])
     assert "Success=1" in text.splitlines() and "CommWorldProcs=2" in text.splitlines()
     assert beff_lines(text) == [
-        "MaxPingPongLatency_usec=3",
+        "MaxPingPongLatency_usec=3.0",
         "RandomlyOrderedRingLatency_usec=3.5",
-        "MinPingPongBandwidth_GBytes=1",
+        "MinPingPongBandwidth_GBytes=1.0",
         "NaturallyOrderedRingBandwidth_GBytes=7.5",
-        "RandomlyOrderedRingBandwidth_GBytes=4",
-        "MinPingPongLatency_usec=1",
-        "AvgPingPongLatency_usec=2",
-        "MaxPingPongBandwidth_GBytes=6",
-        "AvgPingPongBandwidth_GBytes=3",
+        "RandomlyOrderedRingBandwidth_GBytes=4.0",
+        "MinPingPongLatency_usec=1.0",
+        "AvgPingPongLatency_usec=2.0",
+        "MaxPingPongBandwidth_GBytes=6.0",
+        "AvgPingPongBandwidth_GBytes=3.0",
         "NaturallyOrderedRingLatency_usec=2.5",
     ]
 
@@ -90,7 +90,7 @@ def test_beff_keys_follow_stream_and_a_failed_beff_fails_success():
     lines = hpcc_summary_text([stream, record]).splitlines()
     assert "Success=0" in lines
     triad = next(i for i, line in enumerate(lines) if line.startswith("SingleSTREAM_Triad="))
-    assert triad < lines.index("MaxPingPongLatency_usec=3")
+    assert triad < lines.index("MaxPingPongLatency_usec=3.0")
 
 
 def test_beff_figures_tolerate_hostile_samples():
@@ -292,7 +292,11 @@ def test_bench_variant_and_options():
     assert comm_bench_variant(namespace(functions=["bcast"])) == "bcast"
     options = comm_bench_options(namespace(functions=["bcast", "gather"], sizes="0..1K",
                                            check=True))
-    assert options == ["--sizes", "0..1K", "--check", "--functions", "bcast,gather"]
+    assert options == ["--sizes", "0..1K", "--check", "--functions", "bcast,gather",
+                       "--timing", "hpcprobe"]
+    # The layout chooses the policy unless --timing says otherwise.
+    assert comm_bench_options(namespace(format="osu-tail"))[-2:] == ["--timing", "osu"]
+    assert comm_bench_options(namespace(format="imb", timing="hpcprobe"))[-1] == "hpcprobe"
     assert comm_bench_variant(SimpleNamespace(command="beff")) == "hpcc"
 
 

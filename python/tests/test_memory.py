@@ -116,7 +116,7 @@ def test_schema_refuses_an_unknown_version_and_statistic():
      "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "cluster, "
-     "launch); "
+     "launch, script); "
      "did you mean 'stream'?"),
 ])
 def test_mistakes_are_one_line_and_exit_2(capsys, argv, expected):
@@ -367,7 +367,7 @@ def block(*lines):
 
 
 def summary(records):
-    return measured_summary(hpcc_summary_text(records))
+    return measured_summary(hpcc_summary_text(records), records)
 
 
 def test_hpcc_keys_of_a_stream_star_record():

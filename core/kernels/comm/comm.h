@@ -28,6 +28,7 @@ enum {
     COMM_OPT_CHECK,
     COMM_OPT_NP_SWEEP,
     COMM_OPT_FUNCTIONS,
+    COMM_OPT_TIMING,
     COMM_OPT_LAT_TIME,
     COMM_OPT_BW_TIME,
     COMM_OPT_SIZE,
@@ -50,6 +51,7 @@ struct comm_params {
     int nsizes, sizes_default;
     double time_per_size;        /* comm: seconds of timed calls per size */
     int off_cache, check, np_sweep;
+    int timing;                  /* comm: whose repetition and timing policy (comm_timing) */
     const char *functions;       /* comm all: a comma list, NULL for every function */
     double lat_pairs_time, bw_pairs_time; /* beff: ping-pong budgets (s) */
     size_t size;                 /* pairs: message size */
@@ -60,6 +62,13 @@ struct comm_params {
      * every one: --out, --quiet. */
     struct hpcp_common run;
 };
+
+/* Whose repetition and timing policy `comm` follows (comm_timing.c): hpcprobe's own
+ * (a time budget per size, batches of back-to-back calls), IMB-MPI1's or OSU's. */
+enum comm_timing { COMM_TIMING_HPCPROBE, COMM_TIMING_IMB, COMM_TIMING_OSU };
+/* "imb" -> COMM_TIMING_IMB (the option's choices are checked before). */
+int comm_timing_named(const char *name);
+const char *comm_timing_name(int timing);
 
 /* Parse and check the options of `bench` ("comm", "beff", "pairs"); 0, or
  * HPCP_EXIT_USAGE after one line on rank 0. Collective over `world`. */

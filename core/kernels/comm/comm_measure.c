@@ -84,8 +84,8 @@ static void use_slot(struct comm_call *c, const struct comm_buffers *b)
     c->rbuf = b->recv + (size_t)slot * b->recv_stride;
 }
 
-static void run_calls(const struct comm_function *fn, struct comm_call *c,
-                      const struct comm_buffers *b, long n)
+void comm_run_calls(const struct comm_function *fn, struct comm_call *c,
+                    const struct comm_buffers *b, long n)
 {
     for (long i = 0; i < n; i++, c->iteration++) {
         use_slot(c, b);
@@ -105,7 +105,7 @@ static double calibrate(const struct comm_function *fn, struct comm_call *c,
     for (;;) {
         MPI_Barrier(c->comm);
         double t0 = MPI_Wtime();
-        run_calls(fn, c, b, k);
+        comm_run_calls(fn, c, b, k);
         double mine = MPI_Wtime() - t0, worst;
         MPI_Allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, c->comm);
         *calls += k;
@@ -139,21 +139,14 @@ static double checked_call(const struct comm_function *fn, struct comm_call *c,
     return t;
 }
 
-struct timing {
-    long reps, batch;
-    int nsamples;
-    double samples[COMM_MAX_SAMPLES], mean;
-    long checked, wrong, bad;
-};
-
 static void timed(const struct comm_function *fn, struct comm_call *c, const struct comm_buffers *b,
-                  int check_all, struct timing *T)
+                  int check_all, struct comm_timed *T)
 {
     MPI_Barrier(c->comm);
     double start = MPI_Wtime(), prev = start, sum = 0;
     for (int s = 0; s < T->nsamples; s++) {
         if (!check_all) {
-            run_calls(fn, c, b, T->batch);
+            comm_run_calls(fn, c, b, T->batch);
             double now = MPI_Wtime();
             T->samples[s] = (now - prev) / (double)T->batch;
             prev = now;
@@ -173,7 +166,7 @@ static void timed(const struct comm_function *fn, struct comm_call *c, const str
 
 /* Repetitions for the budget, cut into at most COMM_MAX_SAMPLES batches of
  * at least COMM_MIN_SAMPLE_S each (one call per batch with --check). */
-static void plan_reps(double per_call, double budget, int check_all, struct timing *T)
+static void plan_reps(double per_call, double budget, int check_all, struct comm_timed *T)
 {
     double want = per_call > 0 ? budget / per_call : (double)COMM_MAX_REPS;
     T->reps = want < 2 ? 2 : want > COMM_MAX_REPS ? COMM_MAX_REPS : (long)want;
@@ -191,7 +184,7 @@ static void plan_reps(double per_call, double budget, int check_all, struct timi
 /* Rank 0: t_min/avg/max over ranks, the samples' slowest rank, the first
  * wrong data; everything divided into "per call" as the function defines. */
 static void reduce_point(const struct comm_function *fn, const struct comm_call *c,
-                         const struct timing *T, struct comm_point *pt)
+                         const struct comm_timed *T, struct comm_point *pt)
 {
     double mean = T->mean / fn->time_divisor, lo, hi, sum;
     double mine[COMM_MAX_SAMPLES];
@@ -220,18 +213,22 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
 }
 
 void comm_measure(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
-                  double budget, int check_all, int corrupt, struct comm_point *pt)
+                  const struct comm_measure_how *how, struct comm_point *pt)
 {
-    struct timing T = {.bad = -1};
+    struct comm_timed T = {.bad = -1};
     cut_slots(fn, c, b);
     long warmup;
-    double per_call = calibrate(fn, c, b, budget, &warmup);
-    check_all = check_all && fn->fill;
-    plan_reps(per_call, budget, check_all, &T);
-    timed(fn, c, b, check_all, &T);
+    int check_all = how->check_all && fn->fill;
+    if (how->timing == COMM_TIMING_HPCPROBE) {
+        double per_call = calibrate(fn, c, b, how->budget, &warmup);
+        plan_reps(per_call, how->budget, check_all, &T);
+        timed(fn, c, b, check_all, &T);
+    } else {
+        comm_time_as_peer(how->timing, fn, c, b, &T, &warmup);
+    }
     if (fn->fill) { /* one more call, stamped and compared, whatever --check says */
         int wrong;
-        checked_call(fn, c, b, corrupt, &wrong, &T.bad);
+        checked_call(fn, c, b, how->corrupt, &wrong, &T.bad);
         T.checked++, T.wrong += wrong;
     }
     reduce_point(fn, c, &T, pt);

@@ -43,10 +43,36 @@ int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, s
                        int ranks, int off_cache, uint64_t llc);
 void comm_buffers_free(struct comm_buffers *b);
 
-/* Collective over c->comm: calibrate, time and validate `fn` at c->bytes;
- * c->iteration advances. `corrupt`: flip a received byte before the last
- * validation (the test hook). Rank 0 gets *pt. */
+/* How comm_measure times a size: the policy (enum comm_timing), hpcprobe's time
+ * budget (s), --check (every timed call checked; hpcprobe's policy only), and
+ * `corrupt`: flip a received byte before the last validation (the test hook). */
+struct comm_measure_how {
+    int timing;
+    double budget;
+    int check_all, corrupt;
+};
+
+/* Collective over c->comm: warm up, time and validate `fn` at c->bytes as `how`
+ * says; c->iteration advances. Rank 0 gets *pt. */
 void comm_measure(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
-                  double budget, int check_all, int corrupt, struct comm_point *pt);
+                  const struct comm_measure_how *how, struct comm_point *pt);
+
+/* One rank's timed calls of one size: `reps` calls in `nsamples` batches of `batch`
+ * (the last may be shorter), each sample a batch's mean seconds per call; `mean`
+ * over all of them. */
+struct comm_timed {
+    long reps, batch;
+    int nsamples;
+    double samples[COMM_MAX_SAMPLES], mean;
+    long checked, wrong, bad;
+};
+
+/* n calls back to back, each on its slot. */
+void comm_run_calls(const struct comm_function *fn, struct comm_call *c,
+                    const struct comm_buffers *b, long n);
+/* IMB-MPI1's or OSU's repetitions, warm-up and timing of one size (comm_timing.c);
+ * *warmup gets the untimed calls made before. Collective over c->comm. */
+void comm_time_as_peer(int timing, const struct comm_function *fn, struct comm_call *c,
+                       const struct comm_buffers *b, struct comm_timed *T, long *warmup);
 
 #endif

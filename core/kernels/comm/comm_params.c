@@ -20,6 +20,7 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
     [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_TIMING] = {"--timing", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "hpcprobe|imb|osu"},
     [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
     [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
     [COMM_OPT_SIZE] = {"--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
@@ -40,13 +41,9 @@ static const struct hpcp_cli comm_cli = {spec,
                                          1};
 
 /* Which options each benchmark reads; the others are refused by name. */
-static const int comm_opts[] = {COMM_OPT_SIZES,
-                                COMM_OPT_TIME_PER_SIZE,
-                                COMM_OPT_OFF_CACHE,
-                                COMM_OPT_CHECK,
-                                COMM_OPT_NP_SWEEP,
-                                COMM_OPT_FUNCTIONS,
-                                -1};
+static const int comm_opts[] = {
+    COMM_OPT_SIZES,    COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE, COMM_OPT_CHECK,
+    COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS,     COMM_OPT_TIMING,    -1};
 static const int beff_opts[] = {COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
 static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1};
 static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1};
@@ -90,6 +87,20 @@ static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *
     p->check = v[COMM_OPT_CHECK].set;
     p->np_sweep = v[COMM_OPT_NP_SWEEP].set;
     p->functions = v[COMM_OPT_FUNCTIONS].set ? v[COMM_OPT_FUNCTIONS].s : NULL;
+    p->timing =
+        v[COMM_OPT_TIMING].set ? comm_timing_named(v[COMM_OPT_TIMING].s) : COMM_TIMING_HPCPROBE;
+    /* IMB and OSU fix their repetitions per size; a time budget would be another policy. */
+    int peer = p->timing != COMM_TIMING_HPCPROBE;
+    const char *theirs = peer && v[COMM_OPT_TIME_PER_SIZE].set ? "--time-per-size"
+                         : peer && p->check                    ? "--check"
+                                                               : NULL;
+    if (theirs) {
+        snprintf(err, len,
+                 "%s does not apply to --timing %s (it repeats and checks as %s does; "
+                 "allowed with --timing hpcprobe)",
+                 theirs, comm_timing_name(p->timing), comm_timing_name(p->timing));
+        return -1;
+    }
     return 0;
 }
 

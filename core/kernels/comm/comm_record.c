@@ -31,7 +31,11 @@ static void add_parameters(struct hpcp_record *r, const struct comm_plan *pl,
     hpcp_record_param_int(r, "min_size_bytes", (long long)pl->sizes[0]);
     hpcp_record_param_int(r, "max_size_bytes", (long long)pl->sizes[pl->nsizes - 1]);
     hpcp_record_param_int(r, "headline_size_bytes", (long long)pl->sizes[headline_point(pl)]);
-    hpcp_record_param_double(r, "time_per_size_s", p->time_per_size);
+    hpcp_record_param_string(r, "timing", comm_timing_name(p->timing));
+    if (p->timing == COMM_TIMING_HPCPROBE)
+        hpcp_record_param_double(r, "time_per_size_s", p->time_per_size);
+    else
+        hpcp_record_param_null(r, "time_per_size_s");
     hpcp_record_param_string(r, "time_is", fn->time_divisor == 2 ? "half-round-trip" : "call");
     hpcp_record_param_bool(r, "off_cache", p->off_cache);
     if (p->llc_bytes)

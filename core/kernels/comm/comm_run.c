@@ -26,8 +26,9 @@ static int measure_group(const struct comm_plan *pl, const struct comm_params *p
     int corrupt = hpcp_fault_corrupt_words() > 0;
     for (int i = 0; i < pl->nsizes; i++) {
         c.bytes = pl->sizes[i];
-        comm_measure(pl->fn, &c, &b, p->time_per_size, p->check, corrupt && i == pl->nsizes - 1,
-                     rank == 0 ? &pts[i] : &scratch);
+        struct comm_measure_how how = {p->timing, p->time_per_size, p->check,
+                                       corrupt && i == pl->nsizes - 1};
+        comm_measure(pl->fn, &c, &b, &how, rank == 0 ? &pts[i] : &scratch);
     }
     comm_buffers_free(&b);
     return 0;

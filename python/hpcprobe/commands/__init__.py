@@ -15,6 +15,10 @@ from hpcprobe.results import RecordSet, shown_problems
 from hpcprobe.show import records_json, records_table, write_csv
 
 
+# `show --format NAME` in another tool's layout: the families' text formats by name.
+TEXT_FORMATS = {name: text for family in FAMILIES for name, text in family.text_formats}
+
+
 def print_family_tables(records: RecordSet) -> None:
     """The tables of every family that has records here (memory, contention, comm)."""
     console = stdout_console()
@@ -32,6 +36,13 @@ def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         print(records_json(found.records))
     elif args.format == "csv":
         write_csv(found.records, sys.stdout)
+    elif args.format in TEXT_FORMATS:
+        text = TEXT_FORMATS[args.format](found.records)
+        if not text:
+            stderr_line(f"show --format {args.format}: no record here is of a benchmark that "
+                        "this layout prints (imb and osu print comm's records)")
+            return EXIT_BAD_INPUT
+        print(text)
     elif found.records:
         stdout_console().print(records_table(found.records))
         print_family_tables(found)

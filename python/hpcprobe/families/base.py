@@ -39,7 +39,8 @@ class Family:
     `check_run(args)` add its options to `hpcprobe run` (before its --repeat, or with
     `run_options_last` after its launch options); `bound` are its benchmarks
     whose suite launches bind one rank per core; `headline(records)` the figures of
-    its records on the run's headline table (headline.py)."""
+    its records on the run's headline table (headline.py); `text_formats` the layouts of
+    other tools that `show --format` can print its records in."""
 
     name: str
     benchmarks: Tuple[str, ...]
@@ -51,3 +52,6 @@ class Family:
     check_run: Optional[Check] = None
     bound: Tuple[str, ...] = ()
     headline: Optional[Callable[[Sequence[Record]], List[Any]]] = None
+    # `show --format NAME`: text in another tool's layout (comm: IMB's and OSU's), as
+    # (NAME, text(records)) pairs.
+    text_formats: Tuple[Tuple[str, Callable[[Sequence[Record]], str]], ...] = ()

@@ -7,6 +7,7 @@ import os
 from typing import Any, Iterable, Optional, Sequence
 
 from hpcprobe.families.comm.options import comm_bench_options, comm_bench_variant, default_ranks
+from hpcprobe.families.comm.peer_formats import peer_text
 from hpcprobe.families.comm.tables import comm_tables
 from hpcprobe.families.hpcc.command import write_launch_summary
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stdout_console
@@ -46,8 +47,14 @@ def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> i
                             COMM_DEFAULT_BUDGET_S)
     launch = place_launch(bind_ranks(launch), args.placement)
     outcome = context.run(launch, 1, 1)
-    print_records(outcome.found)
-    print_comm_tables(outcome.found)
+    layout = getattr(args, "format", "table")
+    if layout != "table":  # nothing else on stdout: the peer's parsers read it whole
+        text = peer_text(layout, outcome.found.records)
+        if text:
+            print(text)
+    else:
+        print_records(outcome.found)
+        print_comm_tables(outcome.found)
     if getattr(args, "hpcc_summary", False):
         write_launch_summary(outcome, launch, context.out_dir)
     return outcome.exit_status

@@ -9,6 +9,7 @@ from hpcprobe.families.comm.headline import comm_headline
 from hpcprobe.families.comm.options import (COMM_COMMANDS, add_comm_parser, add_placement_option,
                                             check_comm)
 from hpcprobe.families.comm.placement import PLACED_BENCHMARKS
+from hpcprobe.families.comm.peer_formats import PEER_FORMATS, peer_text
 from hpcprobe.families.comm.tables import comm_tables
 
 FAMILY = Family(
@@ -19,4 +20,5 @@ FAMILY = Family(
     tables=comm_tables, report=SECTION, add_run_options=add_placement_option,
     run_options_last=True, check_run=check_comm,
     bound=PLACED_BENCHMARKS, headline=comm_headline,
+    text_formats=tuple((name, partial(peer_text, name)) for name in PEER_FORMATS),
 )

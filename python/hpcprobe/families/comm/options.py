@@ -7,9 +7,10 @@ import argparse
 import os
 from typing import Any, List, Optional, Sequence, Tuple
 
-from hpcprobe.cli_types import add_launch_options, unknown
+from hpcprobe.cli_types import add_launch_options, choice, unknown
 from hpcprobe.errors import UsageError
 from hpcprobe.launch.kernels import variants
+from hpcprobe.families.comm.peer_formats import PEER_FORMATS
 from hpcprobe.families.comm.placement import ORDERS, read_placement
 
 # IMB-MPI1's order (docs/kernels/comm.md); PingPong and PingPing need two ranks. The
@@ -52,6 +53,12 @@ COMM_FLAG_OPTIONS = (
 )
 
 
+# comm --timing: whose repetition and timing policy (docs/kernels/comm.md); by default
+# the one of the tool whose layout --format prints.
+TIMINGS = ("hpcprobe", "imb", "osu")
+COMM_OUTPUT_FORMATS = ("table",) + PEER_FORMATS
+
+
 def comm_functions() -> Tuple[str, ...]:
     """The functions `hpcprobe comm` takes: the bench's comm variants but `all`."""
     return tuple(name for name in variants("comm", ("all",) + COMM_FUNCTIONS) if name != "all")
@@ -69,6 +76,14 @@ def _add_bench_options(parser: Any, command: str) -> None:
     if command == "comm":
         for attribute, option, text in COMM_FLAG_OPTIONS:
             parser.add_argument(option, dest=attribute, action="store_true", help=text)
+        parser.add_argument("--format", default="table", type=choice("format", COMM_OUTPUT_FORMATS),
+                            help="print the figures in hpcprobe's tables, or in IMB-MPI1's or "
+                                 "OSU's layout (osu-full: with min, max and iterations; "
+                                 "osu-tail: with P50/P90/P99)")
+        parser.add_argument("--timing", type=choice("timing", TIMINGS),
+                            help="repeat and time each size as hpcprobe, IMB-MPI1 or OSU does "
+                                 "(default: the tool whose layout --format prints, else "
+                                 "hpcprobe)")
 
 
 def add_placement_option(parser: Any) -> None:
@@ -112,8 +127,19 @@ def check_comm(args: argparse.Namespace) -> None:
         return
     if args.command == "comm":
         _check_functions(args.functions, args.np)
+        _check_timing(args)
     if args.command in ("beff", "pairs") and args.np == 1:
         raise UsageError(f"{args.command} measures between ranks: it needs --np 2 or more, not 1")
+
+
+def _check_timing(args: argparse.Namespace) -> None:
+    """IMB and OSU fix their repetitions and check as they do: hpcprobe's budget and
+    --check belong to its own policy (the bench refuses them too)."""
+    timing = comm_timing(args)
+    for attribute, option in (("time_per_size", "--time-per-size"), ("check", "--check")):
+        if timing != "hpcprobe" and getattr(args, attribute, None):
+            raise UsageError(f"{option} does not apply to --timing {timing} (it repeats and "
+                             f"checks as {timing} does; allowed with --timing hpcprobe)")
 
 
 def _check_functions(functions: Sequence[str], np: Optional[int]) -> None:
@@ -147,4 +173,14 @@ def comm_bench_options(args: argparse.Namespace) -> List[str]:
             options.append(option)
     if args.command == "comm" and len(args.functions) > 1:
         options += ["--functions", ",".join(args.functions)]
+    if args.command == "comm":
+        options += ["--timing", comm_timing(args)]
     return options
+
+
+def comm_timing(args: argparse.Namespace) -> str:
+    """--timing as given, else the policy of the tool whose layout --format prints."""
+    if getattr(args, "timing", None):
+        return args.timing
+    layout = getattr(args, "format", "table")
+    return layout.split("-")[0] if layout != "table" else "hpcprobe"

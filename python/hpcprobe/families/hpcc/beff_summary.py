@@ -13,13 +13,15 @@ figure itself (the geometric mean over the random orderings). The keys are HPCC'
   bandwidth (the 2,000,000 B runs)
 - RandomlyOrderedRingLatency_usec and ...Bandwidth_GBytes: the geometric means
 
-in HPCC's order and `%g` format. The last beff record given is reported.
+in HPCC's order, in block.py's fixed point where HPCC has `%g`. The last beff record
+given is reported.
 """
 
 import math
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.families.hpcc.block import decimal
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import GIGA, MICRO
 
@@ -72,5 +74,5 @@ def beff_summary_entries(records: Sequence[Record]) -> List[Entry]:
     if not chosen:
         return []
     figures = beff_figures(chosen[-1])
-    return [(key, "%g" % (figures[key] / divisor)) for key, _, _, divisor in BEFF_KEYS
+    return [(key, decimal(figures[key] / divisor)) for key, _, _, divisor in BEFF_KEYS
             if figures[key] is not None]

@@ -3,13 +3,15 @@ machine and its build (HPCC 1.5 src/io.c, HPCC_Finalize): summary.py puts them i
 HPCC's order with the RandomAccess, STREAM and b_eff keys.
 
 Each function takes the records of its benchmark and returns (key, text) pairs; a key
-whose value no record measured is left out rather than invented. Keys that describe how
-HPCC itself was built and that have no counterpart here are printed with HPCC's own
-"not applicable" value, -1 (HPCC does the same, e.g. MemProc=-1)."""
+whose value no record measured is left out rather than invented (block.py prints HPCC's
+"not run" value for it). Keys that describe how HPCC itself was built and that have no
+counterpart here are printed with HPCC's own "not applicable" value, -1 (HPCC does the
+same, e.g. MemProc=-1). Formats are block.py's: `decimal` where HPCC has `%g`."""
 
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.families.hpcc.block import decimal, exponent, integer
 from hpcprobe.families.memory.tables import number
 from hpcprobe.report.common import last_of as last
 from hpcprobe.stats import metric_median
@@ -19,9 +21,6 @@ Record = Dict[str, Any]
 Entry = Tuple[str, str]
 EntriesFn = Callable[[Sequence[Record]], List[Entry]]
 
-# The version of the summary format written (HPCC 1.5.0's), which parsers look at.
-FORMAT_VERSION = (("VersionMajor", "1"), ("VersionMinor", "5"), ("VersionMicro", "0"),
-                  ("VersionRelease", "f"))
 NOT_APPLICABLE = "-1"
 # The lines around the key=value pairs, which parsers of HPCC's output look for.
 BEGIN_LINE = "Begin of Summary section."
@@ -30,16 +29,8 @@ END_LINE = "End of Summary section."
 HPCC_BENCHMARKS = ("hpl", "dgemm", "ptrans", "ra", "stream", "fft", "beff")
 
 
-def g(value: float) -> str:
-    return "%g" % value
-
-
-def e(value: float) -> str:
-    return "%e" % value
-
-
-def integer(value: float) -> str:
-    return str(int(value))
+# HPCC's %g and %e keys (block.py says why %g's become fixed point).
+g, e = decimal, exponent
 
 
 def entry(key: str, value: Optional[float], fmt: Callable[[float], str]) -> List[Entry]:
@@ -200,6 +191,22 @@ def _fft_error(record: Optional[Record]) -> Optional[float]:
     return scaled_error * DOUBLE_EPS * math.log(m)
 
 
+# HPCC's forward-transform phases (FFT/pzfft1d.c: MPIFFT_time<i> is timings[i+1] -
+# timings[i]) and the `fft mpi` record's metric of the same step of the six-step
+# algorithm. time0 (HPCC's setup inside the call) is done when hpcprobe plans, outside
+# the timed transform, and time6 (the inverse's scaling) a forward transform skips in
+# both: neither has a metric, and block.py prints HPCC's 0 for them.
+MPIFFT_PHASE_METRICS = {1: "transpose1_time", 2: "fft1_twiddle_time", 3: "transpose2_time",
+                        4: "fft2_time", 5: "transpose3_time"}
+
+
+def _fft_phase_entries(mpi: Optional[Record]) -> List[Entry]:
+    if mpi is None:
+        return []
+    return [found for phase, metric in MPIFFT_PHASE_METRICS.items()
+            for found in entry(f"MPIFFT_time{phase}", metric_median(mpi, metric), g)]
+
+
 def fft_entries(records: Sequence[Record]) -> List[Entry]:
     star, single, mpi = (last(records, "fft", variant) for variant in ("star", "single", "mpi"))
     procs = None if mpi is None else number(section(mpi, "layout").get("ranks"))
@@ -209,15 +216,17 @@ def fft_entries(records: Sequence[Record]) -> List[Entry]:
             *entry("MPIFFT_N", parameter(mpi, "m"), integer),
             *entry("MPIFFT_Gflops", scaled(headline(mpi), GIGA), g),
             *entry("MPIFFT_maxErr", _fft_error(mpi), g),
-            *entry("MPIFFT_Procs", procs, integer)]
+            *entry("MPIFFT_Procs", procs, integer),
+            *_fft_phase_entries(mpi)]
 
 
 # --- the build switches HPCC prints last ------------------------------------------------
 
 def openmp_entries(records: Sequence[Record]) -> List[Entry]:
-    """HPCC's M_OPENMP and omp_* keys from the measuring binary's OpenMP (-1 each, as
-    HPCC prints them, when it was built without); none when no record says. STREAM's
-    records come first: theirs is the OpenMP that a benchmark of the run used."""
+    """HPCC's M_OPENMP and omp_* keys from the measuring binary's OpenMP (M_OPENMP -1 and
+    the omp_* 0, as HPCC prints them, when it was built without); none when no record
+    says. STREAM's records come first: theirs is the OpenMP that a benchmark of the run
+    used."""
     streams = [record for record in records if record.get("benchmark") == "stream"]
     found, openmp = _binary_metadata(streams + list(records), "openmp")
     keys = (("M_OPENMP", "version"), ("omp_get_num_threads", "num_threads"),
@@ -225,7 +234,7 @@ def openmp_entries(records: Sequence[Record]) -> List[Entry]:
     if not found:
         return []
     if not isinstance(openmp, dict):
-        return [(key, NOT_APPLICABLE) for key, _ in keys]
+        return [(key, NOT_APPLICABLE if key == "M_OPENMP" else "0") for key, _ in keys]
     return [found for key, name in keys for found in
             entry(key, number(openmp.get(name)), integer)]
 
@@ -239,7 +248,7 @@ def trailer_entries(records: Sequence[Record]) -> List[Entry]:
                     for r in records)
     entries = [(key, NOT_APPLICABLE) for key in ("FFTEnblk", "FFTEnp", "FFTEl2size")]
     entries += openmp_entries(records)
-    entries += [(key, NOT_APPLICABLE) for key in ("MemProc", "MemSpec", "MemVal")]
+    entries += [("MemProc", g(-1)), ("MemSpec", NOT_APPLICABLE), ("MemVal", g(-1))]
     return entries + [("CPS_HPCC_FFT_235", "0"), ("CPS_HPCC_FFTW_ESTIMATE", "0"),
                       ("CPS_HPCC_MEMALLCTR", "0"), ("CPS_HPL_USE_GETPROCESSTIMES", "0"),
                       ("CPS_RA_SANDIA_NOPT", "1" if hypercube else "0"),

@@ -1,13 +1,15 @@
 """An HPCC-compatible summary block, so tools that parse hpccoutf.txt read our results.
 
-Key names, order and number formats follow HPCC 1.5 (src/io.c, HPCC_Finalize): `%g`
-for rates and times, integers for counts, `%e` for MPI_Wtick and the machine constants.
-The block is made of SECTIONS, in HPCC's order: the general keys, HPL (with the machine's
+Key names and order follow HPCC 1.5 (src/io.c, HPCC_Finalize); number formats are
+block.py's: fixed point with a decimal point where HPCC has `%g` (rates, times),
+integers for counts, `%e` for MPI_Wtick and the machine constants. SECTIONS, in HPCC's
+order, give what the records measured: the general keys, HPL (with the machine's
 arithmetic), DGEMM, PTRANS, RandomAccess, STREAM, FFT, b_eff, and HPCC's build switches
-(keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine). A measured key is
-written only when a record measured it. Success is 1 only when every step asked for ran
-and every HPCC record passed validation: a missing, failed or unverified one gives 0,
-and a line after the summary names it.
+(keys.py has those of HPL, DGEMM, PTRANS, FFT and the machine); the printed block has
+every key of HPCC 1.5 once, a key no record measured holding HPCC's "not run" value
+(block.whole_block). Success is 1 only when every step asked for ran and every HPCC
+record passed validation: a missing, failed or unverified one gives 0, and a line
+after the summary names it.
 
 b_eff's keys come from `beff` records through SECTIONS["beff"], the b_eff family's own
 function (beff_summary.py: HPCC's ten keys, their definitions and units).
@@ -31,6 +33,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 
 from hpcprobe.families.hpcc import keys as hpcc_keys
 from hpcprobe.families.hpcc.balance import balance_of, keys_from_records
+from hpcprobe.families.hpcc.block import FORMAT_VERSION, decimal, integer, whole_block
 from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
 from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
 from hpcprobe.families.memory.tables import (STREAM_KERNELS, number, stream_single_best,
@@ -46,14 +49,6 @@ Entry = Tuple[str, str]
 # algorithm), 2 Sandia's power-of-two version with sorting and unrolling (RA_SANDIA_OPT2,
 # which hpcprobe does not have). alltoall and torus have no HPCC number.
 HPCC_ALGORITHM_NUMBERS = {"reference": 0, "hypercube": 1}
-
-
-def _g(value: float) -> str:
-    return "%g" % value
-
-
-def _integer(value: float) -> str:
-    return str(int(value))
 
 
 def _section(record: Record, name: str) -> Dict[str, Any]:
@@ -131,16 +126,16 @@ def _mpi_entries(record: Record) -> List[Entry]:
         fraction = errors / table_words
     time_bound = parameters.get("time_limit_s")
     return [
-        *_entry(prefix + "N", table_words, _integer),
-        *_entry(prefix + "time", metric_median(record, "time"), _g),
-        *_entry(prefix + "CheckTime", metric_median(record, "verify_time"), _g),
-        *_entry(prefix + "Errors", errors, _integer),
-        *_entry(prefix + "ErrorsFraction", fraction, _g),
-        *_entry(prefix + "ExeUpdates", _executed_updates(record), _integer),
-        *_entry(prefix + "GUPs", _gups(record), _g),
-        *_entry(prefix + "TimeBound", -1 if time_bound is None else time_bound, _g),
+        *_entry(prefix + "N", table_words, integer),
+        *_entry(prefix + "time", metric_median(record, "time"), decimal),
+        *_entry(prefix + "CheckTime", metric_median(record, "verify_time"), decimal),
+        *_entry(prefix + "Errors", errors, integer),
+        *_entry(prefix + "ErrorsFraction", fraction, decimal),
+        *_entry(prefix + "ExeUpdates", _executed_updates(record), integer),
+        *_entry(prefix + "GUPs", _gups(record), decimal),
+        *_entry(prefix + "TimeBound", -1 if time_bound is None else time_bound, decimal),
         *_entry(prefix + "Algorithm", HPCC_ALGORITHM_NUMBERS.get(str(record.get("algorithm"))),
-                _integer),
+                integer),
     ]
 
 
@@ -152,11 +147,11 @@ def _per_process_entries(records: Sequence[Record], lcg: bool) -> List[Entry]:
     entries: List[Entry] = []
     if sized is not None:
         table_words = _section(sized, "parameters").get("table_words")
-        entries += _entry(f"RandomAccess{infix}_N", table_words, _integer)
+        entries += _entry(f"RandomAccess{infix}_N", table_words, integer)
     if star is not None:
-        entries += _entry(f"StarRandomAccess{infix}_GUPs", _gups(star), _g)
+        entries += _entry(f"StarRandomAccess{infix}_GUPs", _gups(star), decimal)
     if single is not None:
-        entries += _entry(f"SingleRandomAccess{infix}_GUPs", _gups(single), _g)
+        entries += _entry(f"SingleRandomAccess{infix}_GUPs", _gups(single), decimal)
     return entries
 
 
@@ -186,7 +181,7 @@ def _general_entries(records: Sequence[Record]) -> List[Entry]:
     wticks = [_section(record, "metadata").get("mpi_wtick_s") for record in records]
     wtick = next((tick for tick in wticks if tick is not None), None)
     return [
-        *hpcc_keys.FORMAT_VERSION,
+        *FORMAT_VERSION,
         ("LANG", "C"),
         ("Success", "0" if record_problems(records) or not records else "1"),
         *hpcc_keys.sizeof_entries(records),
@@ -214,15 +209,15 @@ def _stream_entries(records: Sequence[Record]) -> List[Entry]:
     parameters = _section(sized, "parameters")
     threads = number(parameters.get("threads_per_rank")) or number(
         _section(sized, "layout").get("threads_per_rank"))
-    entries = [*_entry("STREAM_VectorSize", number(parameters.get("array_elements")), _integer),
-               *_entry("STREAM_Threads", threads, _integer)]
+    entries = [*_entry("STREAM_VectorSize", number(parameters.get("array_elements")), integer),
+               *_entry("STREAM_Threads", threads, integer)]
     for kernel in STREAM_KERNELS:
         rates = stream_star_best(star, kernel) if star is not None else []
         mean = statistics.fmean(rates) if rates else None
-        entries += _entry(f"StarSTREAM_{kernel.capitalize()}", _gbs(mean), _g)
+        entries += _entry(f"StarSTREAM_{kernel.capitalize()}", _gbs(mean), decimal)
     for kernel in STREAM_KERNELS:
         best = stream_single_best(single, kernel) if single is not None else None
-        entries += _entry(f"SingleSTREAM_{kernel.capitalize()}", _gbs(best), _g)
+        entries += _entry(f"SingleSTREAM_{kernel.capitalize()}", _gbs(best), decimal)
     return entries
 
 
@@ -268,7 +263,8 @@ def hpcc_summary_sections(records: Iterable[Record]) -> List[Tuple[str, List[Ent
 
 
 def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
-    """(key, value) pairs in HPCC's order for the HPCC records given; none without any."""
+    """The (key, value) pairs that the HPCC records given measured, section by section in
+    HPCC's order; none without any (whole_block makes the printed block of them)."""
     return [entry for _, entries in hpcc_summary_sections(records) for entry in entries]
 
 
@@ -315,14 +311,10 @@ def balance_lines(records: Sequence[Record]) -> List[str]:
     return lines
 
 
-def _not_successful(entries: List[Entry]) -> List[Entry]:
-    return [(key, "0" if key == "Success" else value) for key, value in entries]
-
-
 def hpcc_summary_text(records: Iterable[Record], step_problems: Sequence[str] = ()) -> str:
-    """The block from "Begin of Summary section." to "End of Summary section.", after
-    the lines of algorithm_lines (if any), and paper 003's balance ratios after it when
-    HPL ran.
+    """The block from "Begin of Summary section." to "End of Summary section." with
+    every key of HPCC 1.5 once, after the lines of algorithm_lines (if any), and paper
+    003's balance ratios after it when HPL ran.
 
     `step_problems` names the steps that were asked for and did not deliver (failed,
     killed, no record): any makes Success 0, as a failed or unverified record does.
@@ -330,11 +322,10 @@ def hpcc_summary_text(records: Iterable[Record], step_problems: Sequence[str] = 
     records = list(records)
     entries = hpcc_summary_entries(records)
     if step_problems:
-        hpcc_records = _of_benchmark(records, *HPCC_BENCHMARKS)
-        entries = _not_successful(entries or _general_entries(hpcc_records))
+        entries.append(("Success", "0"))
     lines = algorithm_lines(records)
     lines.append(BEGIN_LINE)
-    lines += [f"{key}={value}" for key, value in entries]
+    lines += [f"{key}={value}" for key, value in whole_block(entries)]
     lines.append(END_LINE)
     lines += balance_lines(records)
     return "\n".join(lines) + "\n"
