@@ -1,0 +1,1 @@
+'''ReFrame tests for hpcprobe: a base class per benchmark family (docs/reframe.md).'''
