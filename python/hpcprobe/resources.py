@@ -1,4 +1,5 @@
-"""Files installed next to the package: the result schema and what the build recorded."""
+"""Files installed next to the package: the result schema, the documentation and what the
+build recorded (CMakeLists.txt installs them; in a source tree they are read from there)."""
 
 import json
 from functools import lru_cache
@@ -10,7 +11,8 @@ from hpcprobe.errors import HpcprobeError
 
 SCHEMA_NAME = "result-v1.json"
 # python/hpcprobe/resources.py -> the repository root, for runs from a source tree.
-_SOURCE_TREE_SCHEMA = Path(__file__).resolve().parents[2] / "schema" / SCHEMA_NAME
+_SOURCE_TREE = Path(__file__).resolve().parents[2]
+_SOURCE_TREE_SCHEMA = _SOURCE_TREE / "schema" / SCHEMA_NAME
 
 
 @lru_cache(maxsize=None)
@@ -40,3 +42,12 @@ def load_build_info() -> Dict[str, str]:
     if not isinstance(info, dict):
         return {}
     return {str(key): str(value) for key, value in info.items()}
+
+
+def docs_page(page: str) -> Path:
+    """A page of the documentation (e.g. "cli.md"): the copy installed with the package,
+    else the source tree's, so that what a message names exists outside a checkout."""
+    installed = resources.files("hpcprobe") / "docs" / page
+    if installed.is_file():
+        return Path(str(installed))
+    return _SOURCE_TREE / "docs" / page

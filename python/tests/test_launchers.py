@@ -116,6 +116,19 @@ def test_mpiexec_prefers_the_one_recorded_by_the_build(tmp_path, monkeypatch):
     assert MpiexecLauncher.locate({"PATH": ""}) == str(recorded)
 
 
+def test_mpiexec_recorded_by_name_is_this_environments(tmp_path, monkeypatch):
+    # A pip build with PyPI's MPICH records "mpiexec": the one installed beside the package.
+    monkeypatch.setattr(launchers_module, "load_build_info", lambda: {"mpiexec": "mpiexec"})
+    scripts = tmp_path / "env" / "bin"
+    monkeypatch.setattr(launchers_module, "scripts_directory", lambda: scripts)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python"))
+    on_path = make_executable(tmp_path / "path" / "mpiexec")
+    env = {"PATH": str(on_path.parent)}
+    assert MpiexecLauncher.locate(env) == str(on_path)  # not installed there: PATH's
+    installed = make_executable(scripts / "mpiexec")
+    assert MpiexecLauncher.locate(env) == str(installed)
+
+
 def test_mpiexec_falls_back_to_the_venv_then_path(tmp_path, monkeypatch):
     monkeypatch.setattr(launchers_module, "load_build_info",
                         lambda: {"mpiexec": str(tmp_path / "gone" / "mpiexec")})

@@ -1,6 +1,7 @@
 /* STREAM Copy, Scale, Add, Triad (McCalpin), with OpenMP threads per rank.
  * `single` and `star` are one kernel with different default --copies and
- * headline; stream_driver.c runs the phases and writes the record. */
+ * headline; stream_driver.c runs the phases and writes the record, and
+ * stream_loops.c holds the timed loops. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,76 +20,32 @@ const char *const stream_kernel_names[STREAM_KERNELS] = {"copy", "scale", "add",
 /* Bytes per element as STREAM counts them: what is read and written, once. */
 const int stream_bytes_per_element[STREAM_KERNELS] = {16, 16, 24, 24};
 
-/* Stores that bypass the cache (x86 AVX): the arrays are far larger than
- * the caches, so a store that first reads its line (write-allocate) only
- * moves bytes STREAM does not count. STREAM's rules allow it; the record
- * says which stores ran (stream_nontemporal). Arrays start on 64-byte
- * lines; each thread streams whole 8-double blocks, the tail is plain. */
-#if defined(__AVX__)
-#include <immintrin.h>
-const int stream_nontemporal = 1;
-#define STREAM_BLOCKS(n, body_vec, body_scalar)                                     \
-    do {                                                                            \
-        size_t nb_ = (n) / 8;                                                       \
-        _Pragma("omp parallel")                                                     \
-        {                                                                           \
-            _Pragma("omp for schedule(static)") for (size_t b_ = 0; b_ < nb_; b_++) \
-            {                                                                       \
-                size_t i = b_ * 8;                                                  \
-                body_vec;                                                           \
-                i += 4;                                                             \
-                body_vec;                                                           \
-            }                                                                       \
-            _mm_sfence();                                                           \
-        }                                                                           \
-        for (size_t i = nb_ * 8; i < (n); i++)                                      \
-            body_scalar;                                                            \
-    } while (0)
-#define LD(p) _mm256_load_pd((p) + i)
-#define ST(p, v) _mm256_stream_pd((p) + i, (v))
-#define Q4 _mm256_set1_pd(q)
-#else
-const int stream_nontemporal = 0;
-#define STREAM_BLOCKS(n, body_vec, body_scalar) \
-    do {                                        \
-        STREAM_LOOP                             \
-        for (size_t i = 0; i < (n); i++)        \
-            body_scalar;                        \
-    } while (0)
+/* The loops (stream_loops.c): the build's own, or AVX's non-temporal stores when the
+ * build's are plain and this CPU has AVX (a portable build on a current x86 CPU). */
+const struct stream_loops *stream_loops_current(void)
+{
+    static const struct stream_loops *chosen;
+    if (!chosen) {
+        chosen = &stream_loops_build;
+#if defined(HPCP_STREAM_AVX) && defined(__GNUC__) && defined(__x86_64__)
+        if (!stream_loops_build.nontemporal && __builtin_cpu_supports("avx"))
+            chosen = &stream_loops_avx;
 #endif
-
-static void stream_copy(double *restrict c, const double *restrict a, size_t n)
-{
-    STREAM_BLOCKS(n, ST(c, LD(a)), c[i] = a[i]);
-}
-
-static void stream_scale(double *restrict b, const double *restrict c, double q, size_t n)
-{
-    STREAM_BLOCKS(n, ST(b, _mm256_mul_pd(Q4, LD(c))), b[i] = q * c[i]);
-}
-
-static void stream_add(double *restrict c, const double *restrict a, const double *restrict b,
-                       size_t n)
-{
-    STREAM_BLOCKS(n, ST(c, _mm256_add_pd(LD(a), LD(b))), c[i] = a[i] + b[i]);
-}
-
-static void stream_triad(double *restrict a, const double *restrict b, const double *restrict c,
-                         double q, size_t n)
-{
-    STREAM_BLOCKS(n, ST(a, _mm256_add_pd(LD(b), _mm256_mul_pd(Q4, LD(c)))), a[i] = b[i] + q * c[i]);
+    }
+    return chosen;
 }
 
 /* Every kernel reads only arrays it does not write, so running one again
  * (the overlap filler) leaves the arrays as one run left them. */
 void stream_run_kernel(struct stream_state *s, int kernel)
 {
+    const struct stream_loops *loops = stream_loops_current();
     size_t n = s->n;
     switch (kernel) {
-    case 0: stream_copy(s->c, s->a, n); break;
-    case 1: stream_scale(s->b, s->c, STREAM_SCALAR, n); break;
-    case 2: stream_add(s->c, s->a, s->b, n); break;
-    default: stream_triad(s->a, s->b, s->c, STREAM_SCALAR, n); break;
+    case 0: loops->copy(s->c, s->a, n); break;
+    case 1: loops->scale(s->b, s->c, STREAM_SCALAR, n); break;
+    case 2: loops->add(s->c, s->a, s->b, n); break;
+    default: loops->triad(s->a, s->b, s->c, STREAM_SCALAR, n); break;
     }
 }
 

@@ -2,6 +2,7 @@
 #ifndef HPCPROBE_STREAM_H
 #define HPCPROBE_STREAM_H
 #include "mem.h"
+#include "stream_loops.h"
 
 #define STREAM_KERNELS 4
 #define STREAM_SCALAR 3.0
@@ -9,8 +10,6 @@
 
 extern const char *const stream_kernel_names[STREAM_KERNELS];
 extern const int stream_bytes_per_element[STREAM_KERNELS];
-/* 1 when the kernels store with non-temporal (cache-bypassing) stores. */
-extern const int stream_nontemporal;
 
 struct stream_state {
     struct mem_params p;

@@ -98,7 +98,7 @@ static void add_parameters(struct hpcp_record *r, const struct stream_state *s)
     hpcp_record_param_string(r, "copies_requested", p->copies_text);
     hpcp_record_param_int(r, "threads_per_rank", p->threads);
     hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
-    hpcp_record_param_bool(r, "nontemporal_stores", stream_nontemporal);
+    hpcp_record_param_bool(r, "nontemporal_stores", stream_loops_current()->nontemporal);
 }
 
 static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct hpcp_bench *b,

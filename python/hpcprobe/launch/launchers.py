@@ -7,6 +7,7 @@ import os
 import shlex
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence
 
@@ -47,12 +48,22 @@ class Launcher:
         return which(cls.name, env)
 
 
+def scripts_directory() -> Path:
+    """Where pip put this environment's programs: hpcprobe-bench, and PyPI's MPICH."""
+    return Path(sysconfig.get_path("scripts"))
+
+
 def _beside_build_mpi(program: str) -> Optional[str]:
-    """`program` in the bin directory of the MPI the binary was built with, if there."""
+    """`program` in the bin directory of the MPI the binary was built with, if there.
+
+    build_info.json names a site MPI's launcher by its path, and PyPI's MPICH in a pip
+    build by name alone: that MPICH is the one installed beside hpcprobe-bench, wherever
+    the package went (cmake/hpcp_python_env.cmake)."""
     recorded = load_build_info().get("mpiexec", "")
     if not recorded:
         return None
-    candidate = str(Path(recorded).parent / program)
+    directory = Path(recorded).parent if os.path.isabs(recorded) else scripts_directory()
+    candidate = str(directory / program)
     return candidate if is_executable_file(candidate) else None
 
 
