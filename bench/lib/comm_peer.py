@@ -27,6 +27,8 @@ TARGET = (0.95, 1.05)
 IMB_NAMES = {"pingpong": "PingPong", "allreduce": "Allreduce", "alltoall": "Alltoall"}
 OSU_PROGRAMS = {"pingpong": "osu_latency", "allreduce": "osu_allreduce",
                 "alltoall": "osu_alltoall"}
+# OSU 7 reduces MPI_CHAR unless told; hpcprobe's (and IMB's) reductions are MPI_FLOAT sums.
+OSU_OPTIONS = {"allreduce": ["-T", "mpi_float"]}
 IMB_BLOCK = re.compile(r"^# Benchmarking (\w+)\s*$", re.M)
 IMB_ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+(\d+\.\d+)\s+(\d+\.\d+)(?:\s+(\d+\.\d+))?"
                      r"(?:\s+(\d+\.\d+))?$", re.M)
@@ -90,7 +92,8 @@ def peer_round(layout, peer, np):
     times = {}
     for function, size in CASES:
         program = str(Path(peer, OSU_PROGRAMS[function]))
-        text = run(MPIEXEC + BIND + ["-n", str(np), program, "-m", f"{size}:{size}"])
+        text = run(MPIEXEC + BIND + ["-n", str(np), program, "-m", f"{size}:{size}",
+                                     *OSU_OPTIONS.get(function, [])])
         times.update({key: value for key, value in osu_times(text, function).items()
                       if key == (function, size)})
     return times

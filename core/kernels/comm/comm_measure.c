@@ -34,16 +34,38 @@ size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int r
     return region_bytes(send, off_cache, llc) + region_bytes(recv, off_cache, llc);
 }
 
+/* One region, allocated as the timing policy's tool allocates it: IMB-MPI1 with
+ * MPI_Alloc_mem (which an MPI may serve from memory of its own: PyPI's MPICH moves
+ * large messages from it more slowly), OSU page-aligned, hpcprobe with malloc. */
+static char *alloc_region(size_t bytes, int timing)
+{
+    void *p = NULL;
+    if (timing == COMM_TIMING_IMB)
+        return MPI_Alloc_mem((MPI_Aint)bytes, MPI_INFO_NULL, &p) == MPI_SUCCESS ? p : NULL;
+    if (timing == COMM_TIMING_OSU)
+        return posix_memalign(&p, 4096, bytes) == 0 ? p : NULL;
+    return malloc(bytes);
+}
+
+static void free_region(char *p, int timing)
+{
+    if (p && timing == COMM_TIMING_IMB)
+        MPI_Free_mem(p);
+    else
+        free(p);
+}
+
 int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, size_t max_bytes,
-                       int ranks, int off_cache, uint64_t llc)
+                       int ranks, int off_cache, uint64_t llc, int timing)
 {
     size_t send, recv;
     memset(b, 0, sizeof *b);
     fn->extent(max_bytes, ranks, &send, &recv);
+    b->timing = timing, b->off_cache = off_cache;
     b->send_region = region_bytes(send, off_cache, llc);
     b->recv_region = region_bytes(recv, off_cache, llc);
-    b->send = malloc(b->send_region);
-    b->recv = malloc(b->recv_region);
+    b->send = alloc_region(b->send_region, timing);
+    b->recv = alloc_region(b->recv_region, timing);
     b->counts = malloc((size_t)ranks * sizeof *b->counts);
     b->displs = malloc((size_t)ranks * sizeof *b->displs);
     if (!b->send || !b->recv || !b->counts || !b->displs)
@@ -56,8 +78,8 @@ int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, s
 
 void comm_buffers_free(struct comm_buffers *b)
 {
-    free(b->send);
-    free(b->recv);
+    free_region(b->send, b->timing);
+    free_region(b->recv, b->timing);
     free(b->counts);
     free(b->displs);
     memset(b, 0, sizeof *b);
@@ -72,6 +94,10 @@ static void cut_slots(const struct comm_function *fn, struct comm_call *c, struc
     b->recv_stride = round_up(recv > 0 ? recv : 1, LINE);
     long s = (long)(b->send_region / b->send_stride), r = (long)(b->recv_region / b->recv_stride);
     b->slots = s < r ? s : r;
+    /* IMB and OSU send every call from the start of their buffers unless told to rotate
+     * (IMB's -off_cache): calls below the largest size then reuse the same lines. */
+    if (b->timing != COMM_TIMING_HPCPROBE && !b->off_cache)
+        b->slots = 1;
     c->counts = b->counts, c->displs = b->displs;
     if (fn->layout)
         fn->layout(c);

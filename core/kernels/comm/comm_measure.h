@@ -33,14 +33,17 @@ struct comm_buffers {
     size_t send_stride, recv_stride;
     long slots;
     int *counts, *displs;
+    int timing;    /* enum comm_timing: how the regions were allocated, and slots used */
+    int off_cache; /* --off-cache: the regions span twice the last-level cache */
 };
 
 /* Bytes one rank's buffers take for `fn` up to `max_bytes` on `ranks`. */
 size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int ranks, int off_cache,
                          uint64_t llc);
-/* Allocate and touch them; 0 or -1 (this rank only). */
+/* Allocate them as the timing policy's tool does, and touch them; 0 or -1 (this
+ * rank only). */
 int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, size_t max_bytes,
-                       int ranks, int off_cache, uint64_t llc);
+                       int ranks, int off_cache, uint64_t llc, int timing);
 void comm_buffers_free(struct comm_buffers *b);
 
 /* How comm_measure times a size: the policy (enum comm_timing), hpcprobe's time

@@ -14,7 +14,8 @@ static int measure_group(const struct comm_plan *pl, const struct comm_params *p
     MPI_Comm_size(gc, &ranks);
     struct comm_buffers b;
     size_t largest = pl->sizes[pl->nsizes - 1];
-    int bad = comm_buffers_alloc(&b, pl->fn, largest, ranks, p->off_cache, p->llc_bytes) != 0;
+    int bad =
+        comm_buffers_alloc(&b, pl->fn, largest, ranks, p->off_cache, p->llc_bytes, p->timing) != 0;
     if (hpcp_any(gc, bad)) {
         comm_buffers_free(&b);
         hpcp_error(gc, "comm %s: cannot allocate the buffers for %zu B on %d ranks", pl->fn->name,

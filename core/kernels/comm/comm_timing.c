@@ -13,7 +13,10 @@
  * OSU: 10000 iterations after 100 skipped for point-to-point messages up to
  * 8 KiB, 1000 after 10 above; 1000 after 100, and 100 after 10, for the
  * collectives; every iteration timed on its own, the collectives followed by
- * an untimed barrier. */
+ * an untimed barrier.
+ *
+ * Each also allocates and uses its buffers as its tool does (comm_measure.c):
+ * IMB from MPI_Alloc_mem, OSU page-aligned, both from the buffers' start. */
 #include <string.h>
 
 #include "comm_measure.h"
