@@ -2,8 +2,9 @@
 
 import os
 import subprocess
+from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Mapping, Optional
+from typing import Dict, Iterator, List, Mapping, Optional
 
 from hpcprobe.launch import find_bench, resolve_launcher
 from hpcprobe.results import read_records
@@ -72,3 +73,26 @@ def require_slurm_support() -> None:
         require_slurm()
     except UsageError as error:
         pytest.fail(str(error))
+
+
+def slurm_env(cluster_dir: Path) -> Dict[str, str]:
+    """The environment of a Slurm test: its clusters kept under `cluster_dir`; fails
+    (never skips) where Slurm cannot run on an emulated cluster."""
+    require_slurm_support()
+    return dict(os.environ, HPCPROBE_CLUSTER_DIR=str(cluster_dir))
+
+
+@contextmanager
+def slurm_cluster(name: str, env: Mapping[str, str],
+                  *up_options: str) -> Iterator[subprocess.CompletedProcess]:
+    """`cluster up --name NAME --nodes 2 --slurm UP_OPTIONS` (its completed process),
+    taken down again whatever happens."""
+    from helpers import run_hpcprobe
+
+    done = run_hpcprobe("cluster", "up", "--name", name, "--nodes", "2", *up_options,
+                        "--slurm", env=env, timeout=180)
+    try:
+        assert done.returncode == 0, done.stderr
+        yield done
+    finally:
+        run_hpcprobe("cluster", "down", "--name", name, env=env, timeout=120)

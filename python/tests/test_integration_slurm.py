@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import run_hpcprobe, stderr_lines
-from integration import require_slurm_support
+from integration import slurm_cluster, slurm_env
 
 from hpcprobe.cluster import load_cluster
 from hpcprobe.cluster import system as cluster_system
@@ -25,21 +25,15 @@ HPCPROBE = str(Path(sys.executable).parent / "hpcprobe")
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    require_slurm_support()
-    return dict(os.environ, HPCPROBE_CLUSTER_DIR=str(tmp_path_factory.mktemp("clusters")))
+    return slurm_env(tmp_path_factory.mktemp("clusters"))
 
 
 @pytest.fixture(scope="module")
 def slurm2(env):
     """Two hosts at 400 Mbit/s with Slurm, removed after the tests whatever happens."""
-    done = run_hpcprobe("cluster", "up", "--name", NAME, "--nodes", "2", "--link-rate",
-                        "400mbit", "--slurm", env=env, timeout=180)
-    try:
-        assert done.returncode == 0, done.stderr
+    with slurm_cluster(NAME, env, "--link-rate", "400mbit") as done:
         assert "Slurm up" in done.stdout
         yield load_cluster(NAME, env)
-    finally:
-        run_hpcprobe("cluster", "down", "--name", NAME, env=env, timeout=120)
 
 
 def cluster_exec(env, *command, timeout=300):

@@ -17,7 +17,7 @@ from typing import Dict, List
 
 import pytest
 from helpers import run_hpcprobe
-from integration import require_slurm_support
+import integration
 
 from hpcprobe.cli import main
 from hpcprobe.cluster import load_cluster
@@ -228,20 +228,14 @@ NAME = f"j{os.getpid() % 100000}"
 
 @pytest.fixture(scope="module")
 def slurm_env(tmp_path_factory):
-    require_slurm_support()
-    return dict(os.environ, HPCPROBE_CLUSTER_DIR=str(tmp_path_factory.mktemp("clusters")))
+    return integration.slurm_env(tmp_path_factory.mktemp("clusters"))
 
 
 @pytest.fixture(scope="module")
 def cluster(slurm_env):
     """Two hosts with Slurm, removed after the tests whatever happens."""
-    done = run_hpcprobe("cluster", "up", "--name", NAME, "--nodes", "2", "--slurm",
-                        env=slurm_env, timeout=180)
-    try:
-        assert done.returncode == 0, done.stderr
+    with integration.slurm_cluster(NAME, slurm_env):
         yield load_cluster(NAME, slurm_env)
-    finally:
-        run_hpcprobe("cluster", "down", "--name", NAME, env=slurm_env, timeout=120)
 
 
 def submit(env, directory: Path, *script_argv: str) -> List[Path]:

@@ -20,6 +20,7 @@ checked, strings printed only after `plain`.
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from hpcprobe.families.comm.tables import record_parameters
 from hpcprobe.families.memory.tables import number, series_points
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
@@ -40,17 +41,12 @@ OSU_TESTS = {"PingPong": "osu_latency", "Barrier": "osu_barrier"}
 PEER_FORMATS = ("imb", "osu", "osu-full", "osu-tail")
 
 
-def _parameters(record: Record) -> Dict[str, Any]:
-    section = record.get("parameters")
-    return section if isinstance(section, dict) else {}
-
-
 def _function(record: Record) -> str:
-    return plain(_parameters(record).get("function", record.get("variant")))
+    return plain(record_parameters(record).get("function", record.get("variant")))
 
 
 def _ranks(record: Record) -> int:
-    group = number(_parameters(record).get("group_ranks"))
+    group = number(record_parameters(record).get("group_ranks"))
     layout = record.get("layout") if isinstance(record.get("layout"), dict) else {}
     ranks = group if group is not None else number(layout.get("ranks"))
     return int(ranks) if ranks is not None else 0
@@ -64,7 +60,7 @@ def _repetitions(record: Record) -> List[Optional[float]]:
 
 def _comment_lines(record: Record, layout: str) -> List[str]:
     """What the peer's layout cannot say: which policy timed it, and the verdict."""
-    timing = plain(_parameters(record).get("timing", "hpcprobe"))
+    timing = plain(record_parameters(record).get("timing", "hpcprobe"))
     lines = [f"# hpcprobe comm {plain(record.get('variant'))}, printed in {layout}'s layout; "
              f"repeated and timed as {timing} does"]
     if timing != layout.split("-")[0].lower():
@@ -153,7 +149,7 @@ def imb_block(record: Record) -> List[str]:
     function, points = _function(record), _Points(record)
     lines = _comment_lines(record, "IMB-MPI1")
     lines += [IMB_RULE, f"# Benchmarking {function} ", f"# #processes = {_ranks(record)} "]
-    launched = number(_parameters(record).get("launched_ranks"))
+    launched = number(record_parameters(record).get("launched_ranks"))
     if function in IMB_SINGLE_TRANSFER and launched is not None and launched > 2:
         lines.append(f"# ( {int(launched) - 2} additional processes waiting in MPI_Barrier)")
     lines += [IMB_RULE, "".join(f"{name:>{IMB_COLUMN}}" for name in _imb_columns(function))]
@@ -198,7 +194,7 @@ def osu_block(record: Record, layout: str = "osu") -> List[str]:
     if function == "Barrier":  # OSU's barrier test has no sizes
         value = points.micro("time_avg", points.sizes[0]) if points.sizes else math.nan
         return lines + ["# Avg Latency(us)", f"{value:17.2f}", ""]
-    datatype = plain(_parameters(record).get("datatype", "MPI_BYTE"))
+    datatype = plain(record_parameters(record).get("datatype", "MPI_BYTE"))
     lines += [f"# Datatype: {datatype}.", _osu_headings(layout)]
     lines += [_osu_row(points, index, size, layout) for index, size in enumerate(points.sizes)]
     return lines + [""]

@@ -30,7 +30,8 @@ def _cell(value: Optional[float], divisor: float = 1.0) -> str:
     return MISSING if value is None else format_number(value, divisor)
 
 
-def _parameters(record: Record) -> Dict[str, Any]:
+def record_parameters(record: Record) -> Dict[str, Any]:
+    """The record's parameters ({} when absent or not an object)."""
     section = record.get("parameters")
     return section if isinstance(section, dict) else {}
 
@@ -51,7 +52,7 @@ def _ranks_text(record: Record) -> str:
 
 
 def _placement_text(record: Record) -> str:
-    placement = _parameters(record).get("placement")
+    placement = record_parameters(record).get("placement")
     return f", placement {plain(placement)}" if isinstance(placement, str) else ""
 
 
@@ -72,8 +73,8 @@ def comm_table(record: Record) -> RenderableType:
                 ("time_min", "time_avg", "time_max", "time_median", "time_p99")]
         row += [_cell(curves["bandwidth"].get(size), MEGA)] if with_bw else []
         rows.append(row)
-    function = plain(_parameters(record).get("function", record.get("variant")))
-    half = _parameters(record).get("time_is") == "half-round-trip"
+    function = plain(record_parameters(record).get("function", record.get("variant")))
+    half = record_parameters(record).get("time_is") == "half-round-trip"
     title = (f"hpcprobe comm {plain(record.get('variant'))} (IMB {function}): "
              f"{_ranks_text(record)}{_placement_text(record)}; validation {verdict_text(record)}")
     caption = ("µs per call" + (" (half a round trip)" if half else "") + ": t_min/t_avg/t_max "
@@ -88,7 +89,7 @@ def _at(points: Dict[float, Optional[float]], size: float) -> Optional[float]:
 
 
 def _headline_size(record: Record) -> Optional[float]:
-    return number(_parameters(record).get("headline_size_bytes"))
+    return number(record_parameters(record).get("headline_size_bytes"))
 
 
 def comm_summary_table(records: Sequence[Record]) -> RenderableType:
@@ -166,7 +167,7 @@ def pairs_tables(record: Record) -> List[RenderableType]:
     rows = [["intra-node", *_spread(numbers(metric_samples(record, "intra_node_bandwidth")))],
             ["inter-node", *_spread(numbers(metric_samples(record, "inter_node_bandwidth")))],
             ["all pairs", *_spread(numbers(metric_samples(record, "pair_bandwidth")))]]
-    size = binary_size(number(_parameters(record).get("message_bytes")))
+    size = binary_size(number(record_parameters(record).get("message_bytes")))
     title = (f"hpcprobe pairs: {_ranks_text(record)}, {size} messages{_placement_text(record)}; "
              f"validation {verdict_text(record)}")
     caption = ("GB/s = 10^9 B/s per ordered pair (source to destination), the median of the "
