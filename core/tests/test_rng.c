@@ -74,25 +74,48 @@ static void distribution(void)
     }
 }
 
-/* The kernels' serial update loop applies exactly the updates of an
- * independent plain loop over the same stretch of the sequence. */
-static void serial_loop_matches_plain(enum ra_rng rng)
+/* The kernels' serial update loop, plain or prefetching `ahead` updates,
+ * applies exactly the updates of an independent plain loop over the same
+ * stretch of the sequence, on a power-of-two table (HPCC's index bits) and
+ * on one of `words` words (the index scaled by a multiply), for stretches
+ * shorter and longer than the look-ahead. */
+static void serial_loop_matches_plain(enum ra_rng rng, uint64_t words, unsigned ahead, uint64_t n)
 {
-    enum { LOG2 = 10, WORDS = 1 << LOG2 };
-    static uint64_t fast[WORDS], slow[WORDS];
-    const uint64_t pos = 12345, n = 3 * (1u << 20) + 777;
-    for (uint64_t i = 0; i < WORDS; i++)
+    __extension__ typedef unsigned __int128 u128;
+    enum { MOST = 1 << 10 };
+    static uint64_t fast[MOST], slow[MOST];
+    const uint64_t pos = 12345;
+    int pow2 = (words & (words - 1)) == 0, log2 = __builtin_ctzll(words);
+    for (uint64_t i = 0; i < words; i++)
         fast[i] = slow[i] = i;
-    CHECK(ra_update_serial(fast, LOG2, rng, pos, n, 0) == n);
+    CHECK(ra_update_serial(fast, words, rng, ahead, pos, n, 0) == n);
     uint64_t r = ra_rng_jump(rng, pos);
     for (uint64_t i = 0; i < n; i++) {
         r = ra_next(rng, r);
-        slow[ra_index(rng, r, LOG2)] ^= r;
+        slow[pow2 ? ra_index(rng, r, log2) : (uint64_t)(((u128)r * words) >> 64)] ^= r;
     }
     int same = 1;
-    for (uint64_t i = 0; i < WORDS; i++)
+    for (uint64_t i = 0; i < words; i++)
         same &= fast[i] == slow[i];
     CHECK(same);
+}
+
+static void serial_loops(void)
+{
+    const unsigned aheads[] = {0, 1, 2, 64, RA_PREFETCH_AHEAD};
+    const uint64_t lengths[] = {0, 1, 100, 3 * (1u << 20) + 777};
+    const uint64_t sizes[] = {1 << 10, 1000};
+    for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++)
+        for (size_t a = 0; a < sizeof aheads / sizeof *aheads; a++)
+            for (size_t n = 0; n < sizeof lengths / sizeof *lengths; n++)
+                for (size_t w = 0; w < sizeof sizes / sizeof *sizes; w++)
+                    serial_loop_matches_plain((enum ra_rng)rng, sizes[w], aheads[a], lengths[n]);
+    /* The ring never holds more than the look-ahead allows. */
+    CHECK(ra_serial_ahead(RA_LOOP_PLAIN, 1024) == 0);
+    CHECK(ra_serial_ahead(RA_LOOP_PREFETCH, 1024) == RA_PREFETCH_AHEAD);
+    CHECK(ra_serial_ahead(RA_LOOP_PREFETCH, 100) == 64);
+    CHECK(ra_serial_ahead(RA_LOOP_PREFETCH, 5) == 4);
+    CHECK(ra_serial_ahead(RA_LOOP_PREFETCH, 1) == 1);
 }
 
 int main(int argc, char **argv)
@@ -104,8 +127,7 @@ int main(int argc, char **argv)
     consecutive_after_jump(RA_RNG_POLY);
     consecutive_after_jump(RA_RNG_LCG);
     distribution();
-    serial_loop_matches_plain(RA_RNG_POLY);
-    serial_loop_matches_plain(RA_RNG_LCG);
+    serial_loops();
     MPI_Finalize();
     return check_summary("test_rng");
 }

@@ -3,7 +3,7 @@
 
 import pytest
 from helpers import read_jsonl, run_hpcprobe, stderr_lines
-from integration import dump_table, only_record
+from integration import dump_table, only_record, run_bench
 
 from hpcprobe.results import read_records
 
@@ -63,6 +63,33 @@ def test_lcg_single_and_mpi_pass_and_agree(tmp_path, single_dumps):
     dumped = dump_table(tmp_path / "mpi-lcg.bin", "mpi", 3, "--rng", "lcg")
     assert dumped == single_dumps["lcg"]
     assert dumped != single_dumps["poly"]
+
+
+@pytest.mark.parametrize("rng", ["poly", "lcg"])
+@pytest.mark.parametrize("lookahead", ["1024", "5", "1"])
+def test_prefetch_and_plain_loops_leave_the_same_table(tmp_path, single_dumps, rng, lookahead):
+    """single's two serial loops end in the same table as the reference dump, and the record
+    says which loop ran and how far it prefetched (never beyond the look-ahead)."""
+    ahead = {"1024": 128, "5": 4, "1": 1}[lookahead]
+    for loop, expected_ahead in (("prefetch", ahead), ("plain", 0)):
+        options = ("--rng", rng, "--lookahead", lookahead, "--update-loop", loop)
+        dumped = dump_table(tmp_path / f"{loop}.bin", "single", 1, *options)
+        assert dumped == single_dumps[rng]
+        out = tmp_path / f"{loop}.jsonl"
+        completed = run_bench("ra", "single", "--table-log2", "14", "--quiet", "--out",
+                              str(out), *options)
+        assert completed.returncode == 0, completed.stderr
+        record = only_record(out)
+        assert record["validation"]["verdict"] == "passed"
+        assert (record["parameters"]["update_loop"],
+                record["parameters"]["prefetch_ahead"]) == (loop, expected_ahead)
+
+
+def test_update_loop_is_refused_for_mpi_with_one_line(tmp_path):
+    completed = run_bench("ra", "mpi", "--table-log2", "14", "--update-loop", "plain", np=2)
+    assert completed.returncode == 2
+    assert "--update-loop applies to" in completed.stderr
+    assert len(stderr_lines(completed)) == 1
 
 
 def test_hpcc_summary_from_a_real_record(tmp_path):

@@ -38,6 +38,19 @@ enum ra_rng { RA_RNG_POLY, RA_RNG_LCG };
  * not at all, an atomic XOR, or K striped mutexes. */
 enum ra_sync { RA_SYNC_NONE, RA_SYNC_ATOMIC, RA_SYNC_LOCKS };
 
+/* The serial loop of single, star and ceiling (--update-loop): HPCC's plain
+ * loop, or each word prefetched when its update is generated and XORed
+ * `ahead` updates later (ra_serial.c). */
+enum ra_loop { RA_LOOP_PREFETCH, RA_LOOP_PLAIN };
+/* Words prefetched ahead of their XOR, in the serial loop and in the mpi
+ * algorithms' list updates: 128 was fastest of 8 to 256 on a Zen 5 (2 ranks,
+ * 2^27 words; 16 gave half the rate, 256 lost 10 %). */
+#define RA_PREFETCH_AHEAD 128
+static inline const char *ra_loop_name(enum ra_loop loop)
+{
+    return loop == RA_LOOP_PLAIN ? "plain" : "prefetch";
+}
+
 static inline uint64_t ra_next_poly(uint64_t r)
 {
     return (r << 1) ^ ((int64_t)r < 0 ? RA_POLY : 0);
@@ -155,6 +168,8 @@ struct ra_params {
     /* hypercube, torus: the look-ahead split in two halves, one half's
      * exchange in flight while the other is worked on (--overlap on|off). */
     int overlap, overlap_given;
+    enum ra_loop loop;       /* single, star, ceiling: --update-loop */
+    int loop_given;
     /* Multi-core (Garg et al., Table 1): threads per rank, the mapping mode
      * (table, generation and look-ahead each per core or per node), how a
      * shared table is kept right, and the pipeline's routing threads. */
@@ -220,11 +235,19 @@ void ra_thread_state_free(struct ra_state *s);
  * that differ from their index. Returns the total on every rank. */
 uint64_t ra_verify_table(struct ra_state *s, MPI_Comm comm);
 
-/* The single-process update loop (single and star): `n` updates of the
- * stream starting at position `pos` into a table of 2^log2 words. Stops
- * early after `time_limit_s` (0: never). Returns the updates done. */
-uint64_t ra_update_serial(uint64_t *table, int log2, enum ra_rng rng, uint64_t pos, uint64_t n,
-                          double time_limit_s);
+/* The single-process update loop of single, star and ceiling (ra_serial.c). */
+/* Updates between generation and XOR: 0 for the plain loop, else the
+ * largest power of two <= RA_PREFETCH_AHEAD and <= the look-ahead. */
+unsigned ra_serial_ahead(enum ra_loop loop, int lookahead);
+/* `n` updates of the stream starting at position `pos` into a table of
+ * `words` words (a power of two: HPCC's index bits; else scaled into it by a
+ * multiply), `ahead` as ra_serial_ahead gives. Stops early after
+ * `time_limit_s` (0: never). Returns the updates done. */
+uint64_t ra_update_serial(uint64_t *table, uint64_t words, enum ra_rng rng, unsigned ahead,
+                          uint64_t pos, uint64_t n, double time_limit_s);
+struct hpcp_record;
+/* The loop that ran (update_loop, prefetch_ahead), for the record. */
+void ra_serial_record_params(struct hpcp_record *r, const struct ra_params *p);
 
 /* The algorithm-only options an algorithm takes (the others are refused
  * by name), as struct ra_algorithm.takes bits. */
@@ -236,6 +259,7 @@ enum ra_takes {
     RA_TAKES_SYNC = 16,     /* --sync: threads updating one shared table */
     RA_TAKES_ROLES = 32,    /* --roles: the pipeline's routing threads */
     RA_TAKES_OVERLAP = 64,  /* --overlap: the look-ahead in two halves, exchanges overlapped */
+    RA_TAKES_LOOP = 128,    /* --update-loop: single, star and ceiling */
 };
 
 enum ra_scope { RA_SCOPE_SINGLE, RA_SCOPE_STAR, RA_SCOPE_MPI };

@@ -34,15 +34,17 @@ static inline void ra_generate(enum ra_rng rng, uint64_t *state, uint64_t *out, 
 }
 
 /* XOR a list of updates this rank owns into its table. The values are known
- * ahead, so the words are prefetched a few updates early: the misses of a
- * list overlap instead of queueing behind each other. */
-#define RA_PREFETCH_AHEAD 16
+ * ahead, so each word is prefetched RA_PREFETCH_AHEAD updates before its XOR
+ * (the first ones before the loop): that many misses are in flight instead
+ * of the few the core's window finds. */
 static inline void ra_apply_list(struct ra_state *s, const uint64_t *v, size_t n)
 {
     uint64_t *t = s->table.words - s->my_start;
     int log2 = s->p.table_log2;
     enum ra_rng rng = s->p.rng;
-    size_t i = 0;
+    size_t head = n < RA_PREFETCH_AHEAD ? n : RA_PREFETCH_AHEAD, i = 0;
+    for (size_t k = 0; k < head; k++)
+        __builtin_prefetch(&t[ra_index(rng, v[k], log2)], 1, 0);
     for (; i + RA_PREFETCH_AHEAD < n; i++) {
         __builtin_prefetch(&t[ra_index(rng, v[i + RA_PREFETCH_AHEAD], log2)], 1, 0);
         t[ra_index(rng, v[i], log2)] ^= v[i];

@@ -31,6 +31,7 @@ static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
     [RA_OPT_UPDATES_PER_WORD] = {"--updates-per-word", HPCP_OPT_INT, 1, RA_MAX_UPDATES_PER_WORD, 0,
                                  0, 0, NULL},
     [RA_OPT_OVERLAP] = {"--overlap", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
+    [RA_OPT_LOOP] = {"--update-loop", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "prefetch|plain"},
 };
 
 const struct hpcp_cli ra_cli = {ra_option_spec,
@@ -230,6 +231,9 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
     p->mods_given = v[RA_OPT_MODS].set;
     p->overlap = !(v[RA_OPT_OVERLAP].set && strcmp(v[RA_OPT_OVERLAP].s, "off") == 0);
     p->overlap_given = v[RA_OPT_OVERLAP].set;
+    p->loop = v[RA_OPT_LOOP].set && strcmp(v[RA_OPT_LOOP].s, "plain") == 0 ? RA_LOOP_PLAIN
+                                                                           : RA_LOOP_PREFETCH;
+    p->loop_given = v[RA_OPT_LOOP].set;
     p->owner_given = v[RA_OPT_OWNER].set;
     p->time_limit_s = v[RA_OPT_TIME_LIMIT].set ? v[RA_OPT_TIME_LIMIT].d : 0.0;
     p->hugepages = !(v[RA_OPT_HUGEPAGES].set && strcmp(v[RA_OPT_HUGEPAGES].s, "off") == 0);
@@ -494,6 +498,9 @@ int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, 
         return refuse("--overlap", k->algorithm, "hypercube|torus", err, errlen);
     if (!p->overlap_given)
         p->overlap = (a->takes & RA_TAKES_OVERLAP) && a->overlap_default;
+    if (!(a->takes & RA_TAKES_LOOP) && p->loop_given)
+        return refuse("--update-loop", k->algorithm, "serial|owned (ra single, star, ceiling)", err,
+                      errlen);
     if ((a->takes & RA_TAKES_GRID) && check_grid(p, ranks, err, errlen))
         return -1;
     if ((a->takes & RA_TAKES_ROLES) && resolve_roles(p, err, errlen))

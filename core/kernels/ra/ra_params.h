@@ -34,6 +34,7 @@ enum {
     RA_OPT_OVERSUBSCRIBE,
     RA_OPT_UPDATES_PER_WORD,
     RA_OPT_OVERLAP,
+    RA_OPT_LOOP,
     RA_OPT_COUNT
 };
 /* The command line: ra's options and the common ones it takes. */

@@ -1,50 +1,8 @@
 /* RandomAccess `single`: one process updates its own table while the other
- * ranks wait asleep. The update loop is HPCC's definition, tightened: one
- * generator, the index from its bits, one XOR; the out-of-order core
- * overlaps the independent misses by itself, so interleaved generators or
- * software-prefetched batches add work without adding parallelism. */
+ * ranks wait asleep, with the serial loop of ra_serial.c (HPCC
+ * SingleRandomAccess). */
 #include "hpcprobe/util.h"
 #include "ra.h"
-
-static void poly_loop(uint64_t *restrict t, uint64_t mask, uint64_t *state, uint64_t n)
-{
-    uint64_t r = *state;
-    for (uint64_t i = 0; i < n; i++) {
-        r = ra_next_poly(r);
-        t[r & mask] ^= r;
-    }
-    *state = r;
-}
-
-static void lcg_loop(uint64_t *restrict t, int shift, uint64_t *state, uint64_t n)
-{
-    uint64_t r = *state;
-    for (uint64_t i = 0; i < n; i++) {
-        r = ra_next_lcg(r);
-        t[r >> shift] ^= r;
-    }
-    *state = r;
-}
-
-uint64_t ra_update_serial(uint64_t *table, int log2, enum ra_rng rng, uint64_t pos, uint64_t n,
-                          double time_limit_s)
-{
-    /* With a time limit, check the clock between chunks, never per update. */
-    const uint64_t chunk = time_limit_s > 0 ? (1u << 20) : n;
-    uint64_t state = ra_rng_jump(rng, pos), done = 0;
-    double t0 = MPI_Wtime();
-    while (done < n) {
-        uint64_t m = n - done < chunk ? n - done : chunk;
-        if (rng == RA_RNG_POLY)
-            poly_loop(table, (1ULL << log2) - 1, &state, m);
-        else
-            lcg_loop(table, 64 - log2, &state, m); /* log2 >= 4: the driver checks */
-        done += m;
-        if (time_limit_s > 0 && MPI_Wtime() - t0 > time_limit_s)
-            break;
-    }
-    return done;
-}
 
 static int single_setup(struct hpcp_bench *b)
 {
@@ -65,7 +23,8 @@ static int single_run(struct hpcp_bench *b, double *seconds)
     if (s->active) {
         ra_table_init(&s->table, 0);
         double t0 = MPI_Wtime();
-        s->executed = ra_update_serial(s->table.words, s->p.table_log2, s->p.rng, 0, s->my_updates,
+        s->executed = ra_update_serial(s->table.words, s->table.n, s->p.rng,
+                                       ra_serial_ahead(s->p.loop, s->p.lookahead), 0, s->my_updates,
                                        s->p.time_limit_s);
         *seconds = MPI_Wtime() - t0;
     }
@@ -89,7 +48,10 @@ static void single_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
-static const struct ra_algorithm serial_single = {.scope = RA_SCOPE_SINGLE, .sync_refusal = ""};
+static const struct ra_algorithm serial_single = {.scope = RA_SCOPE_SINGLE,
+                                                  .takes = RA_TAKES_LOOP,
+                                                  .sync_refusal = "",
+                                                  .record_params = ra_serial_record_params};
 
 const struct hpcp_kernel hpcp_ra_single = {
     .family = "ra",

@@ -22,7 +22,8 @@ static int star_run(struct hpcp_bench *b, double *seconds)
     ra_table_init(&s->table, 0);
     MPI_Barrier(b->comm);
     double t0 = MPI_Wtime();
-    s->executed = ra_update_serial(s->table.words, s->p.table_log2, s->p.rng, 0, s->my_updates,
+    s->executed = ra_update_serial(s->table.words, s->table.n, s->p.rng,
+                                   ra_serial_ahead(s->p.loop, s->p.lookahead), 0, s->my_updates,
                                    s->p.time_limit_s);
     *seconds = MPI_Wtime() - t0;
     MPI_Barrier(b->comm);
@@ -45,7 +46,10 @@ static void star_teardown(struct hpcp_bench *b)
     ra_table_free(&s->table);
 }
 
-static const struct ra_algorithm serial_star = {.scope = RA_SCOPE_STAR, .sync_refusal = ""};
+static const struct ra_algorithm serial_star = {.scope = RA_SCOPE_STAR,
+                                                .takes = RA_TAKES_LOOP,
+                                                .sync_refusal = "",
+                                                .record_params = ra_serial_record_params};
 
 const struct hpcp_kernel hpcp_ra_star = {
     .family = "ra",

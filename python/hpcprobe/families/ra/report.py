@@ -64,6 +64,8 @@ def compare_label(record: Record) -> str:
         words.append(f"{per_word} updates/word")
     if parameter(record, "rng") == "lcg":
         words.append("lcg")
+    if parameter(record, "update_loop") == "plain":
+        words.append("plain loop")
     return ", ".join(words)
 
 
@@ -82,12 +84,13 @@ def median_gups(record: Record) -> Tuple[Optional[float], Optional[float], Optio
 
 def ceiling_for(record: Record, records: Sequence[Record]) -> Optional[Record]:
     """The newest passed `ra ceiling` record of the same table, rng and ranks (one rank for
-    `single`): the machine's limit that record is measured against."""
+    `single`) run with the prefetching loop: the machine's limit that record is measured
+    against (a `--update-loop plain` ceiling is HPCC's loop, not the limit)."""
     want_ranks = 1 if record.get("variant") == "single" else ranks(record)
     if record.get("variant") not in ("mpi", "single"):
         return None
     found = [r for r in records if r.get("variant") == "ceiling" and ranks(r) == want_ranks
-             and record_verdict(r) == "passed"
+             and record_verdict(r) == "passed" and parameter(r, "update_loop") != "plain"
              and int_parameter(r, "table_log2") == int_parameter(record, "table_log2")
              and parameter(r, "rng") == parameter(record, "rng")]
     return newest_first(found)[0] if found else None
