@@ -33,24 +33,120 @@ static inline void ra_generate(enum ra_rng rng, uint64_t *state, uint64_t *out, 
     *state = r;
 }
 
-/* XOR a list of updates this rank owns into its table. The values are known
- * ahead, so each word is prefetched RA_PREFETCH_AHEAD updates before its XOR
- * (the first ones before the loop): that many misses are in flight instead
- * of the few the core's window finds. */
+/* Updates owned here on their way into the table, across lists, messages
+ * and batches: a value's word is prefetched when the value joins and XORed
+ * `depth` joins later, so the misses of one list overlap those of the next
+ * instead of starting again from none. XORs happen in the order the values
+ * joined; ra_applier_drain XORs what is still held. Held values are
+ * pending updates: they count toward the look-ahead of their generator. */
+struct ra_applier {
+    uint64_t *t;     /* the table, indexed by global word */
+    int log2;
+    enum ra_rng rng;
+    unsigned depth;  /* a power of two <= RA_PREFETCH_AHEAD; 0: XOR at once */
+    unsigned held;   /* values joined and not yet XORed, <= depth */
+    uint64_t joined; /* values ever joined: the next goes to ring[joined & (depth - 1)] */
+    uint64_t ring[RA_PREFETCH_AHEAD];
+};
+
+/* The largest power of two <= RA_PREFETCH_AHEAD and <= most (0 when most is 0). */
+static inline unsigned ra_applier_depth(long long most)
+{
+    unsigned depth = RA_PREFETCH_AHEAD;
+    while (depth && depth > most)
+        depth /= 2;
+    return depth;
+}
+
+static inline void ra_applier_init(struct ra_applier *a, const struct ra_state *s, unsigned depth)
+{
+    a->t = s->table.words - s->my_start;
+    a->log2 = s->p.table_log2;
+    a->rng = s->p.rng;
+    a->depth = depth;
+    a->held = 0;
+    a->joined = 0;
+}
+
+static inline uint64_t *ra_applier_word(const struct ra_applier *a, uint64_t v)
+{
+    return &a->t[ra_index(a->rng, v, a->log2)];
+}
+
+static inline void ra_applier_add(struct ra_applier *a, const uint64_t *v, size_t n)
+{
+    size_t i = 0;
+    if (!a->depth) {
+        for (; i < n; i++)
+            *ra_applier_word(a, v[i]) ^= v[i];
+        return;
+    }
+    uint64_t joined = a->joined, slot = a->depth - 1;
+    for (; i < n && a->held < a->depth; i++, a->held++) {
+        a->ring[joined++ & slot] = v[i];
+        __builtin_prefetch(ra_applier_word(a, v[i]), 1, 0);
+    }
+    for (; i < n; i++) {
+        uint64_t *cell = &a->ring[joined++ & slot];
+        uint64_t due = *cell;
+        *cell = v[i];
+        __builtin_prefetch(ra_applier_word(a, v[i]), 1, 0);
+        *ra_applier_word(a, due) ^= due;
+    }
+    a->joined = joined;
+}
+
+/* One value, for loops that have other work to do between values. */
+static inline void ra_applier_push(struct ra_applier *a, uint64_t v)
+{
+    if (!a->depth) {
+        *ra_applier_word(a, v) ^= v;
+        return;
+    }
+    uint64_t *cell = &a->ring[a->joined++ & (a->depth - 1)];
+    uint64_t due = *cell;
+    *cell = v;
+    __builtin_prefetch(ra_applier_word(a, v), 1, 0);
+    if (a->held < a->depth)
+        a->held++;
+    else
+        *ra_applier_word(a, due) ^= due;
+}
+
+static inline void ra_applier_drain(struct ra_applier *a)
+{
+    for (; a->held; a->held--) {
+        uint64_t due = a->ring[(a->joined - a->held) & (a->depth - 1)];
+        *ra_applier_word(a, due) ^= due;
+    }
+}
+
+/* XOR a whole list of updates this rank owns into its table, with each word
+ * prefetched RA_PREFETCH_AHEAD updates before its XOR: that many misses are
+ * in flight instead of the few the core's window finds. */
 static inline void ra_apply_list(struct ra_state *s, const uint64_t *v, size_t n)
 {
-    uint64_t *t = s->table.words - s->my_start;
-    int log2 = s->p.table_log2;
-    enum ra_rng rng = s->p.rng;
-    size_t head = n < RA_PREFETCH_AHEAD ? n : RA_PREFETCH_AHEAD, i = 0;
-    for (size_t k = 0; k < head; k++)
-        __builtin_prefetch(&t[ra_index(rng, v[k], log2)], 1, 0);
-    for (; i + RA_PREFETCH_AHEAD < n; i++) {
-        __builtin_prefetch(&t[ra_index(rng, v[i + RA_PREFETCH_AHEAD], log2)], 1, 0);
-        t[ra_index(rng, v[i], log2)] ^= v[i];
+    struct ra_applier a;
+    ra_applier_init(&a, s, RA_PREFETCH_AHEAD);
+    ra_applier_add(&a, v, n);
+    ra_applier_drain(&a);
+}
+
+/* Wait for n requests, testing a few times before the blocking wait: a
+ * blocking wait in MPICH yields the core (a system call and a reschedule)
+ * on its first empty poll, even when the message is a microsecond away,
+ * which cost the 2-rank hypercube a third of its rate. The tests are few,
+ * so an oversubscribed rank still gives its core up soon. */
+#define RA_TESTS_BEFORE_WAIT 64
+static inline void ra_mpi_waitall(int n, MPI_Request *requests, MPI_Status *statuses)
+{
+    for (int i = 0; i < RA_TESTS_BEFORE_WAIT; i++) {
+        int done = 0;
+        MPI_Testall(n, requests, &done, statuses);
+        if (done)
+            return;
     }
-    for (; i < n; i++)
-        t[ra_index(rng, v[i], log2)] ^= v[i];
+    MPI_Waitall(n, requests, statuses);
 }
 
 static inline int ra_owner_of(const struct ra_state *s, uint64_t v)

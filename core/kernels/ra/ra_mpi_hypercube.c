@@ -1,9 +1,9 @@
 /* RandomAccess `mpi`, algorithm `hypercube`: Plimpton et al.'s synchronous
- * all-to-all routed through the dimensions of a hypercube. Each step a rank
- * generates `lookahead` updates; then, stage by stage, the partition of
+ * all-to-all routed through the dimensions of a hypercube. Each tick a rank
+ * generates a batch of updates; then, stage by stage, the partition of
  * ranks (first all of them) is halved: a rank keeps the updates owned in its
  * half and sends the others to the other half; after the last stage it owns
- * everything it holds. log2(P) messages of ~Q/2 words per rank per step
+ * everything it holds. log2(P) messages of ~batch/2 words per rank per tick
  * instead of P - 1 messages.
  *
  * Any P: a partition of 2N+1 ranks has halves of N and N+1. Lower rank i
@@ -12,20 +12,36 @@
  * then receives about as much as the others of its half (the paper's
  * balanced odd exchange: two messages each way, one at the ends).
  *
- * A message holds at most `msg_cap` words (the size of a posted receive);
- * a longer list sends the rest in a second message with an overflow tag, so
- * no list length is ever refused. Switches (--mods, docs/kernels/randomaccess.md)
- * follow the paper's Table 3: prepost (Mod1), late-update (Mod2),
- * late-wait (Mod3), isend (Mod6/7). */
+ * Two forms (--overlap):
+ *  - off, lock-step: a tick is the paper's step. Stage j's input is what
+ *    stage j-1 kept and received in the same tick, so each stage waits for
+ *    its partners' messages of that tick. Switches (--mods, Table 3):
+ *    prepost (Mod1), late-update (Mod2), late-wait (Mod3), isend (Mod6/7).
+ *  - on, pipelined: stage j's input is what stage j-1 kept this tick and
+ *    received in the tick before, so a message has a whole tick to arrive
+ *    while its receiver generates, splits and updates; a batch is through
+ *    after at most log2(P) + 1 ticks, and P - 1 ticks at the end drain the
+ *    pipe. Updates that reach their owner join one prefetching applier that
+ *    runs on across ticks, so the table's misses never stop for a message.
+ *    A batch is Q minus the applier's depth, and the last tick's sends
+ *    complete before the next batch is generated: this rank's own updates
+ *    held (in its lists, its unfinished sends and the applier) never pass
+ *    Q (max_lookahead in the record).
+ * Every message of a tick is sent even when empty, so a receiver knows what
+ * to wait for. A message holds at most `msg_cap` words (the size of a
+ * posted receive); a longer list sends the rest in a second message with an
+ * overflow tag, so no list length is ever refused. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hpcprobe/record.h"
 #include "hpcprobe/util.h"
 #include "ra_mpi.h"
 
-/* Tags: a lane's stage j sends with tag lane * LANE_TAGS + j, the
- * overflow of a long list with OVERFLOW_TAG more. */
-enum { MAX_STAGES = 40, MAX_LANES = 2, OVERFLOW_TAG = 64, LANE_TAGS = 128 };
+/* Tags: stage j sends with tag j, the overflow of a long list with
+ * OVERFLOW_TAG more. Messages of one pair and tag arrive in the order sent,
+ * which is tick order. */
+enum { MAX_STAGES = 40, OVERFLOW_TAG = 64 };
 
 struct stage {
     int mid;            /* first rank of the partition's upper half */
@@ -40,27 +56,29 @@ struct list {
     size_t n, cap;
 };
 
-/* One batch on its way through the stages. Without --overlap there is one
- * lane and a batch is the whole look-ahead; with it, two lanes of half the
- * look-ahead each take turns: while one lane's messages travel, the other
- * lane's arrivals are split, sent on or applied. */
-struct lane {
-    int stage;          /* the stage whose messages are in flight; -1: idle */
-    int tag0;
-    size_t n;           /* updates generated for the batch (look-ahead in use) */
-    long long held;     /* updates it holds in its lists, for max_pending */
-    uint64_t *batch, *recvbuf;          /* recvbuf: nstages x 2 x msg_cap words */
+/* What one tick sends and receives; two of them, by the tick's parity,
+ * because in the pipelined form a tick's messages are read in the next. */
+struct exchange {
+    uint64_t *recvbuf;                  /* nstages x 2 x msg_cap words */
     int recvd[MAX_STAGES][2];           /* words that arrived in each receive */
     MPI_Request rreq[MAX_STAGES][2], sreq[MAX_STAGES][2][2];
-    struct list keep[2], mine, send[MAX_STAGES], extra[MAX_STAGES][2];
+    struct list send[MAX_STAGES], extra[MAX_STAGES][2];
+    long long sent_words;               /* in sends not yet known complete */
 };
 
 struct hc {
     MPI_Comm comm;
-    int nstages, msg_cap, partners, nlanes;
-    size_t batch_max;   /* updates per batch: Q, or Q/2 per lane when overlapped */
+    int me, nstages, msg_cap, partners;
+    int drain;          /* ticks after the last batch: lag x the most stages any rank has */
+    int lag;            /* ticks between a stage's send and its use: 0 lock-step, 1 pipelined */
+    size_t batch;       /* updates generated per tick */
+    uint64_t batches, ticks;
     struct stage stage[MAX_STAGES];
-    struct lane lane[MAX_LANES];
+    struct exchange ex[2];
+    struct list keep[2];
+    struct list mine;   /* updates owned here, in the order they join the applier */
+    size_t fed;         /* pipelined: mine's first `fed` have joined it */
+    struct ra_applier apply;
 };
 
 /* Lower rank i of an odd partition (N below, N+1 above). */
@@ -175,288 +193,378 @@ static void split(const struct ra_state *s, const struct stage *st, int me, int 
     send->n = (size_t)(ps - send->v);
 }
 
-static uint64_t *recv_slot(const struct hc *h, struct lane *l, int j, int f)
+/* The pipelined form's stage 0: generate n updates and split them as
+ * split() does, and with each one pass the next of mine (from *fed on: the
+ * last tick's arrivals, then this batch's own) to the applier, whose ring
+ * is full. The table's misses then overlap the split's work instead of
+ * waiting for it. Everything the loop reads is a local: a store through a
+ * uint64_t pointer could otherwise change a struct's uint64_t field, and
+ * the compiler would read it again after every store. `fast`: HPCC's shift
+ * register on a power-of-two distribution (the owner a shift), fixed at
+ * compile time. */
+static inline __attribute__((always_inline)) void
+split_feeding(const struct ra_state *s, int fast, const struct stage *st, int me,
+              uint64_t *rng_state, size_t n, struct list *mine, struct list *keep,
+              struct list *send, struct ra_applier *a, size_t *fed)
 {
-    return l->recvbuf + ((size_t)j * 2 + (size_t)f) * (size_t)h->msg_cap;
+    uint64_t ring[RA_PREFETCH_AHEAD];
+    memcpy(ring, a->ring, sizeof ring);
+    uint64_t *pm = mine->v + mine->n, *pk = keep->v + keep->n, *ps = send->v + send->n;
+    uint64_t *const queue = mine->v, *const t = a->t;
+    uint64_t r = *rng_state, joined = a->joined, slot = a->depth - 1;
+    const uint64_t mask = s->dist.words - 1;
+    const struct ra_dist dist = s->dist;
+    const enum ra_rng rng = s->p.rng;
+    const int log2 = s->p.table_log2, shift = dist.shift, mid = st->mid, upper = st->upper;
+    size_t next = *fed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = r = fast ? ra_next_poly(r) : ra_next(rng, r);
+        uint64_t g = fast ? v & mask : ra_index(rng, v, log2);
+        int o = fast ? (int)(g >> shift) : ra_dist_owner(&dist, g);
+        int m = o == me;
+        int k = !m & ((o >= mid) == upper);
+        *pm = v;
+        *pk = v;
+        *ps = v;
+        pm += m;
+        pk += k;
+        ps += !m & !k;
+        if (next < (size_t)(pm - queue)) {
+            uint64_t x = queue[next++], *cell = &ring[joined++ & slot], due = *cell;
+            *cell = x;
+            __builtin_prefetch(&t[fast ? x & mask : ra_index(rng, x, log2)], 1, 0);
+            t[fast ? due & mask : ra_index(rng, due, log2)] ^= due;
+        }
+    }
+    *rng_state = r;
+    memcpy(a->ring, ring, sizeof ring);
+    a->joined = joined;
+    *fed = next;
+    mine->n = (size_t)(pm - mine->v);
+    keep->n = (size_t)(pk - keep->v);
+    send->n = (size_t)(ps - send->v);
 }
 
-static void post_receives(struct hc *h, struct lane *l, int j)
+static void split_feeding_any(const struct ra_state *s, const struct stage *st, int me,
+                              uint64_t *rng_state, size_t n, struct list *mine, struct list *keep,
+                              struct list *send, struct ra_applier *a, size_t *fed)
+{
+    if (s->p.rng == RA_RNG_POLY && s->dist.shift >= 0)
+        split_feeding(s, 1, st, me, rng_state, n, mine, keep, send, a, fed);
+    else
+        split_feeding(s, 0, st, me, rng_state, n, mine, keep, send, a, fed);
+}
+
+static uint64_t *recv_slot(const struct hc *h, struct exchange *x, int j, int f)
+{
+    return x->recvbuf + ((size_t)j * 2 + (size_t)f) * (size_t)h->msg_cap;
+}
+
+static void post_receives(struct hc *h, struct exchange *x, int j)
 {
     for (int f = 0; f < h->stage[j].nrecv; f++)
-        MPI_Irecv(recv_slot(h, l, j, f), h->msg_cap, MPI_UINT64_T, h->stage[j].from[f], l->tag0 + j,
-                  h->comm, &l->rreq[j][f]);
+        MPI_Irecv(recv_slot(h, x, j, f), h->msg_cap, MPI_UINT64_T, h->stage[j].from[f], j, h->comm,
+                  &x->rreq[j][f]);
 }
 
 /* Send stage j's list: a share to each target, the part beyond msg_cap in
  * a second, always non-blocking, message (two blocking overflow sends
  * towards each other could wait for each other forever). */
-static void send_stage(struct ra_state *s, struct hc *h, struct lane *l, int j, int nonblocking)
+static void send_stage(struct ra_state *s, struct hc *h, struct exchange *x, int j, int nonblocking)
 {
     const struct stage *st = &h->stage[j];
-    struct list *sl = &l->send[j];
+    struct list *sl = &x->send[j];
     size_t first = (size_t)((long long)sl->n * st->share_num / st->share_den);
-    int tag = l->tag0 + j;
     for (int t = 0; t < st->nsend; t++) {
         const uint64_t *v = sl->v + (t ? first : 0);
         size_t n = t ? sl->n - first : (st->nsend == 1 ? sl->n : first);
         size_t head = n < (size_t)h->msg_cap ? n : (size_t)h->msg_cap;
         if (nonblocking)
-            MPI_Isend(v, (int)head, MPI_UINT64_T, st->to[t], tag, h->comm, &l->sreq[j][t][0]);
+            MPI_Isend(v, (int)head, MPI_UINT64_T, st->to[t], j, h->comm, &x->sreq[j][t][0]);
         else
-            MPI_Send(v, (int)head, MPI_UINT64_T, st->to[t], tag, h->comm);
+            MPI_Send(v, (int)head, MPI_UINT64_T, st->to[t], j, h->comm);
         if (head == (size_t)h->msg_cap)
-            MPI_Isend(v + head, (int)(n - head), MPI_UINT64_T, st->to[t], tag + OVERFLOW_TAG,
-                      h->comm, &l->sreq[j][t][1]);
+            MPI_Isend(v + head, (int)(n - head), MPI_UINT64_T, st->to[t], j + OVERFLOW_TAG, h->comm,
+                      &x->sreq[j][t][1]);
         s->messages_sent += 1 + (head == (size_t)h->msg_cap);
         s->bytes_sent += (long long)(n * sizeof(uint64_t));
     }
+    x->sent_words += (long long)sl->n;
 }
 
 /* Wait for stage j's receives; a full one has an overflow message behind it. */
-static int wait_receives(struct hc *h, struct lane *l, int j)
+static int wait_receives(struct hc *h, struct exchange *x, int j)
 {
     MPI_Status st[2];
-    int failed = 0, tag = l->tag0 + j + OVERFLOW_TAG;
-    MPI_Waitall(h->stage[j].nrecv, l->rreq[j], st);
+    int failed = 0, tag = j + OVERFLOW_TAG;
+    ra_mpi_waitall(h->stage[j].nrecv, x->rreq[j], st);
     for (int f = 0; f < h->stage[j].nrecv; f++) {
-        MPI_Get_count(&st[f], MPI_UINT64_T, &l->recvd[j][f]);
-        l->extra[j][f].n = 0;
-        if (l->recvd[j][f] < h->msg_cap)
+        MPI_Get_count(&st[f], MPI_UINT64_T, &x->recvd[j][f]);
+        x->extra[j][f].n = 0;
+        if (x->recvd[j][f] < h->msg_cap)
             continue;
         MPI_Status ost;
         int more = 0;
         MPI_Probe(h->stage[j].from[f], tag, h->comm, &ost);
         MPI_Get_count(&ost, MPI_UINT64_T, &more);
-        struct list *x = &l->extra[j][f];
-        failed |= ra_reserve(&x->v, &x->cap, (size_t)more);
-        MPI_Recv(failed ? NULL : x->v, failed ? 0 : more, MPI_UINT64_T, h->stage[j].from[f], tag,
+        struct list *e = &x->extra[j][f];
+        failed |= ra_reserve(&e->v, &e->cap, (size_t)more);
+        MPI_Recv(failed ? NULL : e->v, failed ? 0 : more, MPI_UINT64_T, h->stage[j].from[f], tag,
                  h->comm, MPI_STATUS_IGNORE);
-        x->n = failed ? 0 : (size_t)more;
+        e->n = failed ? 0 : (size_t)more;
     }
     return failed;
 }
 
-/* Split a list into stage j's outputs: mine, the keep-list that stage j+1
- * reads (keep[j % 2]) and send[j]. */
-static int split_into(struct ra_state *s, struct hc *h, struct lane *l, int j, int me,
-                      const uint64_t *v, uint64_t *rng_state, size_t n)
-{
-    int apart = (s->p.mods & RA_MOD_LATE_UPDATE) != 0;
-    struct list *keep = &l->keep[j % 2];
-    if (reserve_outputs(&l->mine, keep, &l->send[j], n))
-        return -1;
-    split(s, &h->stage[j], me, apart, v, rng_state, n, &l->mine, keep, &l->send[j]);
-    return 0;
-}
-
-/* What stage j received, split into stage j+1's lists. */
-static int split_received(struct ra_state *s, struct hc *h, struct lane *l, int j, int me)
-{
-    int failed = 0;
-    for (int f = 0; f < h->stage[j].nrecv && !failed; f++)
-        failed =
-            split_into(s, h, l, j + 1, me, recv_slot(h, l, j, f), NULL, (size_t)l->recvd[j][f]) ||
-            split_into(s, h, l, j + 1, me, l->extra[j][f].v, NULL, l->extra[j][f].n);
-    return failed;
-}
-
-static void apply_received(struct ra_state *s, struct hc *h, struct lane *l, int j)
-{
-    for (int f = 0; f < h->stage[j].nrecv; f++) {
-        ra_apply_list(s, recv_slot(h, l, j, f), (size_t)l->recvd[j][f]);
-        ra_apply_list(s, l->extra[j][f].v, l->extra[j][f].n);
-    }
-}
-
-static long long received_words(const struct hc *h, const struct lane *l, int j)
+static long long received_words(const struct hc *h, const struct exchange *x, int j)
 {
     long long n = 0;
     for (int f = 0; f < h->stage[j].nrecv; f++)
-        n += l->recvd[j][f] + (long long)l->extra[j][f].n;
+        n += x->recvd[j][f] + (long long)x->extra[j][f].n;
     return n;
 }
 
-/* The most updates held at once: this lane's lists now, plus what the
- * other lanes still hold. */
-static void note_pending(struct ra_state *s, const struct hc *h, struct lane *l, long long held)
+/* The sends of exchange x are complete: their lists are free again and
+ * the updates in them no longer held here. */
+static void complete_sends(struct hc *h, struct exchange *x)
 {
-    l->held = held;
-    long long all = 0;
-    for (int i = 0; i < h->nlanes; i++)
-        all += h->lane[i].held;
-    s->max_pending = all > s->max_pending ? all : s->max_pending;
+    ra_mpi_waitall(h->nstages * 2 * 2, &x->sreq[0][0][0], MPI_STATUSES_IGNORE);
+    for (int j = 0; j < h->nstages; j++)
+        x->send[j].n = 0;
+    x->sent_words = 0;
 }
 
-/* The look-ahead in use: the batches of every lane not yet through. */
-static void note_lookahead(struct ra_state *s, const struct hc *h)
+static void note_pending(struct ra_state *s, long long held)
 {
-    long long all = 0;
-    for (int i = 0; i < h->nlanes; i++)
-        all += (long long)h->lane[i].n;
-    s->max_lookahead = all > s->max_lookahead ? all : s->max_lookahead;
+    s->max_pending = held > s->max_pending ? held : s->max_pending;
 }
 
-/* The keep-list stage j produced (stage j+1's own part of its input),
- * split into stage j+1's lists, then emptied. */
-static int split_kept(struct ra_state *s, struct hc *h, struct lane *l, int j, int me)
-{
-    struct list *kept = &l->keep[j % 2];
-    int failed = split_into(s, h, l, j + 1, me, kept->v, NULL, kept->n);
-    kept->n = 0;
-    return failed;
-}
-
-/* The last stage: everything held is owned here. Its updates are not
- * routing, so their time comes off route_ns (what the model's T_C is). */
-static int finish_last(struct ra_state *s, struct hc *h, struct lane *l, int j)
-{
-    int failed = wait_receives(h, l, j);
-    struct list *kept = &l->keep[j % 2];
-    note_pending(s, h, l, (long long)(l->mine.n + kept->n) + received_words(h, l, j));
-    double t0 = MPI_Wtime();
-    ra_apply_list(s, l->mine.v, l->mine.n);
-    ra_apply_list(s, kept->v, kept->n);
-    apply_received(s, h, l, j);
-    s->route_ns -= ra_elapsed_ns(t0);
-    l->mine.n = kept->n = 0;
-    note_pending(s, h, l, 0);
-    return failed;
-}
+/* A tick: the stages' lists, the exchange of this tick and the one whose
+ * messages stage j reads (the same one lock-step, the last tick's
+ * pipelined), and whether this tick's messages are sent at all (not in the
+ * pipelined form's last tick, where no one would read them). */
+struct tick {
+    uint64_t k;
+    struct exchange *now, *in;
+    int sends, reads;
+};
 
 static int nonblocking_sends(const struct ra_state *s)
 {
     return s->p.overlap || (s->p.mods & RA_MOD_ISEND);
 }
 
-/* Put stage j's messages on their way; with late-update, apply what has
- * reached its owner while they travel. The lane then holds its keep-list. */
-static void launch_stage(struct ra_state *s, struct hc *h, struct lane *l, int j)
+static int apart(const struct ra_state *s)
 {
-    if (!(s->p.mods & RA_MOD_PREPOST))
-        post_receives(h, l, j);
-    send_stage(s, h, l, j, nonblocking_sends(s));
-    if (s->p.mods & RA_MOD_LATE_UPDATE) {
-        ra_apply_list(s, l->mine.v, l->mine.n);
-        l->mine.n = 0;
-    }
-    l->stage = j;
-    l->held = (long long)(l->mine.n + l->keep[j % 2].n);
+    return s->p.overlap || (s->p.mods & RA_MOD_LATE_UPDATE);
 }
 
-/* Generate the next n updates of the stream at *rng_state and start them
- * on their way. */
-static int lane_begin(struct ra_state *s, struct hc *h, struct lane *l, uint64_t *rng_state,
-                      size_t n, int me)
+/* Split a list into stage j's outputs: mine, the keep-list stage j+1 reads
+ * (keep[j % 2]) and this tick's send[j]. Pipelined, generating a batch
+ * feeds the applier as it goes. */
+static int split_into(struct ra_state *s, struct hc *h, struct tick *t, int j, const uint64_t *v,
+                      uint64_t *rng_state, size_t n)
 {
-    l->n = n;
-    l->mine.n = l->keep[0].n = l->keep[1].n = 0;
-    for (int j = 0; j < h->nstages; j++)
-        l->send[j].n = 0;
-    note_lookahead(s, h);
-    note_pending(s, h, l, (long long)n);
-    if (s->p.mods & RA_MOD_PREPOST)
-        for (int j = 0; j < h->nstages; j++)
-            post_receives(h, l, j);
-    if (split_into(s, h, l, 0, me, NULL, rng_state, n))
+    struct list *keep = &h->keep[j % 2], *send = &t->now->send[j];
+    if (reserve_outputs(&h->mine, keep, send, n))
         return -1;
-    launch_stage(s, h, l, 0);
+    if (h->lag && rng_state && h->apply.depth) {
+        /* The ring full first, from what is queued, for the loop's swaps. */
+        size_t fill = h->apply.depth - h->apply.held, queued = h->mine.n - h->fed;
+        fill = fill < queued ? fill : queued;
+        ra_applier_add(&h->apply, h->mine.v + h->fed, fill);
+        h->fed += fill;
+        if (h->apply.held == h->apply.depth) {
+            split_feeding_any(s, &h->stage[j], h->me, rng_state, n, &h->mine, keep, send, &h->apply,
+                              &h->fed);
+            return 0;
+        }
+    }
+    split(s, &h->stage[j], h->me, apart(s), v, rng_state, n, &h->mine, keep, send);
     return 0;
 }
 
-/* Take the lane's stage in flight one step further: its arrivals split into
- * the next stage, which is launched, or after the last stage applied. Sets
- * *done when the batch is through; -1 when out of memory. */
-static int lane_advance(struct ra_state *s, struct hc *h, struct lane *l, int me, int *done)
+/* Pipelined: the last stage's arrivals of the last tick join mine, to be
+ * fed to the applier while this tick's batch is generated. */
+static int queue_arrivals(struct hc *h, struct exchange *x, int j)
 {
-    int j = l->stage, failed;
-    *done = j + 1 == h->nstages;
-    if (*done) {
-        failed = finish_last(s, h, l, j);
-        l->stage = -1;
-        l->n = 0;
-        MPI_Waitall(h->nstages * 2 * 2, &l->sreq[0][0][0], MPI_STATUSES_IGNORE);
-        return failed;
+    for (int f = 0; f < h->stage[j].nrecv; f++) {
+        const struct list got[2] = {{recv_slot(h, x, j, f), (size_t)x->recvd[j][f], 0},
+                                    x->extra[j][f]};
+        for (int g = 0; g < 2; g++) {
+            if (ra_reserve(&h->mine.v, &h->mine.cap, h->mine.n + got[g].n + 1))
+                return -1;
+            memcpy(h->mine.v + h->mine.n, got[g].v, got[g].n * sizeof(uint64_t));
+            h->mine.n += got[g].n;
+        }
     }
-    if (s->p.mods & RA_MOD_LATE_WAIT)
-        failed = split_kept(s, h, l, j, me) || wait_receives(h, l, j);
-    else
-        failed = wait_receives(h, l, j) || split_kept(s, h, l, j, me);
-    failed = failed || split_received(s, h, l, j, me);
-    if (failed)
-        return -1;
-    note_pending(s, h, l, (long long)(l->mine.n + l->keep[(j + 1) % 2].n + l->send[j + 1].n));
-    launch_stage(s, h, l, j + 1);
     return 0;
+}
+
+/* What stage j-1 delivered to this tick's stage j, split into stage j's lists. */
+static int split_received(struct ra_state *s, struct hc *h, struct tick *t, int j)
+{
+    int failed = 0;
+    if (!t->reads)
+        return 0;
+    for (int f = 0; f < h->stage[j - 1].nrecv && !failed; f++)
+        failed = split_into(s, h, t, j, recv_slot(h, t->in, j - 1, f), NULL,
+                            (size_t)t->in->recvd[j - 1][f]) ||
+                 split_into(s, h, t, j, t->in->extra[j - 1][f].v, NULL, t->in->extra[j - 1][f].n);
+    return failed;
+}
+
+/* Put stage j's messages on their way; updates that reached their owner
+ * join the applier while they travel. */
+static void launch_stage(struct ra_state *s, struct hc *h, struct tick *t, int j)
+{
+    if (t->sends) {
+        if (!(s->p.mods & RA_MOD_PREPOST) && !s->p.overlap)
+            post_receives(h, t->now, j);
+        send_stage(s, h, t->now, j, nonblocking_sends(s));
+    }
+    if (apart(s) && !h->lag) {
+        ra_applier_add(&h->apply, h->mine.v, h->mine.n);
+        h->mine.n = 0;
+    }
+}
+
+/* Stage j >= 1: the keep-list of stage j-1 and what stage j-1's partners
+ * sent, split into stage j's lists. */
+static int run_stage(struct ra_state *s, struct hc *h, struct tick *t, int j)
+{
+    struct list *kept = &h->keep[(j - 1) % 2];
+    int failed = 0;
+    if ((s->p.mods & RA_MOD_LATE_WAIT) || s->p.overlap) {
+        failed = split_into(s, h, t, j, kept->v, NULL, kept->n);
+        kept->n = 0;
+        failed = failed || (t->reads && wait_receives(h, t->in, j - 1));
+    } else {
+        failed = t->reads && wait_receives(h, t->in, j - 1);
+        failed = failed || split_into(s, h, t, j, kept->v, NULL, kept->n);
+        kept->n = 0;
+    }
+    failed = failed || split_received(s, h, t, j);
+    if (!failed) {
+        note_pending(s,
+                     (long long)(h->mine.n + h->keep[j % 2].n + t->now->send[j].n) + h->apply.held);
+        launch_stage(s, h, t, j);
+    }
+    return failed;
+}
+
+/* After the last stage everything held is owned here. Its updates are not
+ * routing, so their time comes off route_ns (what the model's T_C is). */
+static int finish_tick(struct ra_state *s, struct hc *h, struct tick *t)
+{
+    if (h->lag) { /* pipelined: what was not fed yet; the last stage's arrivals came first */
+        struct list *kept = &h->keep[h->nstages > 0 ? (h->nstages - 1) % 2 : 0];
+        double t0 = MPI_Wtime();
+        ra_applier_add(&h->apply, h->mine.v + h->fed, h->mine.n - h->fed);
+        ra_applier_add(&h->apply, kept->v, kept->n);
+        h->mine.n = h->fed = kept->n = 0;
+        s->route_ns -= ra_elapsed_ns(t0);
+        return 0;
+    }
+    int j = h->nstages - 1, failed = j >= 0 && t->reads && wait_receives(h, t->in, j);
+    struct list *kept = &h->keep[j >= 0 ? j % 2 : 0];
+    double t0 = MPI_Wtime();
+    long long arrived = j >= 0 && t->reads ? received_words(h, t->in, j) : 0;
+    note_pending(s, (long long)(h->mine.n + kept->n) + arrived + h->apply.held);
+    ra_applier_add(&h->apply, h->mine.v, h->mine.n);
+    ra_applier_add(&h->apply, kept->v, kept->n);
+    for (int f = 0; j >= 0 && t->reads && f < h->stage[j].nrecv; f++) {
+        ra_applier_add(&h->apply, recv_slot(h, t->in, j, f), (size_t)t->in->recvd[j][f]);
+        ra_applier_add(&h->apply, t->in->extra[j][f].v, t->in->extra[j][f].n);
+    }
+    if (!h->lag) /* lock-step: a step applies all it holds */
+        ra_applier_drain(&h->apply);
+    h->mine.n = kept->n = 0;
+    s->route_ns -= ra_elapsed_ns(t0);
+    return failed;
+}
+
+/* Stage 0 of a tick: this tick's batch (none once every batch is out),
+ * generated and split in one pass. The look-ahead in use is its size plus
+ * what the applier still holds: the last tick's sends are complete. */
+static int begin_tick(struct ra_state *s, struct hc *h, struct tick *t, size_t n,
+                      uint64_t *rng_state)
+{
+    long long in_use = (long long)n + h->apply.held;
+    s->max_lookahead = in_use > s->max_lookahead ? in_use : s->max_lookahead;
+    note_pending(s, in_use);
+    if (h->nstages == 0) {
+        if (reserve_outputs(&h->mine, &h->keep[0], &h->keep[1], n))
+            return -1;
+        ra_generate(s->p.rng, rng_state, h->mine.v, n);
+        h->mine.n = n;
+        return 0;
+    }
+    if ((s->p.mods & RA_MOD_PREPOST) || s->p.overlap)
+        for (int j = 0; t->sends && j < h->nstages; j++)
+            post_receives(h, t->now, j);
+    int last = h->nstages - 1;
+    if (h->lag && t->reads && last >= 0 &&
+        (wait_receives(h, t->in, last) || queue_arrivals(h, t->in, last)))
+        return -1;
+    note_pending(s, in_use + (long long)h->mine.n);
+    if (split_into(s, h, t, 0, NULL, rng_state, n))
+        return -1;
+    launch_stage(s, h, t, 0);
+    return 0;
+}
+
+static int run_tick(struct ra_state *s, struct hc *h, struct tick *t, size_t n, uint64_t *rng_state)
+{
+    int failed = begin_tick(s, h, t, n, rng_state);
+    for (int j = 1; j < h->nstages && !failed; j++)
+        failed = run_stage(s, h, t, j);
+    return failed || finish_tick(s, h, t);
 }
 
 /* Batches of the run: every rank takes as many as the rank with the most
  * updates needs; a rank past its own end sends empty lists. */
 struct batches {
-    uint64_t total, next, done, rng_state;
+    uint64_t total, done, rng_state;
     double t0;
     int stopped;
 };
 
-/* Generate batch `next` into the lane and start it; 0 when none is left or
- * the time limit has run out (asked of every rank at the same batch). */
-static int start_next(struct ra_state *s, struct hc *h, struct lane *l, struct batches *bt, int me)
+/* This tick's batch size: 0 once all are out or the time limit has run out
+ * (asked of every rank at the same tick, so all stop together). */
+static size_t next_batch(struct ra_state *s, struct hc *h, struct batches *bt, uint64_t k)
 {
-    if (bt->stopped || bt->next == bt->total)
+    if (bt->stopped || k >= bt->total)
         return 0;
-    if (ra_mpi_time_up(s, h->comm, bt->t0, bt->next)) {
+    if (ra_mpi_time_up(s, h->comm, bt->t0, k)) {
         bt->stopped = 1;
+        h->ticks = k + (uint64_t)h->drain;
         return 0;
     }
     uint64_t left = s->my_updates - bt->done;
-    size_t n = left < h->batch_max ? (size_t)left : h->batch_max;
+    size_t n = left < h->batch ? (size_t)left : h->batch;
     bt->done += n;
-    bt->next++;
-    double t1 = MPI_Wtime();
-    if (lane_begin(s, h, l, &bt->rng_state, n, me))
-        ra_mpi_out_of_memory("the hypercube's lists");
-    s->route_ns += ra_elapsed_ns(t1);
-    return 1;
+    return n;
 }
 
-/* One rank alone: nothing to route. */
-static void run_alone(struct ra_state *s, struct hc *h, struct batches *bt)
+static void run_ticks(struct ra_state *s, struct hc *h, struct batches *bt)
 {
-    struct lane *l = &h->lane[0];
-    for (; bt->next < bt->total && !ra_mpi_time_up(s, h->comm, bt->t0, bt->next); bt->next++) {
-        size_t n =
-            s->my_updates - bt->done < h->batch_max ? s->my_updates - bt->done : h->batch_max;
-        ra_generate(s->p.rng, &bt->rng_state, l->batch, n);
-        l->n = n;
-        note_lookahead(s, h);
-        note_pending(s, h, l, (long long)n);
-        ra_apply_list(s, l->batch, n);
-        bt->done += n;
+    for (uint64_t k = 0; k < h->ticks; k++) {
+        struct tick t = {.k = k, .now = &h->ex[k % 2], .in = &h->ex[(k + 2 - h->lag) % 2]};
+        t.reads = k >= (uint64_t)h->lag;
+        double t1 = MPI_Wtime();
+        complete_sends(h, &h->ex[(k + 1) % 2]); /* the last tick's */
+        size_t n = next_batch(s, h, bt, k);
+        if (k >= h->ticks) /* the time limit ended the run here */
+            break;
+        t.sends = k + (uint64_t)h->lag < h->ticks;
+        if (run_tick(s, h, &t, n, &bt->rng_state))
+            ra_mpi_out_of_memory("the hypercube's lists");
+        s->route_ns += ra_elapsed_ns(t1);
     }
-    l->n = 0;
-}
-
-/* The lanes take turns, each advanced one stage at a time; a lane whose
- * batch is through starts the next one. Every rank runs the same sequence,
- * and sends never block, so a wait only ever waits for a send that its
- * partner posted earlier in that sequence. */
-static void run_lanes(struct ra_state *s, struct hc *h, struct batches *bt, int me)
-{
-    int active = 0;
-    for (int i = 0; i < h->nlanes; i++)
-        active += start_next(s, h, &h->lane[i], bt, me);
-    while (active)
-        for (int i = 0; i < h->nlanes; i++) {
-            struct lane *l = &h->lane[i];
-            int done = 0;
-            if (l->stage < 0)
-                continue;
-            double t1 = MPI_Wtime();
-            if (lane_advance(s, h, l, me, &done))
-                ra_mpi_out_of_memory("the hypercube's lists");
-            s->route_ns += ra_elapsed_ns(t1);
-            if (done && !start_next(s, h, l, bt, me))
-                active--;
-        }
+    complete_sends(h, &h->ex[0]);
+    complete_sends(h, &h->ex[1]);
+    ra_applier_drain(&h->apply);
 }
 
 static int hc_run(struct hpcp_bench *b, double *seconds)
@@ -464,36 +572,45 @@ static int hc_run(struct hpcp_bench *b, double *seconds)
     struct ra_state *s = b->state;
     struct hc *h = s->algo;
     uint64_t most = (uint64_t)s->p.updates_per_word * ra_dist_count(&s->dist, 0);
-    struct batches bt = {.total = (most + h->batch_max - 1) / h->batch_max,
+    struct batches bt = {.total = (most + h->batch - 1) / h->batch,
                          .rng_state = ra_rng_jump(s->p.rng, s->seq_start)};
     ra_table_init(&s->table, s->my_start);
+    ra_applier_init(&h->apply, s,
+                    ra_applier_depth((long long)s->p.lookahead - (long long)h->batch));
+    if (!h->lag) /* lock-step drains each step, so the ring can be full depth */
+        ra_applier_init(&h->apply, s, RA_PREFETCH_AHEAD);
+    h->batches = bt.total;
+    h->ticks = bt.total + (uint64_t)h->drain;
     s->stages = h->nstages;
     s->partners = h->partners;
     MPI_Barrier(b->comm);
     bt.t0 = MPI_Wtime();
-    if (h->nstages == 0)
-        run_alone(s, h, &bt);
-    else
-        run_lanes(s, h, &bt, b->rank);
+    run_ticks(s, h, &bt);
     MPI_Barrier(b->comm);
     *seconds = MPI_Wtime() - bt.t0;
-    s->steps = (long long)bt.next;
+    s->steps = (long long)(h->ticks - (uint64_t)h->drain);
     s->executed = bt.done;
     return 0;
 }
 
-static int lane_setup(const struct hc *h, struct lane *l, int index)
+/* Pipelined: a batch leaves room in the look-ahead for the applier, whose
+ * depth is the largest power of two within half of it (Q = 1: none). */
+static size_t batch_size(const struct ra_params *p)
 {
-    l->stage = -1;
-    l->tag0 = index * LANE_TAGS;
+    if (!p->overlap)
+        return (size_t)p->lookahead;
+    return (size_t)p->lookahead - ra_applier_depth(p->lookahead / 2);
+}
+
+static int exchange_setup(const struct hc *h, struct exchange *x)
+{
     for (int j = 0; j < MAX_STAGES; j++)
         for (int f = 0; f < 2; f++) {
-            l->rreq[j][f] = MPI_REQUEST_NULL;
-            l->sreq[j][f][0] = l->sreq[j][f][1] = MPI_REQUEST_NULL;
+            x->rreq[j][f] = MPI_REQUEST_NULL;
+            x->sreq[j][f][0] = x->sreq[j][f][1] = MPI_REQUEST_NULL;
         }
-    l->batch = malloc(h->batch_max * sizeof *l->batch);
-    l->recvbuf = malloc(((size_t)h->nstages * 2 + 1) * (size_t)h->msg_cap * sizeof(uint64_t));
-    return !l->batch || !l->recvbuf;
+    x->recvbuf = malloc(((size_t)h->nstages * 2 + 1) * (size_t)h->msg_cap * sizeof(uint64_t));
+    return !x->recvbuf;
 }
 
 static int hc_setup(struct hpcp_bench *b)
@@ -503,18 +620,21 @@ static int hc_setup(struct hpcp_bench *b)
     s->algo = h;
     int failed = !h;
     if (h) {
-        size_t q = (size_t)s->p.lookahead;
         h->comm = MPI_COMM_NULL;
+        h->me = b->rank;
         h->nstages = plan_stages(h->stage, b->rank, b->ranks);
         h->partners = count_partners(h);
-        /* Two halves need a look-ahead of at least 2; one is Q/2 (an odd Q
-         * leaves one update of it unused, never more than Q in use). */
-        h->nlanes = s->p.overlap && q >= 2 ? 2 : 1;
-        h->batch_max = q / (size_t)h->nlanes;
+        h->lag = s->p.overlap ? 1 : 0;
+        /* Every rank runs the same ticks, so the drain is the deepest
+         * rank's: an odd partition leaves some ranks a stage short. */
+        int deepest = 0; /* ceil(log2 P) */
+        while ((1 << deepest) < b->ranks)
+            deepest++;
+        h->drain = h->lag * deepest;
+        h->batch = batch_size(&s->p);
         /* Room for the usual list and its random excess; longer ones overflow. */
-        h->msg_cap = (int)(h->batch_max + h->batch_max / 2 + 64);
-        for (int i = 0; i < h->nlanes && !failed; i++)
-            failed = lane_setup(h, &h->lane[i], i);
+        h->msg_cap = (int)(h->batch + h->batch / 2 + 64);
+        failed = exchange_setup(h, &h->ex[0]) || exchange_setup(h, &h->ex[1]);
     }
     return ra_mpi_setup(b, h ? &h->comm : NULL, failed) ? HPCP_EXIT_RUNTIME : 0;
 }
@@ -526,17 +646,13 @@ static void free_list(struct list *l)
     l->n = l->cap = 0;
 }
 
-static void lane_free(struct lane *l)
+static void exchange_free(struct exchange *x)
 {
-    free(l->batch);
-    free(l->recvbuf);
-    free_list(&l->keep[0]);
-    free_list(&l->keep[1]);
-    free_list(&l->mine);
+    free(x->recvbuf);
     for (int j = 0; j < MAX_STAGES; j++) {
-        free_list(&l->send[j]);
-        free_list(&l->extra[j][0]);
-        free_list(&l->extra[j][1]);
+        free_list(&x->send[j]);
+        free_list(&x->extra[j][0]);
+        free_list(&x->extra[j][1]);
     }
 }
 
@@ -545,20 +661,24 @@ static void hc_teardown(struct hpcp_bench *b)
     struct ra_state *s = b->state;
     struct hc *h = s->algo;
     if (h) {
-        for (int i = 0; i < MAX_LANES; i++)
-            lane_free(&h->lane[i]);
+        exchange_free(&h->ex[0]);
+        exchange_free(&h->ex[1]);
+        free_list(&h->keep[0]);
+        free_list(&h->keep[1]);
+        free_list(&h->mine);
         ra_mpi_teardown(b, &h->comm);
         free(h);
     }
     s->algo = NULL;
 }
 
-/* The record names the optimisations that ran. */
+/* The record names the optimisations that ran and the batch a tick generates. */
 static void hypercube_record_params(struct hpcp_record *r, const struct ra_params *p)
 {
     char text[128];
     hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
     hpcp_record_param_string(r, "overlap", p->overlap ? "on" : "off");
+    hpcp_record_param_int(r, "batch", (long long)batch_size(p));
 }
 
 static const struct ra_algorithm hypercube = {.scope = RA_SCOPE_MPI,
