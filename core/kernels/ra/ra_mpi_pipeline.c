@@ -57,6 +57,7 @@ struct router {
     uint64_t rng_state, generated;
     int gen_done;
     long long messages, bytes, partners, max_pending, busy, handled, applied, stalled;
+    long long max_lookahead;     /* the generator's: held before a batch plus the batch */
     char pad[64];
 };
 
@@ -234,7 +235,7 @@ static int generate(struct router *r)
     struct pipe *pp = r->pp;
     struct ra_state *s = pp->s;
     uint64_t batch[GEN_BATCH];
-    long long room = pp->lookahead - __atomic_load_n(&pp->pending, __ATOMIC_RELAXED);
+    long long held = __atomic_load_n(&pp->pending, __ATOMIC_RELAXED), room = pp->lookahead - held;
     if (room <= 0) {
         __atomic_store_n(&pp->starved, 1, __ATOMIC_RELAXED);
         return 0;
@@ -245,6 +246,10 @@ static int generate(struct router *r)
     m = m < GEN_BATCH ? m : GEN_BATCH;
     ra_generate(s->p.rng, &r->rng_state, batch, m);
     add_pending(pp, r, (long long)m);
+    /* This rank's own updates in use are among those held when it looked,
+     * and the batch: updates other threads add meanwhile are received ones. */
+    if (held + (long long)m > r->max_lookahead)
+        r->max_lookahead = held + (long long)m;
     r->generated += m;
     route_list(r, batch, m);
     int time_up = s->p.time_limit_s > 0 && (r->generated & 4095) < m &&
@@ -535,6 +540,7 @@ static void reset_router(struct router *r, const struct ra_state *s)
     r->gen_done = r->id != 0;
     r->rng_state = ra_rng_jump(s->p.rng, s->seq_start);
     r->messages = r->bytes = r->partners = r->max_pending = r->busy = r->handled = 0;
+    r->max_lookahead = 0;
     r->applied = r->stalled = 0;
 }
 
@@ -579,6 +585,8 @@ static void collect(struct pipe *pp, double ticks_per_ns)
         s->bytes_sent += rt->bytes;
         s->partners += rt->partners;
         s->max_pending = rt->max_pending > s->max_pending ? rt->max_pending : s->max_pending;
+        if (rt->max_lookahead > s->max_lookahead)
+            s->max_lookahead = rt->max_lookahead;
     }
     for (int k = 0; k < pp->rt_plan.nd; k++)
         s->stages += pp->rt_plan.dims[k] > 1;
@@ -622,8 +630,11 @@ static int pipeline_setup(struct hpcp_bench *b)
         pp->lookahead = (long long)s->p.lookahead * (s->p.mapping_mode == 7 ? T : 1);
         ra_team_plan(&pp->team, T, b->si->node_comm);
         failed = ra_routes_plan(&pp->rt_plan, s->p.grid, s->p.ndims, b->rank, b->ranks);
+        /* As the torus: overlapped, each bucket gets half its share, so a
+         * full one can be in flight while its next half fills. */
         int nb = pp->rt_plan.nbuckets;
-        int per = nb ? (int)(pp->lookahead / nb) : (int)pp->lookahead;
+        int halves = s->p.overlap && nb && pp->lookahead >= 2 * nb ? 2 : 1;
+        int per = nb ? (int)(pp->lookahead / (nb * halves)) : (int)pp->lookahead;
         pp->capacity = per > 0 ? per : 1;
         failed = failed || alloc_pipe(pp, b->ranks) || ra_thread_state_alloc(s, T);
         if (!failed) {
@@ -691,13 +702,22 @@ static void pipeline_record_threads(struct hpcp_record *r, const struct ra_param
     hpcp_record_param_int(r, "roles", p->roles);
 }
 
+/* Whether its buckets were halved (--overlap). */
+static void pipeline_record_params(struct hpcp_record *r, const struct ra_params *p)
+{
+    hpcp_record_param_string(r, "overlap", p->overlap ? "on" : "off");
+}
+
 static const struct ra_algorithm pipeline = {
     .scope = RA_SCOPE_MPI,
-    .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_ROLES,
+    .takes =
+        RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_ROLES | RA_TAKES_OVERLAP,
+    .overlap_default = 1, /* 1.28x off: 2 ranks, bench/ra_ceiling's sitting */
     .modes = RA_MODE(7) | RA_MODE(8),
     .default_mode = 8,
     .threaded = 1,
     .sync_refusal = ": the pipeline's updaters own disjoint slices of the table and need none",
+    .record_params = pipeline_record_params,
     .record_threads = pipeline_record_threads};
 
 const struct hpcp_kernel hpcp_ra_mpi_pipeline = {

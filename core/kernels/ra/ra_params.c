@@ -495,7 +495,7 @@ int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, 
     if (!(a->takes & RA_TAKES_MODS))
         p->mods = 0;
     if (!(a->takes & RA_TAKES_OVERLAP) && p->overlap_given)
-        return refuse("--overlap", k->algorithm, "hypercube|torus", err, errlen);
+        return refuse("--overlap", k->algorithm, "hypercube|torus|pipeline", err, errlen);
     if (!p->overlap_given)
         p->overlap = (a->takes & RA_TAKES_OVERLAP) && a->overlap_default;
     if (!(a->takes & RA_TAKES_LOOP) && p->loop_given)
