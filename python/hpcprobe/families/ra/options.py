@@ -43,7 +43,7 @@ RA_VALUE_OPTIONS = (
     ("rng", "--rng"), ("lookahead", "--lookahead"), ("repeat", "--repeat"),
     ("warmup", "--warmup"), ("time_limit", "--time-limit"), ("hugepages", "--hugepages"),
     ("owner", "--owner"), ("grid", "--grid"), ("dims", "--dims"), ("mods", "--mods"),
-    ("overlap", "--overlap"),
+    ("overlap", "--overlap"), ("update_loop", "--update-loop"),
     ("threads", "--threads"), ("mapping_mode", "--mapping-mode"), ("sync", "--sync"),
     ("roles", "--roles"), ("updates_per_word", "--updates-per-word"),
 )
@@ -132,7 +132,7 @@ def add_ra_parser(subparsers) -> CliParser:
                             ("--time-limit", "S"), ("--hugepages", "on|off"),
                             ("--owner", "division|predict"), ("--grid", "AxBxC"),
                             ("--dims", "D"), ("--mods", "none|all|LIST"),
-                            ("--overlap", "on|off"),
+                            ("--overlap", "on|off"), ("--update-loop", "prefetch|plain"),
                             ("--threads", "T"), ("--mapping-mode", "M")):
         ra.add_argument(option, metavar=metavar, help="see hpcprobe-bench (docs/cli.md)")
     ra.add_argument("--repeat", "--reps", dest="repeat", metavar="R",
