@@ -155,12 +155,15 @@ static int count_partners(const struct hc *h)
     return n;
 }
 
-/* Room in every output for all of `n` more words (+1: the split writes one
- * word past its count). -1 when out of memory. */
+/* Room in every output for all of `n` more words, and SPARE beyond: the
+ * splits write past their counts (one word, or a whole vector of 8). -1 when
+ * out of memory. */
+enum { SPARE = 8 };
 static int reserve_outputs(struct list *a, struct list *b, struct list *c, size_t n)
 {
-    return ra_reserve(&a->v, &a->cap, a->n + n + 1) | ra_reserve(&b->v, &b->cap, b->n + n + 1) |
-           ra_reserve(&c->v, &c->cap, c->n + n + 1);
+    return ra_reserve(&a->v, &a->cap, a->n + n + SPARE) |
+           ra_reserve(&b->v, &b->cap, b->n + n + SPARE) |
+           ra_reserve(&c->v, &c->cap, c->n + n + SPARE);
 }
 
 /* Sort n updates into mine (owned here; only when `apart`), keep (owned in
@@ -212,6 +215,75 @@ static void split(const struct ra_state *s, const struct stage *st, int me, int 
         split_lists(s, 1, st, me, apart, in, rng_state, n, mine, keep, send);
 }
 
+/* The applier's ring and its cursors, as locals of the loop that feeds it. */
+struct feed {
+    uint64_t *queue, *t, *ring, joined, slot, mask;
+    size_t next;
+    enum ra_rng rng;
+    int log2;
+};
+
+/* Pass the next queued update (if one is queued) to the applier: prefetch
+ * its word, and XOR the one that joined `depth` updates ago. */
+static inline __attribute__((always_inline)) void feed_one(struct feed *f, int fast,
+                                                           const uint64_t *queued_end)
+{
+    if (f->next >= (size_t)(queued_end - f->queue))
+        return;
+    uint64_t x = f->queue[f->next++], *cell = &f->ring[f->joined++ & f->slot], due = *cell;
+    *cell = x;
+    __builtin_prefetch(&f->t[fast ? x & f->mask : ra_index(f->rng, x, f->log2)], 1, 0);
+    f->t[fast ? due & f->mask : ra_index(f->rng, due, f->log2)] ^= due;
+}
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* Eight consecutive values of HPCC's shift register, each moved on eight
+ * steps: v x^8 mod x^64 + x^2 + x + 1, i.e. v << 8 with the top byte t
+ * folded back as t (x^2 + x + 1) (degree < 10: no further reduction). */
+static inline __m512i poly_step8(__m512i v)
+{
+    __m512i top = _mm512_srli_epi64(v, 56);
+    __m512i fold = _mm512_xor_si512(
+        top, _mm512_xor_si512(_mm512_slli_epi64(top, 1), _mm512_slli_epi64(top, 2)));
+    return _mm512_xor_si512(_mm512_slli_epi64(v, 8), fold);
+}
+
+/* split_feeding's loop eight updates at a time, where nothing is kept and
+ * the owner is a shift: generation and the split into mine and send in
+ * vector registers (compressed, then stored whole: the lists have 8 words
+ * to spare), the eight feeds scalar. Returns the updates done (a multiple
+ * of 8); *r is then the last value generated. */
+static size_t split_feeding8(struct feed *f, uint64_t *r, size_t n, int me, int shift,
+                             uint64_t **pm, uint64_t **ps)
+{
+    uint64_t first[8], last[8];
+    if (n < 8)
+        return 0;
+    for (int l = 0; l < 8; l++)
+        first[l] = *r = ra_next_poly(*r);
+    __m512i v = _mm512_loadu_si512(first);
+    const __m512i mask = _mm512_set1_epi64((long long)f->mask), mine = _mm512_set1_epi64(me);
+    const __m512i by = _mm512_set1_epi64(shift);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        if (i)
+            v = poly_step8(v);
+        __m512i owner = _mm512_srlv_epi64(_mm512_and_si512(v, mask), by);
+        __mmask8 m = _mm512_cmpeq_epi64_mask(owner, mine);
+        _mm512_storeu_si512(*pm, _mm512_maskz_compress_epi64(m, v));
+        _mm512_storeu_si512(*ps, _mm512_maskz_compress_epi64((__mmask8)~m, v));
+        *pm += __builtin_popcount(m);
+        *ps += 8 - __builtin_popcount(m);
+        for (int l = 0; l < 8; l++)
+            feed_one(f, 1, *pm);
+    }
+    _mm512_storeu_si512(last, v);
+    *r = last[7];
+    return i;
+}
+#endif
+
 /* The pipelined form's stage 0: generate n updates and split them as
  * split() does, and with each one pass the next of mine (from *fed on: the
  * last tick's arrivals, then this batch's own) to the applier, whose ring
@@ -228,17 +300,27 @@ split_feeding(const struct ra_state *s, int fast, int keeps, const struct stage 
 {
     uint64_t ring[RA_PREFETCH_AHEAD];
     memcpy(ring, a->ring, sizeof ring);
+    struct feed f = {.queue = mine->v,
+                     .t = a->t,
+                     .ring = ring,
+                     .joined = a->joined,
+                     .slot = a->depth - 1,
+                     .mask = s->dist.words - 1,
+                     .next = *fed,
+                     .rng = s->p.rng,
+                     .log2 = s->p.table_log2};
     uint64_t *pm = mine->v + mine->n, *pk = keep->v + keep->n, *ps = send->v + send->n;
-    uint64_t *const queue = mine->v, *const t = a->t;
-    uint64_t r = *rng_state, joined = a->joined, slot = a->depth - 1;
-    const uint64_t mask = s->dist.words - 1;
+    uint64_t r = *rng_state;
     const struct ra_dist dist = s->dist;
-    const enum ra_rng rng = s->p.rng;
-    const int log2 = s->p.table_log2, shift = dist.shift, mid = st->mid, upper = st->upper;
-    size_t next = *fed;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = r = fast ? ra_next_poly(r) : ra_next(rng, r);
-        uint64_t g = fast ? v & mask : ra_index(rng, v, log2);
+    const int shift = dist.shift, mid = st->mid, upper = st->upper;
+    size_t i = 0;
+#if defined(__AVX512F__)
+    if (fast && !keeps)
+        i = split_feeding8(&f, &r, n, me, shift, &pm, &ps);
+#endif
+    for (; i < n; i++) {
+        uint64_t v = r = fast ? ra_next_poly(r) : ra_next(f.rng, r);
+        uint64_t g = fast ? v & f.mask : ra_index(f.rng, v, f.log2);
         int o = fast ? (int)(g >> shift) : ra_dist_owner(&dist, g);
         int m = o == me;
         int k = keeps && !m && ((o >= mid) == upper);
@@ -249,17 +331,12 @@ split_feeding(const struct ra_state *s, int fast, int keeps, const struct stage 
         pm += m;
         pk += k;
         ps += !m & !k;
-        if (next < (size_t)(pm - queue)) {
-            uint64_t x = queue[next++], *cell = &ring[joined++ & slot], due = *cell;
-            *cell = x;
-            __builtin_prefetch(&t[fast ? x & mask : ra_index(rng, x, log2)], 1, 0);
-            t[fast ? due & mask : ra_index(rng, due, log2)] ^= due;
-        }
+        feed_one(&f, fast, pm);
     }
     *rng_state = r;
     memcpy(a->ring, ring, sizeof ring);
-    a->joined = joined;
-    *fed = next;
+    a->joined = f.joined;
+    *fed = f.next;
     mine->n = (size_t)(pm - mine->v);
     keep->n = (size_t)(pk - keep->v);
     send->n = (size_t)(ps - send->v);
