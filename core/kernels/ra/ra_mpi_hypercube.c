@@ -66,6 +66,9 @@ struct exchange {
     int recvd[MAX_STAGES][2];           /* words that arrived in each receive */
     MPI_Request rreq[MAX_STAGES][2], sreq[MAX_STAGES][2][2];
     struct list send[MAX_STAGES], extra[MAX_STAGES][2];
+    /* Pipelined, a last stage with one sender: its message lands here, and
+     * the list then becomes mine (the applier's queue) without a copy. */
+    struct list queue;
     long long sent_words;               /* in sends not yet known complete */
 };
 
@@ -362,11 +365,16 @@ static uint64_t *recv_slot(const struct hc *h, struct exchange *x, int j, int f)
     return x->recvbuf + ((size_t)j * 2 + (size_t)f) * (size_t)h->msg_cap;
 }
 
+static int lands_in_queue(const struct hc *h, int j)
+{
+    return h->lag && j == h->nstages - 1 && h->stage[j].nrecv == 1;
+}
+
 static void post_receives(struct hc *h, struct exchange *x, int j)
 {
     for (int f = 0; f < h->stage[j].nrecv; f++)
-        MPI_Irecv(recv_slot(h, x, j, f), h->msg_cap, MPI_UINT64_T, h->stage[j].from[f], j, h->comm,
-                  &x->rreq[j][f]);
+        MPI_Irecv(lands_in_queue(h, j) ? x->queue.v : recv_slot(h, x, j, f), h->msg_cap,
+                  MPI_UINT64_T, h->stage[j].from[f], j, h->comm, &x->rreq[j][f]);
 }
 
 /* Send stage j's list: a share to each target, the part beyond msg_cap in
@@ -490,6 +498,18 @@ static int split_into(struct ra_state *s, struct hc *h, struct tick *t, int j, c
  * fed to the applier while this tick's batch is generated. */
 static int queue_arrivals(struct hc *h, struct exchange *x, int j)
 {
+    if (lands_in_queue(h, j)) { /* mine is empty at a tick's start: swap, then the overflow */
+        struct list was = h->mine;
+        h->mine = x->queue;
+        h->mine.n = (size_t)x->recvd[j][0];
+        x->queue = was;
+        const struct list *e = &x->extra[j][0];
+        if (ra_reserve(&h->mine.v, &h->mine.cap, h->mine.n + e->n + 1))
+            return -1;
+        memcpy(h->mine.v + h->mine.n, e->v, e->n * sizeof(uint64_t));
+        h->mine.n += e->n;
+        return 0;
+    }
     for (int f = 0; f < h->stage[j].nrecv; f++) {
         const struct list got[2] = {{recv_slot(h, x, j, f), (size_t)x->recvd[j][f], 0},
                                     x->extra[j][f]};
@@ -555,17 +575,17 @@ static int run_stage(struct ra_state *s, struct hc *h, struct tick *t, int j)
     return failed;
 }
 
-/* After the last stage everything held is owned here. Its updates are not
- * routing, so their time comes off route_ns (what the model's T_C is). */
+/* After the last stage everything held is owned here. Lock-step, its
+ * updates are not routing, so their time comes off route_ns (what the
+ * model's T_C is); pipelined, routing and updates share one loop, and
+ * route_ns is not kept (0). */
 static int finish_tick(struct ra_state *s, struct hc *h, struct tick *t)
 {
     if (h->lag) { /* pipelined: what was not fed yet; the last stage's arrivals came first */
         struct list *kept = &h->keep[h->nstages > 0 ? (h->nstages - 1) % 2 : 0];
-        double t0 = MPI_Wtime();
         ra_applier_add(&h->apply, h->mine.v + h->fed, h->mine.n - h->fed);
         ra_applier_add(&h->apply, kept->v, kept->n);
         h->mine.n = h->fed = kept->n = 0;
-        s->route_ns -= ra_elapsed_ns(t0);
         return 0;
     }
     int j = h->nstages - 1, failed = j >= 0 && t->reads && wait_receives(h, t->in, j);
@@ -655,7 +675,7 @@ static void run_ticks(struct ra_state *s, struct hc *h, struct batches *bt)
                          .now = &h->ex[k % EXCHANGES],
                          .in = &h->ex[(k + EXCHANGES - (uint64_t)h->lag) % EXCHANGES]};
         t.reads = k >= (uint64_t)h->lag;
-        double t1 = MPI_Wtime();
+        double t1 = h->lag ? 0 : MPI_Wtime();
         complete_sends(h, &h->ex[(k + EXCHANGES - 1) % EXCHANGES]); /* the last tick's */
         size_t n = next_batch(s, h, bt, k);
         if (k >= h->ticks) /* the time limit ended the run here */
@@ -663,7 +683,8 @@ static void run_ticks(struct ra_state *s, struct hc *h, struct batches *bt)
         t.sends = k + (uint64_t)h->lag < h->ticks;
         if (run_tick(s, h, &t, n, &bt->rng_state))
             ra_mpi_out_of_memory("the hypercube's lists");
-        s->route_ns += ra_elapsed_ns(t1);
+        if (!h->lag)
+            s->route_ns += ra_elapsed_ns(t1);
     }
     for (int i = 0; i < EXCHANGES; i++)
         complete_sends(h, &h->ex[i]);
@@ -705,6 +726,14 @@ static size_t batch_size(const struct ra_params *p)
     return (size_t)p->lookahead - ra_applier_depth(p->lookahead / 2);
 }
 
+/* What a queue must hold: a whole message (what the receive may write),
+ * then a batch's own updates and the splits' spare words. Lists only grow,
+ * so every list in the rotation of queue and mine keeps room for it. */
+static size_t queue_words(const struct hc *h)
+{
+    return (size_t)h->msg_cap + h->batch + SPARE;
+}
+
 static int exchange_setup(const struct hc *h, struct exchange *x)
 {
     for (int j = 0; j < MAX_STAGES; j++)
@@ -713,7 +742,7 @@ static int exchange_setup(const struct hc *h, struct exchange *x)
             x->sreq[j][f][0] = x->sreq[j][f][1] = MPI_REQUEST_NULL;
         }
     x->recvbuf = malloc(((size_t)h->nstages * 2 + 1) * (size_t)h->msg_cap * sizeof(uint64_t));
-    return !x->recvbuf;
+    return !x->recvbuf || ra_reserve(&x->queue.v, &x->queue.cap, queue_words(h));
 }
 
 static int hc_setup(struct hpcp_bench *b)
@@ -737,6 +766,7 @@ static int hc_setup(struct hpcp_bench *b)
         h->batch = batch_size(&s->p);
         /* Room for the usual list and its random excess; longer ones overflow. */
         h->msg_cap = (int)(h->batch + h->batch / 2 + 64);
+        failed = ra_reserve(&h->mine.v, &h->mine.cap, queue_words(h));
         for (int i = 0; i < EXCHANGES && !failed; i++)
             failed = exchange_setup(h, &h->ex[i]);
     }
@@ -753,6 +783,7 @@ static void free_list(struct list *l)
 static void exchange_free(struct exchange *x)
 {
     free(x->recvbuf);
+    free_list(&x->queue);
     for (int j = 0; j < MAX_STAGES; j++) {
         free_list(&x->send[j]);
         free_list(&x->extra[j][0]);
