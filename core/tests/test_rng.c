@@ -4,7 +4,7 @@
 
 #include "check.h"
 #include "hpcprobe/rng.h"
-#include "ra.h"
+#include "ra_mpi.h"
 
 static void known_values(void)
 {
@@ -118,6 +118,56 @@ static void serial_loops(void)
     CHECK(ra_serial_ahead(RA_LOOP_PREFETCH, 1) == 1);
 }
 
+/* The mpi algorithms' applier XORs every value it was given exactly once,
+ * in the order given, whatever the depth (0: at once) and however the
+ * values come (one list, many short ones, one at a time), holds at most its
+ * depth, and holds nothing after a drain; on a part of the table that
+ * starts at a global index other than 0. */
+static void applier_applies_each_once(enum ra_rng rng, unsigned depth)
+{
+    enum { LOG2 = 12, WORDS = 1 << LOG2, PART = WORDS / 2, N = 5000 };
+    static uint64_t part[PART], expect[PART], values[N];
+    struct ra_state s = {.p = {.table_log2 = LOG2, .rng = rng}, .my_start = PART};
+    s.table.words = part;
+    uint64_t r = ra_rng_jump(rng, 77);
+    size_t n = 0;
+    while (n < N) { /* values this "rank" owns: global index in [PART, WORDS) */
+        r = ra_next(rng, r);
+        if (ra_index(rng, r, LOG2) >= PART)
+            values[n++] = r;
+    }
+    for (uint64_t i = 0; i < PART; i++)
+        part[i] = expect[i] = PART + i;
+    for (size_t i = 0; i < N; i++)
+        expect[ra_index(rng, values[i], LOG2) - PART] ^= values[i];
+    struct ra_applier a;
+    ra_applier_init(&a, &s, depth);
+    ra_applier_add(&a, values, 1000);
+    for (size_t at = 1000; at < 3000; at += 7)
+        ra_applier_add(&a, values + at, at + 7 <= 3000 ? 7 : 3000 - at);
+    for (size_t i = 3000; i < N; i++)
+        ra_applier_push(&a, values[i]);
+    CHECK(a.held <= depth);
+    ra_applier_drain(&a);
+    CHECK(a.held == 0);
+    int same = 1;
+    for (uint64_t i = 0; i < PART; i++)
+        same &= part[i] == expect[i];
+    CHECK(same);
+}
+
+static void appliers(void)
+{
+    const unsigned depths[] = {0, 1, 2, 64, RA_PREFETCH_AHEAD};
+    for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++)
+        for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
+            applier_applies_each_once((enum ra_rng)rng, depths[d]);
+    CHECK(ra_applier_depth(0) == 0);
+    CHECK(ra_applier_depth(1) == 1);
+    CHECK(ra_applier_depth(100) == 64);
+    CHECK(ra_applier_depth(1 << 20) == RA_PREFETCH_AHEAD);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -128,6 +178,7 @@ int main(int argc, char **argv)
     consecutive_after_jump(RA_RNG_LCG);
     distribution();
     serial_loops();
+    appliers();
     MPI_Finalize();
     return check_summary("test_rng");
 }

@@ -74,7 +74,7 @@ def test_small_and_large_lookahead_stay_exact(tmp_path, serial_tables, lookahead
         assert dumped == serial_tables["poly"]
 
 
-OVERLAPPED = ("hypercube", "torus")
+OVERLAPPED = ("hypercube", "torus", "pipeline")
 
 
 @pytest.mark.parametrize("lookahead", [1, 5, 1024])

@@ -40,7 +40,8 @@ static inline void ra_generate(enum ra_rng rng, uint64_t *state, uint64_t *out, 
  * joined; ra_applier_drain XORs what is still held. Held values are
  * pending updates: they count toward the look-ahead of their generator. */
 struct ra_applier {
-    uint64_t *t;     /* the table, indexed by global word */
+    uint64_t *t;     /* this rank's part of the table */
+    uint64_t first;  /* the global index of t[0] */
     int log2;
     enum ra_rng rng;
     unsigned depth;  /* a power of two <= RA_PREFETCH_AHEAD; 0: XOR at once */
@@ -60,7 +61,8 @@ static inline unsigned ra_applier_depth(long long most)
 
 static inline void ra_applier_init(struct ra_applier *a, const struct ra_state *s, unsigned depth)
 {
-    a->t = s->table.words - s->my_start;
+    a->t = s->table.words;
+    a->first = s->my_start;
     a->log2 = s->p.table_log2;
     a->rng = s->p.rng;
     a->depth = depth;
@@ -70,7 +72,7 @@ static inline void ra_applier_init(struct ra_applier *a, const struct ra_state *
 
 static inline uint64_t *ra_applier_word(const struct ra_applier *a, uint64_t v)
 {
-    return &a->t[ra_index(a->rng, v, a->log2)];
+    return &a->t[ra_index(a->rng, v, a->log2) - a->first];
 }
 
 static inline void ra_applier_add(struct ra_applier *a, const uint64_t *v, size_t n)

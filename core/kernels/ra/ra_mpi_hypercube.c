@@ -220,7 +220,7 @@ static void split(const struct ra_state *s, const struct stage *st, int me, int 
 
 /* The applier's ring and its cursors, as locals of the loop that feeds it. */
 struct feed {
-    uint64_t *queue, *t, *ring, joined, slot, mask;
+    uint64_t *queue, *t, *ring, joined, slot, mask, first;
     size_t next;
     enum ra_rng rng;
     int log2;
@@ -235,8 +235,8 @@ static inline __attribute__((always_inline)) void feed_one(struct feed *f, int f
         return;
     uint64_t x = f->queue[f->next++], *cell = &f->ring[f->joined++ & f->slot], due = *cell;
     *cell = x;
-    __builtin_prefetch(&f->t[fast ? x & f->mask : ra_index(f->rng, x, f->log2)], 1, 0);
-    f->t[fast ? due & f->mask : ra_index(f->rng, due, f->log2)] ^= due;
+    __builtin_prefetch(&f->t[(fast ? x & f->mask : ra_index(f->rng, x, f->log2)) - f->first], 1, 0);
+    f->t[(fast ? due & f->mask : ra_index(f->rng, due, f->log2)) - f->first] ^= due;
 }
 
 #if defined(__AVX512F__)
@@ -305,6 +305,7 @@ split_feeding(const struct ra_state *s, int fast, int keeps, const struct stage 
     memcpy(ring, a->ring, sizeof ring);
     struct feed f = {.queue = mine->v,
                      .t = a->t,
+                     .first = a->first,
                      .ring = ring,
                      .joined = a->joined,
                      .slot = a->depth - 1,
