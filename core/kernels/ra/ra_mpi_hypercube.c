@@ -823,7 +823,7 @@ static const struct ra_algorithm hypercube = {.scope = RA_SCOPE_MPI,
                                                        RA_TAKES_MODS | RA_TAKES_OVERLAP,
                                               .modes = RA_MODE_RANK_PER_CORE,
                                               .default_mode = 1,
-                                              /* bench/ra_ceiling: 1.15x lock-step, 2 ranks */
+                                              /* bench/ra_ceiling: 1.3x lock-step, 2 ranks */
                                               .overlap_default = 1,
                                               .sync_refusal = "",
                                               .record_params = hypercube_record_params};

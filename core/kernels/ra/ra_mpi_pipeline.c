@@ -712,7 +712,7 @@ static const struct ra_algorithm pipeline = {
     .scope = RA_SCOPE_MPI,
     .takes =
         RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_ROLES | RA_TAKES_OVERLAP,
-    .overlap_default = 1, /* 1.28x off: 2 ranks, bench/ra_ceiling's sitting */
+    .overlap_default = 1, /* bench/ra_ceiling: 1.22x off, 2 ranks */
     .modes = RA_MODE(7) | RA_MODE(8),
     .default_mode = 8,
     .threaded = 1,

@@ -325,15 +325,15 @@ static void torus_record_params(struct hpcp_record *r, const struct ra_params *p
     hpcp_record_param_string(r, "overlap", p->overlap ? "on" : "off");
 }
 
-static const struct ra_algorithm torus = {.scope = RA_SCOPE_MPI,
-                                          .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER |
-                                                   RA_TAKES_GRID | RA_TAKES_OVERLAP,
-                                          .modes = RA_MODE_RANK_PER_CORE,
-                                          .default_mode = 1,
-                                          /* bench/ra_ceiling: off 1.05x on (with the applier) */
-                                          .overlap_default = 0,
-                                          .sync_refusal = "",
-                                          .record_params = torus_record_params};
+static const struct ra_algorithm torus = {
+    .scope = RA_SCOPE_MPI,
+    .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_OVERLAP,
+    .modes = RA_MODE_RANK_PER_CORE,
+    .default_mode = 1,
+    /* bench/ra_ceiling: off 1.02x on with MPICH (on 1.11x off with Open MPI) */
+    .overlap_default = 0,
+    .sync_refusal = "",
+    .record_params = torus_record_params};
 
 const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .family = "ra",
