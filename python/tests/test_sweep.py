@@ -1,5 +1,6 @@
 """`hpcprobe ra sweep`: look-ahead lists, bench argv, efficiency, the summary file;
-with a fake launcher+bench, and once with the real binary when it has `hypercube`."""
+with a fake launcher+bench, and once with the real binary when it has `hypercube`. Also
+which `ra ceiling` record a figure is measured against."""
 
 import json
 import os
@@ -12,6 +13,7 @@ from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines
 
 from hpcprobe.cli import main, parse_arguments
 from hpcprobe.families.ra.options import SWEEP_LOOKAHEADS
+from hpcprobe.families.ra.report import ceiling_for, ceiling_fraction, compare_label
 from hpcprobe.families.ra.sweep import (
     SweepPoint,
     baseline_options,
@@ -184,3 +186,33 @@ def test_real_small_sweep(tmp_path):
     summary = json.loads((tmp_path / "ra-sweep.json").read_text())
     assert all(point["efficiency_percent"] > 0 for point in summary["points"])
     assert "Q" in completed.stdout and "efficiency" in completed.stdout
+
+
+def ceiling(gups, loop, finished_at):
+    result = golden("mpi")
+    result["variant"], result["algorithm"] = "ceiling", "owned"
+    result["value"]["value"] = gups * 1e9
+    for metric in result["metrics"]:
+        if metric["name"] == "update_rate":
+            metric["samples"] = [gups * 1e9]
+    result["parameters"]["update_loop"] = loop
+    result["finished_at"] = finished_at
+    return result
+
+
+def test_the_yardstick_is_the_prefetching_ceiling_never_the_plain_loop():
+    """A plain-loop ceiling is HPCC's loop, not the machine's limit: an mpi record is
+    measured against the newest prefetching ceiling of its table and ranks, even when a
+    plain one is newer, and has no ceiling when only plain ones exist."""
+    measured = record(4, 0.4, 1024)
+    measured["parameters"]["table_log2"] = 14
+    for metric in measured["metrics"]:
+        if metric["name"] == "update_rate":
+            metric["samples"] = [0.4e9]
+    prefetch = ceiling(0.5, "prefetch", "2026-11-28T05:00:00Z")
+    plain = ceiling(0.25, "plain", "2026-11-28T06:00:00Z")
+    assert ceiling_for(measured, [measured, prefetch, plain]) is prefetch
+    assert ceiling_fraction(measured, [measured, prefetch, plain]) == pytest.approx(0.8)
+    assert ceiling_for(measured, [measured, plain]) is None
+    assert compare_label(golden("single") | {"parameters": {"update_loop": "plain"}}) == \
+        "plain loop"
