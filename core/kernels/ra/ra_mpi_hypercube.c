@@ -497,6 +497,19 @@ static int split_into(struct ra_state *s, struct hc *h, struct tick *t, int j, c
 
 /* Pipelined: the last stage's arrivals of the last tick join mine, to be
  * fed to the applier while this tick's batch is generated. */
+/* Copy a list's words to the end of another; -1 when out of memory. An
+ * empty list may have no words at all (v NULL). */
+static int append(struct list *to, const struct list *from)
+{
+    if (!from->n)
+        return 0;
+    if (ra_reserve(&to->v, &to->cap, to->n + from->n + 1))
+        return -1;
+    memcpy(to->v + to->n, from->v, from->n * sizeof(uint64_t));
+    to->n += from->n;
+    return 0;
+}
+
 static int queue_arrivals(struct hc *h, struct exchange *x, int j)
 {
     if (lands_in_queue(h, j)) { /* mine is empty at a tick's start: swap, then the overflow */
@@ -504,22 +517,12 @@ static int queue_arrivals(struct hc *h, struct exchange *x, int j)
         h->mine = x->queue;
         h->mine.n = (size_t)x->recvd[j][0];
         x->queue = was;
-        const struct list *e = &x->extra[j][0];
-        if (ra_reserve(&h->mine.v, &h->mine.cap, h->mine.n + e->n + 1))
-            return -1;
-        memcpy(h->mine.v + h->mine.n, e->v, e->n * sizeof(uint64_t));
-        h->mine.n += e->n;
-        return 0;
+        return append(&h->mine, &x->extra[j][0]);
     }
     for (int f = 0; f < h->stage[j].nrecv; f++) {
-        const struct list got[2] = {{recv_slot(h, x, j, f), (size_t)x->recvd[j][f], 0},
-                                    x->extra[j][f]};
-        for (int g = 0; g < 2; g++) {
-            if (ra_reserve(&h->mine.v, &h->mine.cap, h->mine.n + got[g].n + 1))
-                return -1;
-            memcpy(h->mine.v + h->mine.n, got[g].v, got[g].n * sizeof(uint64_t));
-            h->mine.n += got[g].n;
-        }
+        const struct list got = {recv_slot(h, x, j, f), (size_t)x->recvd[j][f], 0};
+        if (append(&h->mine, &got) || append(&h->mine, &x->extra[j][f]))
+            return -1;
     }
     return 0;
 }
