@@ -146,7 +146,7 @@ static void applier_applies_each_once(enum ra_rng rng, unsigned depth)
     for (size_t at = 1000; at < 3000; at += 7)
         ra_applier_add(&a, values + at, at + 7 <= 3000 ? 7 : 3000 - at);
     for (size_t i = 3000; i < N; i++)
-        ra_applier_push(&a, values[i]);
+        ra_applier_add(&a, values + i, 1);
     CHECK(a.held <= depth);
     ra_applier_drain(&a);
     CHECK(a.held == 0);
@@ -162,10 +162,10 @@ static void appliers(void)
     for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++)
         for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
             applier_applies_each_once((enum ra_rng)rng, depths[d]);
-    CHECK(ra_applier_depth(0) == 0);
-    CHECK(ra_applier_depth(1) == 1);
-    CHECK(ra_applier_depth(100) == 64);
-    CHECK(ra_applier_depth(1 << 20) == RA_PREFETCH_AHEAD);
+    CHECK(ra_prefetch_depth(0) == 0);
+    CHECK(ra_prefetch_depth(1) == 1);
+    CHECK(ra_prefetch_depth(100) == 64);
+    CHECK(ra_prefetch_depth(1 << 20) == RA_PREFETCH_AHEAD);
 }
 
 int main(int argc, char **argv)

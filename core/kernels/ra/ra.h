@@ -46,6 +46,15 @@ enum ra_loop { RA_LOOP_PREFETCH, RA_LOOP_PLAIN };
  * algorithms' list updates: 128 was fastest of 8 to 256 on a Zen 5 (2 ranks,
  * 2^27 words; 16 gave half the rate, 256 lost 10 %). */
 #define RA_PREFETCH_AHEAD 128
+/* How many to keep in flight when at most `most` may be pending: the
+ * largest power of two <= RA_PREFETCH_AHEAD and <= most (0 when most < 1). */
+static inline unsigned ra_prefetch_depth(long long most)
+{
+    unsigned depth = RA_PREFETCH_AHEAD;
+    while (depth && depth > most)
+        depth /= 2;
+    return depth;
+}
 static inline const char *ra_loop_name(enum ra_loop loop)
 {
     return loop == RA_LOOP_PLAIN ? "plain" : "prefetch";
@@ -165,8 +174,8 @@ struct ra_params {
     int ndims;               /* torus: dimensions (0: not given) */
     int mods;                /* hypercube: enum ra_mods bits */
     int grid_given, mods_given, owner_given;
-    /* hypercube, torus: the look-ahead split in two halves, one half's
-     * exchange in flight while the other is worked on (--overlap on|off). */
+    /* hypercube, torus, pipeline: the overlapped form, exchanges in flight
+     * while the rank works on (--overlap on|off). */
     int overlap, overlap_given;
     enum ra_loop loop;       /* single, star, ceiling: --update-loop */
     int loop_given;
@@ -235,9 +244,9 @@ void ra_thread_state_free(struct ra_state *s);
  * that differ from their index. Returns the total on every rank. */
 uint64_t ra_verify_table(struct ra_state *s, MPI_Comm comm);
 
-/* The single-process update loop of single, star and ceiling (ra_serial.c). */
-/* Updates between generation and XOR: 0 for the plain loop, else the
- * largest power of two <= RA_PREFETCH_AHEAD and <= the look-ahead. */
+/* The single-process update loop of single, star and ceiling (ra_serial.c).
+ * Updates between generation and XOR: 0 for the plain loop, else
+ * ra_prefetch_depth of the look-ahead. */
 unsigned ra_serial_ahead(enum ra_loop loop, int lookahead);
 /* `n` updates of the stream starting at position `pos` into a table of
  * `words` words (a power of two: HPCC's index bits; else scaled into it by a
@@ -258,7 +267,7 @@ enum ra_takes {
     RA_TAKES_MODS = 8,      /* --mods: Plimpton et al.'s optimisations */
     RA_TAKES_SYNC = 16,     /* --sync: threads updating one shared table */
     RA_TAKES_ROLES = 32,    /* --roles: the pipeline's routing threads */
-    RA_TAKES_OVERLAP = 64,  /* --overlap: the look-ahead in two halves, exchanges overlapped */
+    RA_TAKES_OVERLAP = 64,  /* --overlap: exchanges overlapped with the work */
     RA_TAKES_LOOP = 128,    /* --update-loop: single, star and ceiling */
 };
 

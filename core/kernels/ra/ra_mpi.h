@@ -50,15 +50,6 @@ struct ra_applier {
     uint64_t ring[RA_PREFETCH_AHEAD];
 };
 
-/* The largest power of two <= RA_PREFETCH_AHEAD and <= most (0 when most is 0). */
-static inline unsigned ra_applier_depth(long long most)
-{
-    unsigned depth = RA_PREFETCH_AHEAD;
-    while (depth && depth > most)
-        depth /= 2;
-    return depth;
-}
-
 static inline void ra_applier_init(struct ra_applier *a, const struct ra_state *s, unsigned depth)
 {
     a->t = s->table.words;
@@ -96,23 +87,6 @@ static inline void ra_applier_add(struct ra_applier *a, const uint64_t *v, size_
         *ra_applier_word(a, due) ^= due;
     }
     a->joined = joined;
-}
-
-/* One value, for loops that have other work to do between values. */
-static inline void ra_applier_push(struct ra_applier *a, uint64_t v)
-{
-    if (!a->depth) {
-        *ra_applier_word(a, v) ^= v;
-        return;
-    }
-    uint64_t *cell = &a->ring[a->joined++ & (a->depth - 1)];
-    uint64_t due = *cell;
-    *cell = v;
-    __builtin_prefetch(ra_applier_word(a, v), 1, 0);
-    if (a->held < a->depth)
-        a->held++;
-    else
-        *ra_applier_word(a, due) ^= due;
 }
 
 static inline void ra_applier_drain(struct ra_applier *a)

@@ -21,7 +21,7 @@
  *    received two ticks before, so a message has a whole tick to arrive
  *    while its receiver generates, splits and updates; a batch is through
  *    after at most 2 log2(P) ticks, and as many at the end drain the pipe.
- *    The last stage's arrivals are queued first in the next tick, and the
+ *    The last stage's arrivals are queued first in the tick that reads them, and the
  *    loop that generates and splits the batch passes one queued update per
  *    step to one prefetching applier that runs on across ticks: the table's
  *    misses overlap the routing work and never stop for a message. A batch
@@ -59,8 +59,8 @@ struct list {
     size_t n, cap;
 };
 
-/* What one tick sends and receives; two of them, by the tick's parity,
- * because in the pipelined form a tick's messages are read in the next. */
+/* What one tick sends and receives; EXCHANGES of them in turn, because in
+ * the pipelined form a tick's messages are read PIPELINED_LAG ticks on. */
 struct exchange {
     uint64_t *recvbuf;                  /* nstages x 2 x msg_cap words */
     int recvd[MAX_STAGES][2];           /* words that arrived in each receive */
@@ -69,7 +69,6 @@ struct exchange {
     /* Pipelined, a last stage with one sender: its message lands here, and
      * the list then becomes mine (the applier's queue) without a copy. */
     struct list queue;
-    long long sent_words;               /* in sends not yet known complete */
 };
 
 struct hc {
@@ -78,7 +77,7 @@ struct hc {
     int drain;          /* ticks after the last batch: lag x the most stages any rank has */
     int lag;            /* ticks between a stage's send and its use: 0 lock-step, 2 pipelined */
     size_t batch;       /* updates generated per tick */
-    uint64_t batches, ticks;
+    uint64_t ticks;
     struct stage stage[MAX_STAGES];
     struct exchange ex[EXCHANGES];
     struct list keep[2];
@@ -289,7 +288,7 @@ static size_t split_feeding8(struct feed *f, uint64_t *r, size_t n, int me, int 
 
 /* The pipelined form's stage 0: generate n updates and split them as
  * split() does, and with each one pass the next of mine (from *fed on: the
- * last tick's arrivals, then this batch's own) to the applier, whose ring
+ * arrivals queued at the tick's start, then this batch's own) to the applier, whose ring
  * is full. The table's misses then overlap the split's work instead of
  * waiting for it. Everything the loop reads is a local: a store through a
  * uint64_t pointer could otherwise change a struct's uint64_t field, and
@@ -400,7 +399,6 @@ static void send_stage(struct ra_state *s, struct hc *h, struct exchange *x, int
         s->messages_sent += 1 + (head == (size_t)h->msg_cap);
         s->bytes_sent += (long long)(n * sizeof(uint64_t));
     }
-    x->sent_words += (long long)sl->n;
 }
 
 /* Wait for stage j's receives; a full one has an overflow message behind it. */
@@ -442,7 +440,6 @@ static void complete_sends(struct hc *h, struct exchange *x)
     ra_mpi_waitall(h->nstages * 2 * 2, &x->sreq[0][0][0], MPI_STATUSES_IGNORE);
     for (int j = 0; j < h->nstages; j++)
         x->send[j].n = 0;
-    x->sent_words = 0;
 }
 
 static void note_pending(struct ra_state *s, long long held)
@@ -450,12 +447,11 @@ static void note_pending(struct ra_state *s, long long held)
     s->max_pending = held > s->max_pending ? held : s->max_pending;
 }
 
-/* A tick: the stages' lists, the exchange of this tick and the one whose
- * messages stage j reads (the same one lock-step, the last tick's
- * pipelined), and whether this tick's messages are sent at all (not in the
- * pipelined form's last tick, where no one would read them). */
+/* A tick: the exchange of this tick and the one whose messages stage j
+ * reads (the same one lock-step, PIPELINED_LAG ticks back pipelined), and
+ * whether this tick's messages are sent at all (not in the pipelined form's
+ * last ticks, where no one would read them) or read (not in its first). */
 struct tick {
-    uint64_t k;
     struct exchange *now, *in;
     int sends, reads;
 };
@@ -495,8 +491,6 @@ static int split_into(struct ra_state *s, struct hc *h, struct tick *t, int j, c
     return 0;
 }
 
-/* Pipelined: the last stage's arrivals of the last tick join mine, to be
- * fed to the applier while this tick's batch is generated. */
 /* Copy a list's words to the end of another; -1 when out of memory. An
  * empty list may have no words at all (v NULL). */
 static int append(struct list *to, const struct list *from)
@@ -510,6 +504,8 @@ static int append(struct list *to, const struct list *from)
     return 0;
 }
 
+/* Pipelined: the last stage's arrivals of exchange x join mine, to be fed
+ * to the applier while this tick's batch is generated. */
 static int queue_arrivals(struct hc *h, struct exchange *x, int j)
 {
     if (lands_in_queue(h, j)) { /* mine is empty at a tick's start: swap, then the overflow */
@@ -618,8 +614,8 @@ static int begin_tick(struct ra_state *s, struct hc *h, struct tick *t, size_t n
 {
     long long in_use = (long long)n + h->apply.held;
     s->max_lookahead = in_use > s->max_lookahead ? in_use : s->max_lookahead;
-    note_pending(s, in_use);
     if (h->nstages == 0) {
+        note_pending(s, in_use);
         if (reserve_outputs(&h->mine, &h->keep[0], &h->keep[1], n))
             return -1;
         ra_generate(s->p.rng, rng_state, h->mine.v, n);
@@ -675,8 +671,7 @@ static size_t next_batch(struct ra_state *s, struct hc *h, struct batches *bt, u
 static void run_ticks(struct ra_state *s, struct hc *h, struct batches *bt)
 {
     for (uint64_t k = 0; k < h->ticks; k++) {
-        struct tick t = {.k = k,
-                         .now = &h->ex[k % EXCHANGES],
+        struct tick t = {.now = &h->ex[k % EXCHANGES],
                          .in = &h->ex[(k + EXCHANGES - (uint64_t)h->lag) % EXCHANGES]};
         t.reads = k >= (uint64_t)h->lag;
         double t1 = h->lag ? 0 : MPI_Wtime();
@@ -695,6 +690,19 @@ static void run_ticks(struct ra_state *s, struct hc *h, struct batches *bt)
     ra_applier_drain(&h->apply);
 }
 
+/* The applier's depth: lock-step drains it each step, so it can be full
+ * depth; pipelined, it holds look-ahead across ticks, at most half (Q = 1:
+ * none), and a batch is the rest. */
+static unsigned applier_depth(const struct ra_params *p)
+{
+    return p->overlap ? ra_prefetch_depth(p->lookahead / 2) : RA_PREFETCH_AHEAD;
+}
+
+static size_t batch_size(const struct ra_params *p)
+{
+    return (size_t)p->lookahead - (p->overlap ? applier_depth(p) : 0);
+}
+
 static int hc_run(struct hpcp_bench *b, double *seconds)
 {
     struct ra_state *s = b->state;
@@ -703,11 +711,7 @@ static int hc_run(struct hpcp_bench *b, double *seconds)
     struct batches bt = {.total = (most + h->batch - 1) / h->batch,
                          .rng_state = ra_rng_jump(s->p.rng, s->seq_start)};
     ra_table_init(&s->table, s->my_start);
-    ra_applier_init(&h->apply, s,
-                    ra_applier_depth((long long)s->p.lookahead - (long long)h->batch));
-    if (!h->lag) /* lock-step drains each step, so the ring can be full depth */
-        ra_applier_init(&h->apply, s, RA_PREFETCH_AHEAD);
-    h->batches = bt.total;
+    ra_applier_init(&h->apply, s, applier_depth(&s->p));
     h->ticks = bt.total + (uint64_t)h->drain;
     s->stages = h->nstages;
     s->partners = h->partners;
@@ -721,14 +725,6 @@ static int hc_run(struct hpcp_bench *b, double *seconds)
     return 0;
 }
 
-/* Pipelined: a batch leaves room in the look-ahead for the applier, whose
- * depth is the largest power of two within half of it (Q = 1: none). */
-static size_t batch_size(const struct ra_params *p)
-{
-    if (!p->overlap)
-        return (size_t)p->lookahead;
-    return (size_t)p->lookahead - ra_applier_depth(p->lookahead / 2);
-}
 
 /* What a queue must hold: a whole message (what the receive may write),
  * then a batch's own updates and the splits' spare words. Lists only grow,

@@ -246,7 +246,7 @@ static int torus_run(struct hpcp_bench *b, double *seconds)
     }
     t->own = 0;
     /* Its depth is look-ahead too: at most a quarter of it. */
-    ra_applier_init(&t->apply, s, ra_applier_depth(s->p.lookahead / 4));
+    ra_applier_init(&t->apply, s, ra_prefetch_depth(s->p.lookahead / 4));
     for (int r = 0; r < b->ranks; r++)
         t->sent_to[r] = 0;
     MPI_Barrier(b->comm);

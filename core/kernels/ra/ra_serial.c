@@ -105,12 +105,7 @@ static void chunk(uint64_t *t, const struct place *w, enum ra_rng rng, uint64_t 
 
 unsigned ra_serial_ahead(enum ra_loop loop, int lookahead)
 {
-    if (loop == RA_LOOP_PLAIN)
-        return 0;
-    unsigned ahead = RA_PREFETCH_AHEAD;
-    while (ahead > 1 && ahead > (unsigned)lookahead)
-        ahead /= 2;
-    return ahead;
+    return loop == RA_LOOP_PLAIN ? 0 : ra_prefetch_depth(lookahead);
 }
 
 uint64_t ra_update_serial(uint64_t *table, uint64_t words, enum ra_rng rng, unsigned ahead,
