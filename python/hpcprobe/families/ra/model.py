@@ -2,10 +2,10 @@
 
 - Plimpton et al.'s hypercube scaling model: T_P = T_1 + T_C·log2(P) seconds per step of
   Q updates on each of P processes, so GUPS(P) = P·Q / T_P / 10⁹.
-- Its overlapped form (`ra mpi --overlap on`): the look-ahead in two halves, one half's
-  exchange in flight while the other half is updated, so the exchange is hidden up to the
-  update time: T_P = max(T_1, T_C·log2 P). It stops hiding at the crossover
-  P* = 2^(T_1 / T_C), past which the exchange alone sets the pace.
+- Its overlapped form (`ra mpi --overlap on`, the pipelined hypercube): a stage's messages
+  travel while their receiver generates, splits and updates later batches, so the exchange
+  is hidden up to the update time: T_P = max(T_1, T_C·log2 P). It stops hiding at the
+  crossover P* = 2^(T_1 / T_C), past which the exchange alone sets the pace.
 - Garg & Sabharwal's bottleneck bound, their eq. (1): the rate is at most the smaller of a
   CPU bound N / (t_cpu + (N−1)/N·t_comm) and a network bound 4B/b, with B the bisection
   bandwidth (bytes/s, one direction) and b the bytes sent per update.
