@@ -217,25 +217,39 @@ static void split(const struct ra_state *s, const struct stage *st, int me, int 
         split_lists(s, 1, st, me, apart, in, rng_state, n, mine, keep, send);
 }
 
-/* The applier's ring and its cursors, as locals of the loop that feeds it. */
+/* The applier's ring and its cursors, as locals of the loop that feeds it.
+ * `mask` gives a value's index in the table; `part_mask`, where the owner
+ * is a shift, its word in this rank's part: the part is a power of two of
+ * words starting at a multiple of it, so one AND instead of AND, subtract. */
 struct feed {
-    uint64_t *queue, *t, *ring, joined, slot, mask, first;
+    uint64_t *queue, *t, *ring, joined, slot, mask, part_mask, first;
     size_t next;
     enum ra_rng rng;
     int log2;
 };
 
-/* Pass the next queued update (if one is queued) to the applier: prefetch
- * its word, and XOR the one that joined `depth` updates ago. */
+static inline __attribute__((always_inline)) uint64_t *fed_word(const struct feed *f, int fast,
+                                                                uint64_t v)
+{
+    return &f->t[fast ? v & f->part_mask : ra_index(f->rng, v, f->log2) - f->first];
+}
+
+/* Pass the next queued update to the applier: prefetch its word, and XOR
+ * the one that joined `depth` updates ago. The caller knows one is queued. */
+static inline __attribute__((always_inline)) void feed_next(struct feed *f, int fast)
+{
+    uint64_t x = f->queue[f->next++], *cell = &f->ring[f->joined++ & f->slot], due = *cell;
+    *cell = x;
+    __builtin_prefetch(fed_word(f, fast, x), 1, 0);
+    *fed_word(f, fast, due) ^= due;
+}
+
+/* feed_next, if an update is queued before queued_end. */
 static inline __attribute__((always_inline)) void feed_one(struct feed *f, int fast,
                                                            const uint64_t *queued_end)
 {
-    if (f->next >= (size_t)(queued_end - f->queue))
-        return;
-    uint64_t x = f->queue[f->next++], *cell = &f->ring[f->joined++ & f->slot], due = *cell;
-    *cell = x;
-    __builtin_prefetch(&f->t[(fast ? x & f->mask : ra_index(f->rng, x, f->log2)) - f->first], 1, 0);
-    f->t[(fast ? due & f->mask : ra_index(f->rng, due, f->log2)) - f->first] ^= due;
+    if (f->next < (size_t)(queued_end - f->queue))
+        feed_next(f, fast);
 }
 
 #if defined(__AVX512F__)
@@ -277,8 +291,12 @@ static size_t split_feeding8(struct feed *f, uint64_t *r, size_t n, int me, int 
         _mm512_storeu_si512(*ps, _mm512_maskz_compress_epi64((__mmask8)~m, v));
         *pm += __builtin_popcount(m);
         *ps += 8 - __builtin_popcount(m);
-        for (int l = 0; l < 8; l++)
-            feed_one(f, 1, *pm);
+        if (f->next + 8 <= (size_t)(*pm - f->queue)) /* the usual case: one test for eight */
+            for (int l = 0; l < 8; l++)
+                feed_next(f, 1);
+        else
+            for (int l = 0; l < 8; l++)
+                feed_one(f, 1, *pm);
     }
     _mm512_storeu_si512(last, v);
     *r = last[7];
@@ -309,6 +327,7 @@ split_feeding(const struct ra_state *s, int fast, int keeps, const struct stage 
                      .joined = a->joined,
                      .slot = a->depth - 1,
                      .mask = s->dist.words - 1,
+                     .part_mask = fast ? ((uint64_t)1 << s->dist.shift) - 1 : 0,
                      .next = *fed,
                      .rng = s->p.rng,
                      .log2 = s->p.table_log2};
