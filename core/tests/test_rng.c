@@ -74,6 +74,18 @@ static void distribution(void)
     }
 }
 
+/* The depths the serial loop and the applier are tried at: none, the
+ * smallest rings, and the largest. */
+static const unsigned depths[] = {0, 1, 2, 64, RA_PREFETCH_AHEAD};
+
+static int same_words(const uint64_t *a, const uint64_t *b, uint64_t n)
+{
+    int same = 1;
+    for (uint64_t i = 0; i < n; i++)
+        same &= a[i] == b[i];
+    return same;
+}
+
 /* The kernels' serial update loop, plain or prefetching `ahead` updates,
  * applies exactly the updates of an independent plain loop over the same
  * stretch of the sequence, on a power-of-two table (HPCC's index bits) and
@@ -94,22 +106,18 @@ static void serial_loop_matches_plain(enum ra_rng rng, uint64_t words, unsigned 
         r = ra_next(rng, r);
         slow[pow2 ? ra_index(rng, r, log2) : (uint64_t)(((u128)r * words) >> 64)] ^= r;
     }
-    int same = 1;
-    for (uint64_t i = 0; i < words; i++)
-        same &= fast[i] == slow[i];
-    CHECK(same);
+    CHECK(same_words(fast, slow, words));
 }
 
 static void serial_loops(void)
 {
-    const unsigned aheads[] = {0, 1, 2, 64, RA_PREFETCH_AHEAD};
     const uint64_t lengths[] = {0, 1, 100, 3 * (1u << 20) + 777};
     const uint64_t sizes[] = {1 << 10, 1000};
     for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++)
-        for (size_t a = 0; a < sizeof aheads / sizeof *aheads; a++)
+        for (size_t a = 0; a < sizeof depths / sizeof *depths; a++)
             for (size_t n = 0; n < sizeof lengths / sizeof *lengths; n++)
                 for (size_t w = 0; w < sizeof sizes / sizeof *sizes; w++)
-                    serial_loop_matches_plain((enum ra_rng)rng, sizes[w], aheads[a], lengths[n]);
+                    serial_loop_matches_plain((enum ra_rng)rng, sizes[w], depths[a], lengths[n]);
     /* The ring never holds more than the look-ahead allows. */
     CHECK(ra_serial_ahead(RA_LOOP_PLAIN, 1024) == 0);
     CHECK(ra_serial_ahead(RA_LOOP_PREFETCH, 1024) == RA_PREFETCH_AHEAD);
@@ -150,15 +158,11 @@ static void applier_applies_each_once(enum ra_rng rng, unsigned depth)
     CHECK(a.held <= depth);
     ra_applier_drain(&a);
     CHECK(a.held == 0);
-    int same = 1;
-    for (uint64_t i = 0; i < PART; i++)
-        same &= part[i] == expect[i];
-    CHECK(same);
+    CHECK(same_words(part, expect, PART));
 }
 
 static void appliers(void)
 {
-    const unsigned depths[] = {0, 1, 2, 64, RA_PREFETCH_AHEAD};
     for (int rng = RA_RNG_POLY; rng <= RA_RNG_LCG; rng++)
         for (size_t d = 0; d < sizeof depths / sizeof *depths; d++)
             applier_applies_each_once((enum ra_rng)rng, depths[d]);

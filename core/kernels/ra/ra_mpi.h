@@ -66,26 +66,33 @@ static inline uint64_t *ra_applier_word(const struct ra_applier *a, uint64_t v)
     return &a->t[ra_index(a->rng, v, a->log2) - a->first];
 }
 
+/* The loops keep the applier's scalars in locals: a store through a
+ * uint64_t pointer could otherwise change its uint64_t fields (t, first,
+ * joined), and the compiler would read them again after every XOR. */
 static inline void ra_applier_add(struct ra_applier *a, const uint64_t *v, size_t n)
 {
+    uint64_t *t = a->t, *ring = a->ring, first = a->first, joined = a->joined;
+    const enum ra_rng rng = a->rng;
+    const int log2 = a->log2;
     size_t i = 0;
     if (!a->depth) {
         for (; i < n; i++)
-            *ra_applier_word(a, v[i]) ^= v[i];
+            t[ra_index(rng, v[i], log2) - first] ^= v[i];
         return;
     }
-    uint64_t joined = a->joined, slot = a->depth - 1;
-    for (; i < n && a->held < a->depth; i++, a->held++) {
-        a->ring[joined++ & slot] = v[i];
-        __builtin_prefetch(ra_applier_word(a, v[i]), 1, 0);
+    const uint64_t slot = a->depth - 1;
+    unsigned held = a->held;
+    for (; i < n && held < a->depth; i++, held++) {
+        ring[joined++ & slot] = v[i];
+        __builtin_prefetch(&t[ra_index(rng, v[i], log2) - first], 1, 0);
     }
     for (; i < n; i++) {
-        uint64_t *cell = &a->ring[joined++ & slot];
-        uint64_t due = *cell;
+        uint64_t *cell = &ring[joined++ & slot], due = *cell;
         *cell = v[i];
-        __builtin_prefetch(ra_applier_word(a, v[i]), 1, 0);
-        *ra_applier_word(a, due) ^= due;
+        __builtin_prefetch(&t[ra_index(rng, v[i], log2) - first], 1, 0);
+        t[ra_index(rng, due, log2) - first] ^= due;
     }
+    a->held = held;
     a->joined = joined;
 }
 

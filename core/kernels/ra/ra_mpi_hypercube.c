@@ -744,7 +744,6 @@ static int hc_run(struct hpcp_bench *b, double *seconds)
     return 0;
 }
 
-
 /* What a queue must hold: a whole message (what the receive may write),
  * then a batch's own updates and the splits' spare words. Lists only grow,
  * so every list in the rotation of queue and mine keeps room for it. */
@@ -831,7 +830,6 @@ static void hypercube_record_params(struct hpcp_record *r, const struct ra_param
 {
     char text[128];
     hpcp_record_param_string(r, "mods", ra_mods_string(p->mods, text, sizeof text));
-    hpcp_record_param_string(r, "overlap", p->overlap ? "on" : "off");
     hpcp_record_param_int(r, "batch", (long long)batch_size(p));
     hpcp_record_param_int(r, "lag_ticks", p->overlap ? PIPELINED_LAG : 0);
 }

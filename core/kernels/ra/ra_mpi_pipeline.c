@@ -702,12 +702,6 @@ static void pipeline_record_threads(struct hpcp_record *r, const struct ra_param
     hpcp_record_param_int(r, "roles", p->roles);
 }
 
-/* Whether its buckets were halved (--overlap). */
-static void pipeline_record_params(struct hpcp_record *r, const struct ra_params *p)
-{
-    hpcp_record_param_string(r, "overlap", p->overlap ? "on" : "off");
-}
-
 static const struct ra_algorithm pipeline = {
     .scope = RA_SCOPE_MPI,
     .takes =
@@ -717,7 +711,6 @@ static const struct ra_algorithm pipeline = {
     .default_mode = 8,
     .threaded = 1,
     .sync_refusal = ": the pipeline's updaters own disjoint slices of the table and need none",
-    .record_params = pipeline_record_params,
     .record_threads = pipeline_record_threads};
 
 const struct hpcp_kernel hpcp_ra_mpi_pipeline = {

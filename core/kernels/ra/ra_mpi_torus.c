@@ -322,7 +322,6 @@ static void torus_record_params(struct hpcp_record *r, const struct ra_params *p
         snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
     }
     hpcp_record_param_string(r, "grid", text);
-    hpcp_record_param_string(r, "overlap", p->overlap ? "on" : "off");
 }
 
 static const struct ra_algorithm torus = {

@@ -178,6 +178,8 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     if (b->rank != 0)
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
+    if (ra_algo(k)->takes & RA_TAKES_OVERLAP)
+        hpcp_record_param_string(r, "overlap", s->p.overlap ? "on" : "off");
     if (ra_algo(k)->record_params) /* what only some algorithms take */
         ra_algo(k)->record_params(r, &s->p);
     add_multicore_params(r, k, s);
