@@ -21,14 +21,14 @@
  *    received two ticks before, so a message has a whole tick to arrive
  *    while its receiver generates, splits and updates; a batch is through
  *    after at most 2 log2(P) ticks, and as many at the end drain the pipe.
- *    The last stage's arrivals are queued first in the tick that reads them, and the
- *    loop that generates and splits the batch passes one queued update per
- *    step to one prefetching applier that runs on across ticks: the table's
- *    misses overlap the routing work and never stop for a message. A batch
- *    is Q minus the applier's depth, and the last tick's sends complete
- *    before the next batch is generated: this rank's own updates held (in
- *    its lists, its unfinished sends and the applier) never pass Q
- *    (max_lookahead in the record).
+ *    The last stage's arrivals are queued first in the tick that reads
+ *    them, and the loop that generates and splits the batch passes one
+ *    queued update per step to one prefetching applier that runs on across
+ *    ticks: the table's misses overlap the routing work and never stop for
+ *    a message. A batch is Q minus the applier's depth, and the last
+ *    tick's sends complete before the next batch is generated: this rank's
+ *    own updates held (in its lists, its unfinished sends and the applier)
+ *    never pass Q (max_lookahead in the record).
  * Every message of a tick is sent even when empty, so a receiver knows what
  * to wait for. A message holds at most `msg_cap` words (the size of a
  * posted receive); a longer list sends the rest in a second message with an
@@ -306,13 +306,14 @@ static size_t split_feeding8(struct feed *f, uint64_t *r, size_t n, int me, int 
 
 /* The pipelined form's stage 0: generate n updates and split them as
  * split() does, and with each one pass the next of mine (from *fed on: the
- * arrivals queued at the tick's start, then this batch's own) to the applier, whose ring
- * is full. The table's misses then overlap the split's work instead of
- * waiting for it. Everything the loop reads is a local: a store through a
- * uint64_t pointer could otherwise change a struct's uint64_t field, and
- * the compiler would read it again after every store. `fast` (HPCC's shift
- * register on a power-of-two distribution: the owner a shift) and `keeps`
- * (as in split) are fixed at compile time. Together these measured 1.5x. */
+ * arrivals queued at the tick's start, then this batch's own) to the
+ * applier, whose ring is full. The table's misses then overlap the split's
+ * work instead of waiting for it. Everything the loop reads is a local: a
+ * store through a uint64_t pointer could otherwise change a struct's
+ * uint64_t field, and the compiler would read it again after every store.
+ * `fast` (HPCC's shift register on a power-of-two distribution: the owner a
+ * shift) and `keeps` (as in split) are fixed at compile time. Together
+ * these measured 1.5x. */
 static inline __attribute__((always_inline)) void
 split_feeding(const struct ra_state *s, int fast, int keeps, const struct stage *st, int me,
               uint64_t *rng_state, size_t n, struct list *mine, struct list *keep,
