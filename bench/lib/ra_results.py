@@ -59,6 +59,17 @@ def gups(record, metric=None):
     return statistics.median(samples) / 1e9
 
 
+def mpi_share(record):
+    """The hypercube's time inside its exchange's MPI calls (counter exchange_ns, of the
+    last repetition) as a fraction of that repetition's time: the median over ranks.
+    None for a record without it."""
+    per_rank = record.get("counters", {}).get("exchange_ns")
+    times = next((m["samples"] for m in record.get("metrics", []) if m["name"] == "time"), [])
+    if not per_rank or not times or times[-1] <= 0:
+        return None
+    return statistics.median(ns / 1e9 / times[-1] for ns in per_rank)
+
+
 def target_text(target):
     """(low, high) bounds on a ratio, high None for no upper bound; None: no target."""
     if target is None:

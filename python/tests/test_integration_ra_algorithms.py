@@ -107,6 +107,24 @@ def test_overlap_off_is_recorded_and_exact(tmp_path, serial_tables, algorithm):
     assert "max_lookahead" not in record["counters"]
 
 
+@pytest.mark.parametrize("overlap", ["on", "off"])
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4])
+def test_hypercube_records_its_time_in_mpi_calls(tmp_path, overlap, ranks):
+    """exchange_ns: per rank, the time inside the exchange's MPI calls (waiting for a
+    partner included); above nothing where messages flow, and within the run's time.
+    Only the hypercube keeps it."""
+    record = bench_record(tmp_path, ranks, "--algo", "hypercube", "--overlap", overlap,
+                          "--table-log2", "18")
+    run_ns = next(m for m in record["metrics"] if m["name"] == "time")["samples"][-1] * 1e9
+    in_mpi = record["counters"]["exchange_ns"]
+    assert len(in_mpi) == ranks
+    assert all(0 <= ns <= run_ns for ns in in_mpi), (in_mpi, run_ns)
+    if ranks > 1:
+        assert min(in_mpi) > 0
+    torus = bench_record(tmp_path, ranks, "--algo", "torus", "--table-log2", "18")
+    assert "exchange_ns" not in torus["counters"]
+
+
 @pytest.mark.parametrize("ranks", [1, 2, 3, 5])
 def test_ceiling_restores_every_word_and_fails_when_words_are_wrong(tmp_path, ranks):
     """ra ceiling: each rank's part, updated twice, is back to its indices (error 0); a

@@ -218,6 +218,10 @@ struct ra_state {
     /* Overlapped forms: the most of this rank's look-ahead in use at once
      * (updates it generated in batches or buckets not yet through), <= Q. */
     long long max_lookahead;
+    /* Hypercube: nanoseconds inside the exchange's MPI calls (posting,
+     * sending, waiting for and receiving arrivals, completing sends); -1
+     * where an algorithm does not keep it. */
+    long long exchange_ns;
     /* Threaded algorithms: the sequence ranges actually executed (start
      * position, count), one per generating thread, for the verifier; and per
      * thread of rank 0 its updates handled, busy time, TSC ticks busy, CPU

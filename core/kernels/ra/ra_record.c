@@ -116,9 +116,10 @@ static void note_overfull(struct hpcp_record *r, const long long *pending, int r
 static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const struct ra_samples *S)
 {
     struct ra_state *s = b->state;
-    enum { NCOL = 8 };
-    long long mine[NCOL] = {s->messages_sent, s->bytes_sent, s->max_pending, s->steps,
-                            s->stages,        s->partners,   s->route_ns,    s->max_lookahead};
+    enum { NCOL = 9, LOOKAHEAD = 7, EXCHANGE = 8 };
+    long long mine[NCOL] = {s->messages_sent, s->bytes_sent,    s->max_pending,
+                            s->steps,         s->stages,        s->partners,
+                            s->route_ns,      s->max_lookahead, s->exchange_ns};
     long long *all = b->rank == 0 ? malloc(NCOL * (size_t)b->ranks * sizeof *all) : NULL;
     MPI_Gather(mine, NCOL, MPI_LONG_LONG, all, NCOL, MPI_LONG_LONG, 0, b->comm);
     if (b->rank != 0)
@@ -127,12 +128,14 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
     hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
     if (!all)
         return;
-    const char *names[NCOL] = {"messages_sent", "bytes_sent", "max_pending", "steps",
-                               "stages",        "partners",   "route_ns",    "max_lookahead"};
+    const char *names[NCOL] = {"messages_sent", "bytes_sent",    "max_pending",
+                               "steps",         "stages",        "partners",
+                               "route_ns",      "max_lookahead", "exchange_ns"};
     long long *col = malloc((size_t)b->ranks * sizeof *col);
-    /* max_lookahead is kept by the overlapped forms only. */
-    int ncol = s->p.overlap ? NCOL : NCOL - 1;
-    for (int c = 0; c < ncol && col; c++) {
+    for (int c = 0; c < NCOL && col; c++) {
+        /* Only the overlapped forms keep max_lookahead, only the hypercube exchange_ns. */
+        if ((c == LOOKAHEAD && !s->p.overlap) || (c == EXCHANGE && s->exchange_ns < 0))
+            continue;
         for (int i = 0; i < b->ranks; i++)
             col[i] = all[NCOL * i + c];
         hpcp_record_counter_array(r, names[c], col, b->ranks);

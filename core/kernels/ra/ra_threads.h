@@ -5,6 +5,7 @@
 #define HPCPROBE_RA_THREADS_H
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "ra.h"
 
@@ -33,7 +34,6 @@ int ra_team_run(const struct ra_team *team, ra_thread_fn fn, void *arg);
 double ra_team_run_timed(const struct ra_team *team, ra_thread_fn fn, void *arg, MPI_Comm comm,
                          double *t0, double *seconds);
 
-
 /* A time stamp for busy-time accounting: the TSC where there is one (cheap,
  * constant rate on current x86), else CLOCK_MONOTONIC nanoseconds. */
 static inline uint64_t ra_ticks(void)
@@ -44,12 +44,9 @@ static inline uint64_t ra_ticks(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    /* Rank 0's threads: role, updates, ns (and TSC ticks) per update, busy
- * time and the load balance (section 5.1 of Garg et al.). */
-    void ra_print_thread_balance(const struct ra_state *s, const char *what);
-
 #endif
 }
+
 /* 1 when ra_ticks counts the TSC, 0 when it counts nanoseconds. */
 int ra_ticks_are_tsc(void);
 /* Ticks per nanosecond, from `ticks` counted over `seconds` of wall time. */
