@@ -51,12 +51,16 @@ def ra_record(path, variant, algorithm=None):
     return records[0]
 
 
+def metric_samples(record, name):
+    """The samples of a record's metric, [] when it has none of that name."""
+    return next((m["samples"] for m in record.get("metrics", []) if m["name"] == name), [])
+
+
 def gups(record, metric=None):
     """The headline rate, or the median of a metric's samples, in GUPS."""
     if metric is None:
         return record["value"]["value"] / 1e9
-    samples = next(m["samples"] for m in record["metrics"] if m["name"] == metric)
-    return statistics.median(samples) / 1e9
+    return statistics.median(metric_samples(record, metric)) / 1e9
 
 
 def mpi_share(record):
@@ -64,7 +68,7 @@ def mpi_share(record):
     last repetition) as a fraction of that repetition's time: the median over ranks.
     None for a record without it."""
     per_rank = record.get("counters", {}).get("exchange_ns")
-    times = next((m["samples"] for m in record.get("metrics", []) if m["name"] == "time"), [])
+    times = metric_samples(record, "time")
     if not per_rank or not times or times[-1] <= 0:
         return None
     return statistics.median(ns / 1e9 / times[-1] for ns in per_rank)

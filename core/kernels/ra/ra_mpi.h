@@ -61,9 +61,16 @@ static inline void ra_applier_init(struct ra_applier *a, const struct ra_state *
     a->joined = 0;
 }
 
+/* The word of part t (global indices from `first` on) that update v XORs. */
+static inline uint64_t *ra_part_word(uint64_t *t, uint64_t first, enum ra_rng rng, int log2,
+                                     uint64_t v)
+{
+    return &t[ra_index(rng, v, log2) - first];
+}
+
 static inline uint64_t *ra_applier_word(const struct ra_applier *a, uint64_t v)
 {
-    return &a->t[ra_index(a->rng, v, a->log2) - a->first];
+    return ra_part_word(a->t, a->first, a->rng, a->log2, v);
 }
 
 /* The loops keep the applier's scalars in locals: a store through a
@@ -77,20 +84,20 @@ static inline void ra_applier_add(struct ra_applier *a, const uint64_t *v, size_
     size_t i = 0;
     if (!a->depth) {
         for (; i < n; i++)
-            t[ra_index(rng, v[i], log2) - first] ^= v[i];
+            *ra_part_word(t, first, rng, log2, v[i]) ^= v[i];
         return;
     }
     const uint64_t slot = a->depth - 1;
     unsigned held = a->held;
     for (; i < n && held < a->depth; i++, held++) {
         ring[joined++ & slot] = v[i];
-        __builtin_prefetch(&t[ra_index(rng, v[i], log2) - first], 1, 0);
+        __builtin_prefetch(ra_part_word(t, first, rng, log2, v[i]), 1, 0);
     }
     for (; i < n; i++) {
         uint64_t *cell = &ring[joined++ & slot], due = *cell;
         *cell = v[i];
-        __builtin_prefetch(&t[ra_index(rng, v[i], log2) - first], 1, 0);
-        t[ra_index(rng, due, log2) - first] ^= due;
+        __builtin_prefetch(ra_part_word(t, first, rng, log2, v[i]), 1, 0);
+        *ra_part_word(t, first, rng, log2, due) ^= due;
     }
     a->held = held;
     a->joined = joined;

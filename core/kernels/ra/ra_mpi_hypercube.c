@@ -264,7 +264,7 @@ struct feed {
 static inline __attribute__((always_inline)) uint64_t *fed_word(const struct feed *f, int fast,
                                                                 uint64_t v)
 {
-    return &f->t[fast ? v & f->part_mask : ra_index(f->rng, v, f->log2) - f->first];
+    return fast ? &f->t[v & f->part_mask] : ra_part_word(f->t, f->first, f->rng, f->log2, v);
 }
 
 /* Pass the next queued update to the applier: prefetch its word, and XOR
