@@ -74,6 +74,16 @@ def mpi_share(record):
     return statistics.median(ns / 1e9 / times[-1] for ns in per_rank)
 
 
+def message_time_s(path):
+    """The median time of one message in a `comm pingpong` results.jsonl of one size;
+    exits unless its data checked out."""
+    records = [r for r in map(json.loads, Path(path).read_text().splitlines())
+               if r.get("benchmark") == "comm" and r.get("variant") == "pingpong"]
+    if len(records) != 1 or records[0].get("validation", {}).get("verdict") != "passed":
+        sys.exit(f"{path}: expected one verified comm pingpong record")
+    return records[0]["value"]["value"]
+
+
 def target_text(target):
     """(low, high) bounds on a ratio, high None for no upper bound; None: no target."""
     if target is None:
