@@ -165,4 +165,6 @@ def describe_main(steps: Sequence[SuiteStep]) -> str:
     return (f"{', '.join(step.name for step in steps)}; sized from the nodes found: STREAM "
             "at 4x the last-level cache, latency to 8x it, HPL's N for about "
             f"{HPL_TARGET_S:g} s at the DGEMM rate measured, RandomAccess tables of 8x the "
-            "cache per rank; then the headline table and report.html; tiny: seconds in all")
+            "cache per rank; with a GPU on the node (hpcprobe-bench gpu info), gpu stream, "
+            "gpu ra atomic and gpu copy on device 0; then the headline table and report.html; "
+            "tiny: seconds in all")

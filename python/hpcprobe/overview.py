@@ -13,6 +13,7 @@ GROUPS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("interconnect", ("comm", "beff", "pairs", "contention", "congestion", "topology",
                       "simulate")),
     ("RandomAccess", ("ra", "model")),
+    ("GPU", ("gpu",)),
     ("suites and analysis", ("run", "show", "report", "compare")),
     ("machine and set-up", ("sysinfo", "list", "config", "cluster", "launch",
                             "script")),

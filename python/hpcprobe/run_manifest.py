@@ -49,6 +49,8 @@ class RunManifest:
     repeat: int
     steps: List[StepOutcome] = field(default_factory=list)
     stopped_by: Optional[str] = None
+    # Lines about the plan itself, e.g. steps a family left out ("no GPU: ...").
+    notes: List[str] = field(default_factory=list)
 
     def identity(self) -> Tuple[str, str, int]:
         return self.suite, self.scale, self.ranks

@@ -20,7 +20,7 @@ def run_main(capsys, *argv):
      "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
-     "cluster, "
+     "gpu, cluster, "
      "launch, script); "
      "did you mean 'ra'?"),
     (["show", "x.jsonl", "--format", "jsno"],
@@ -145,7 +145,7 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
-     "cluster, "
+     "gpu, cluster, "
      "launch, script); "
      "did you mean 'model'?"),
 ])

@@ -64,7 +64,7 @@ def test_imb_layout_is_read_by_imb_parsers_and_times_as_imb(tmp_path):
     assert IMB_BENCHMARKING.findall(text) == ["PingPong", "Sendrecv", "Allreduce", "Barrier"]
     by_function = {r["parameters"]["function"]: r for r in records}
     assert {r["parameters"]["timing"] for r in records} == {"imb"}
-    assert {r["parameters"]["buffers"] for r in records} == {"MPI_Alloc_mem"}   # as IMB
+    assert {r["parameters"]["allocation"] for r in records} == {"MPI_Alloc_mem"}   # as IMB
     # PingPong: t (the slowest rank's) and Mbytes/sec, 10^6 B/s.
     pingpong = by_function["PingPong"]
     rows = {int(m["bytes"]): m for m in IMB_BANDWIDTH.finditer(text)}
@@ -101,7 +101,7 @@ def test_osu_layout_is_read_by_osu_parsers_and_times_as_osu(tmp_path, np):
     # OSU's iterations: latency 10000 (skip 100) up to 8 KiB, 1000 (skip 10) above;
     # collectives 1000 (skip 100), then 100 (skip 10).
     assert pingpong["counters"]["repetitions"] == [10000, 10000, 1000]
-    assert pingpong["parameters"]["buffers"] == "page-aligned"     # OSU's posix_memalign
+    assert pingpong["parameters"]["allocation"] == "page-aligned"     # OSU's posix_memalign
     assert pingpong["counters"]["warmup_calls"] == [100, 100, 10]
     assert allreduce["counters"]["repetitions"] == [1000, 1000, 100]
     # ReFrame's OSU checks take the first number after the size.

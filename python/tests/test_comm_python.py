@@ -300,6 +300,39 @@ def test_bench_variant_and_options():
     assert comm_bench_variant(SimpleNamespace(command="beff")) == "hpcc"
 
 
+def test_buffers_passed_to_the_bench():
+    options = comm_bench_options(namespace(functions=["pingpong"], buffers="device"))
+    assert options[-2:] == ["--buffers", "device"]
+    assert comm_bench_options(namespace(buffers="host"))[-2:] == ["--buffers", "host"]
+    assert "--buffers" not in comm_bench_options(namespace())   # the bench's default: host
+    # Without functions, --buffers device runs those that take it.
+    device = namespace(buffers="device")
+    assert comm_bench_variant(device) == "all"
+    assert comm_bench_options(device)[:2] == ["--functions", "pingpong,allreduce,alltoall"]
+    pairs = SimpleNamespace(command="pairs", buffers="device", size="1M")
+    assert comm_bench_options(pairs) == ["--size", "1M", "--buffers", "device"]
+
+
+def test_device_records_are_labelled_apart():
+    host = load("comm-pingpong")
+    staged = load("comm-pingpong")
+    staged["parameters"].update(buffers="device", device_transfer="staged")
+    aware = copy.deepcopy(staged)
+    aware["parameters"]["device_transfer"] = "cuda-aware"
+    assert compare_label(host).endswith("at 1 MiB") or "device" not in compare_label(host)
+    assert compare_label(staged).endswith(", device buffers, staged")
+    assert compare_label(aware).endswith(", device buffers, CUDA-aware MPI")
+    console = Console(width=300, record=True)
+    for table in comm_tables([host, staged]):
+        console.print(table)
+    text = console.export_text()
+    assert "not the MPI's own" in text and "pingpong (device buffers, staged)" in text
+    from hpcprobe.families.comm.headline import comm_headline
+    from hpcprobe.families.comm.report import _configurations
+    assert len(_configurations([host, staged])) == 2     # never one set of curves
+    assert comm_headline([host, staged]) == comm_headline([host])
+
+
 def test_comm_suite():
     steps = suite_steps("comm", "tiny")
     assert [step.name for step in steps] == ["comm all", "beff hpcc", "pairs bandwidth"]
@@ -321,6 +354,10 @@ def run_main(capsys, *argv):
     (["compare", "--by", "placement", "a", "b"], "--by placement takes one SYSTEM"),
     (["pairs", "--placement", "/nonexistent"], "--placement /nonexistent: no such file"),
     (["run", "--placement", "/nonexistent"], "--placement /nonexistent: no such file"),
+    (["comm", "bcast", "--buffers", "device"],
+     "--buffers device applies to pingpong, allreduce, alltoall, not to comm bcast"),
+    (["comm", "--buffers", "gpu"], "unknown buffers 'gpu'"),
+    (["beff", "--buffers", "device"], "unknown option '--buffers' for 'hpcprobe beff'"),
 ])
 def test_command_line_errors(capsys, argv, message):
     status, lines = run_main(capsys, *argv)

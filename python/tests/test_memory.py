@@ -115,7 +115,7 @@ def test_schema_refuses_an_unknown_version_and_statistic():
      "unknown command 'stram' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
      "model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
-     "cluster, "
+     "gpu, cluster, "
      "launch, script); "
      "did you mean 'stream'?"),
 ])

@@ -35,6 +35,7 @@ enum {
     COMM_OPT_MESSAGES,
     COMM_OPT_PLACEMENT,
     COMM_OPT_PLACEMENT_BY,
+    COMM_OPT_BUFFERS,
     COMM_OPT_COUNT
 };
 
@@ -44,6 +45,21 @@ struct comm_place {
     const char *spec;   /* NULL (as launched), "block", "round-robin", or a file */
     int by_launcher;    /* --placement-by launcher */
     int host_index;     /* set by comm_place_apply: this rank's host in metadata.hosts */
+};
+
+/* How MPI reaches device buffers (--buffers device): given the device pointers
+ * (the MPI is CUDA-aware), or through pinned host memory copied on each call. */
+enum comm_transfer { COMM_TRANSFER_NONE, COMM_TRANSFER_CUDA_AWARE, COMM_TRANSFER_STAGED };
+
+/* --buffers: where the message buffers live, and for device the device each
+ * rank chose (comm_device_open). */
+struct comm_device {
+    int on;             /* --buffers device */
+    int transfer;       /* enum comm_transfer, the same on every rank */
+    int aware;          /* hpcp_mpi_device_aware, the least over the ranks: 1, 0, -1 */
+    char query[128];    /* what that asked the MPI */
+    int index;          /* this rank's device: node-local rank % devices */
+    char name[128];
 };
 
 struct comm_params {
@@ -58,6 +74,7 @@ struct comm_params {
     int messages;                /* pairs: messages per transfer */
     uint64_t llc_bytes;          /* node's last-level caches (sysfs), 0 if unknown */
     struct comm_place place;
+    struct comm_device dev;      /* comm (some functions) and pairs: --buffers */
     /* beff: --seed of the random rings; pairs: --repeat of the schedule;
      * every one: --out, --quiet. */
     struct hpcp_common run;
@@ -104,6 +121,25 @@ int comm_place_parse(const char *text, int ranks, char *hosts, int *cpus, char *
  * "round-robin") over the nodes given by node[i] (a node id per world rank);
  * world rank 0 keeps rank 0. */
 void comm_place_order(const char *order, const int *node, int ranks, int *new_rank);
+
+/* --- device buffers (comm_device.c) -------------------------------------- */
+
+/* --buffers device: every rank selects its node-local rank % devices and the
+ * MPI is asked whether it takes device pointers. Collective over world; 0
+ * (also with host buffers), or the exit status after one line
+ * "`bench`: --buffers device: why" (no device: HPCP_EXIT_USAGE). */
+int comm_device_open(struct comm_device *d, const char *bench, const struct hpcp_sysinfo *si);
+/* The parameters buffers, device_transfer, mpi_device_aware, mpi_device_query,
+ * device, device_name; with staged transfers the note that the times are not
+ * the MPI's own. */
+void comm_device_record(struct hpcp_record *r, const struct comm_device *d);
+/* Copy `bytes` between device and pinned host memory for a staged call or message
+ * (nothing for 0 bytes). A failed copy leaves wrong data, which the check
+ * of the call reports. */
+void comm_stage_copy(void *dst, const void *src, size_t bytes);
+
+/* "none", "cuda-aware", "staged". */
+const char *comm_transfer_name(int transfer);
 
 /* --- check patterns (comm_check.c) -------------------------------------- */
 

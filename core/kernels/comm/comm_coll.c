@@ -101,15 +101,16 @@ static long check_reduce_scatter(const struct comm_call *c)
 }
 
 const struct comm_function comm_fn_barrier = {
-    "barrier", "Barrier", 1, 0, 1, 1, 1.0, 0.0, NULL, extent_none, barrier, NULL, NULL};
-const struct comm_function comm_fn_bcast = {
-    "bcast", "Bcast", 1, 0, 1, 0, 1.0, 0.0, NULL, comm_extent_one, bcast, fill_root, check_bcast};
+    "barrier", "Barrier", 1, 0, 1, 1, 1.0, 0.0, NULL, extent_none, barrier, NULL, NULL, 0, NULL};
+const struct comm_function comm_fn_bcast = {"bcast", "Bcast",   1,           0,    1,
+                                            0,       1.0,       0.0,         NULL, comm_extent_one,
+                                            bcast,   fill_root, check_bcast, 0,    NULL};
 const struct comm_function comm_fn_allreduce = {
-    "allreduce", "Allreduce",    1, 0, 4, 0, 1.0, 0.0, NULL, comm_extent_one, allreduce,
-    fill_floats, check_allreduce};
+    "allreduce", "Allreduce",     1, 0,   4, 0, 1.0, 0.0, NULL, comm_extent_one, allreduce,
+    fill_floats, check_allreduce, 1, NULL};
 const struct comm_function comm_fn_reduce = {
-    "reduce", "Reduce",        1,      0,           4,           0, 1.0, 0.0,
-    NULL,     comm_extent_one, reduce, fill_floats, check_reduce};
+    "reduce",    "Reduce",     1, 0,   4, 0, 1.0, 0.0, NULL, comm_extent_one, reduce,
+    fill_floats, check_reduce, 0, NULL};
 const struct comm_function comm_fn_reduce_scatter = {"reduce_scatter",
                                                      "Reduce_scatter",
                                                      1,
@@ -122,7 +123,9 @@ const struct comm_function comm_fn_reduce_scatter = {"reduce_scatter",
                                                      comm_extent_one,
                                                      reduce_scatter,
                                                      fill_floats,
-                                                     check_reduce_scatter};
+                                                     check_reduce_scatter,
+                                                     0,
+                                                     NULL};
 
 COMM_KERNEL(hpcp_comm_barrier, "barrier", "IMB Barrier");
 COMM_KERNEL(hpcp_comm_bcast, "bcast", "IMB Bcast, the root rotating");

@@ -75,6 +75,25 @@ static int select_functions(const char *variant, const char *names, int ranks,
     return 0;
 }
 
+/* --buffers device: only the functions that take it, before anything is
+ * allocated or a device opened. */
+static int device_functions(const struct comm_params *p, const char *variant,
+                            const struct comm_function *const *list, int n)
+{
+    for (int i = 0; p->dev.on && i < n; i++)
+        if (!list[i]->device) {
+            hpcp_error(MPI_COMM_WORLD,
+                       "--buffers device applies to pingpong, allreduce and alltoall, not to "
+                       "'comm %s'%s",
+                       list[i]->name,
+                       strcmp(variant, "all") == 0
+                           ? " (with comm all: --functions pingpong,allreduce,alltoall)"
+                           : "");
+            return HPCP_EXIT_USAGE;
+        }
+    return 0;
+}
+
 /* The sizes `fn` runs: whole floats for the reductions (duplicates
  * dropped), one point for Barrier. */
 static int function_sizes(const struct comm_function *fn, const struct comm_params *p,
@@ -151,6 +170,8 @@ int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
     int n = 0, rc = comm_params_prepare(&p, "comm", k->variant, argc, argv, MPI_COMM_WORLD);
     if (!rc)
         rc = select_functions(k->variant, p.functions, si->ranks, list, &n);
+    if (!rc)
+        rc = device_functions(&p, k->variant, list, n);
     for (int i = 0; !rc && i < n; i++) {
         plans[i].fn = list[i];
         plans[i].nsizes = function_sizes(list[i], &p, plans[i].sizes);
@@ -159,6 +180,8 @@ int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
     }
     MPI_Comm work;
     char note[256];
+    if (!rc)
+        rc = comm_device_open(&p.dev, "comm", si);
     if (rc || (rc = comm_place_apply(&p.place, MPI_COMM_WORLD, &work, note, sizeof note)))
         return rc;
     hpcp_fault_point(si->rank);

@@ -12,6 +12,9 @@ struct comm_call {
     long iteration;      /* which call: rotates roots, seeds the check patterns */
     char *sbuf, *rbuf;   /* this call's buffers (rotated with --off-cache) */
     int *counts, *displs; /* `ranks` entries: v-functions (bytes), reduce_scatter (floats) */
+    /* --buffers device, staged: the device slots whose data sbuf and rbuf
+     * (pinned host memory) carry. */
+    char *dsbuf, *drbuf;
 };
 
 struct comm_function {
@@ -32,6 +35,11 @@ struct comm_function {
     void (*fill)(const struct comm_call *c);
     /* Index of the first wrong byte this rank received, or -1. */
     long (*check)(const struct comm_call *c);
+    int device; /* takes --buffers device */
+    /* --buffers device, staged, when the generic order (send data to the host,
+     * call, received data to the device) is not what one call would do
+     * (PingPong's answer); NULL: the generic order. */
+    void (*staged)(const struct comm_call *c);
 };
 
 extern const struct comm_function *const comm_functions[];

@@ -113,8 +113,8 @@ static long check_scatter(const struct comm_call *c)
 }
 
 const struct comm_function comm_fn_allgather = {
-    "allgather", "Allgather",   1, 0, 1, 0, 1.0, 0.0, NULL, comm_extent_gather, allgather,
-    fill_own,    check_gathered};
+    "allgather", "Allgather",    1, 0,   1, 0, 1.0, 0.0, NULL, comm_extent_gather, allgather,
+    fill_own,    check_gathered, 0, NULL};
 const struct comm_function comm_fn_allgatherv = {"allgatherv",
                                                  "Allgatherv",
                                                  1,
@@ -127,10 +127,12 @@ const struct comm_function comm_fn_allgatherv = {"allgatherv",
                                                  comm_extent_gather,
                                                  allgatherv,
                                                  fill_own,
-                                                 check_gathered};
+                                                 check_gathered,
+                                                 0,
+                                                 NULL};
 const struct comm_function comm_fn_alltoall = {
-    "alltoall",           "Alltoall",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_alltoall, alltoall,
-    fill_per_destination, check_alltoall};
+    "alltoall",           "Alltoall",     1, 0,   1, 0, 1.0, 0.0, NULL, extent_alltoall, alltoall,
+    fill_per_destination, check_alltoall, 1, NULL};
 const struct comm_function comm_fn_alltoallv = {"alltoallv",
                                                 "Alltoallv",
                                                 1,
@@ -143,13 +145,15 @@ const struct comm_function comm_fn_alltoallv = {"alltoallv",
                                                 extent_alltoall,
                                                 alltoallv,
                                                 fill_per_destination,
-                                                check_alltoall};
+                                                check_alltoall,
+                                                0,
+                                                NULL};
 const struct comm_function comm_fn_gather = {
-    "gather", "Gather",           1,      0,        1,           0, 1.0, 0.0,
-    NULL,     comm_extent_gather, gather, fill_own, check_gather};
+    "gather", "Gather",     1, 0,   1, 0, 1.0, 0.0, NULL, comm_extent_gather, gather,
+    fill_own, check_gather, 0, NULL};
 const struct comm_function comm_fn_scatter = {
-    "scatter",    "Scatter",    1, 0, 1, 0, 1.0, 0.0, NULL, extent_scatter, scatter,
-    fill_scatter, check_scatter};
+    "scatter",    "Scatter",     1, 0,   1, 0, 1.0, 0.0, NULL, extent_scatter, scatter,
+    fill_scatter, check_scatter, 0, NULL};
 
 COMM_KERNEL(hpcp_comm_allgather, "allgather", "IMB Allgather");
 COMM_KERNEL(hpcp_comm_allgatherv, "allgatherv", "IMB Allgatherv (equal counts)");

@@ -56,18 +56,22 @@ static void free_region(char *p, int timing)
 }
 
 int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, size_t max_bytes,
-                       int ranks, int off_cache, uint64_t llc, int timing)
+                       int ranks, int off_cache, uint64_t llc, int timing, int transfer)
 {
     size_t send, recv;
     memset(b, 0, sizeof *b);
     fn->extent(max_bytes, ranks, &send, &recv);
-    b->timing = timing, b->off_cache = off_cache;
+    b->timing = timing, b->off_cache = off_cache, b->transfer = transfer;
     b->send_region = region_bytes(send, off_cache, llc);
     b->recv_region = region_bytes(recv, off_cache, llc);
-    b->send = alloc_region(b->send_region, timing);
-    b->recv = alloc_region(b->recv_region, timing);
     b->counts = malloc((size_t)ranks * sizeof *b->counts);
     b->displs = malloc((size_t)ranks * sizeof *b->displs);
+    if (transfer != COMM_TRANSFER_NONE)
+        return !b->counts || !b->displs
+                   ? -1
+                   : comm_device_buffers_alloc(b, round_up(send, LINE), round_up(recv, LINE));
+    b->send = alloc_region(b->send_region, timing);
+    b->recv = alloc_region(b->recv_region, timing);
     if (!b->send || !b->recv || !b->counts || !b->displs)
         return -1;
     /* Touch every page now: no page fault lands in a timed call. */
@@ -78,8 +82,12 @@ int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, s
 
 void comm_buffers_free(struct comm_buffers *b)
 {
-    free_region(b->send, b->timing);
-    free_region(b->recv, b->timing);
+    if (b->transfer != COMM_TRANSFER_NONE) {
+        comm_device_buffers_free(b);
+    } else {
+        free_region(b->send, b->timing);
+        free_region(b->recv, b->timing);
+    }
     free(b->counts);
     free(b->displs);
     memset(b, 0, sizeof *b);
@@ -90,6 +98,7 @@ static void cut_slots(const struct comm_function *fn, struct comm_call *c, struc
 {
     size_t send, recv;
     fn->extent(c->bytes, c->ranks, &send, &recv);
+    b->send_bytes = send, b->recv_bytes = recv;
     b->send_stride = round_up(send > 0 ? send : 1, LINE);
     b->recv_stride = round_up(recv > 0 ? recv : 1, LINE);
     long s = (long)(b->send_region / b->send_stride), r = (long)(b->recv_region / b->recv_stride);
@@ -113,6 +122,11 @@ static void use_slot(struct comm_call *c, const struct comm_buffers *b)
 void comm_run_calls(const struct comm_function *fn, struct comm_call *c,
                     const struct comm_buffers *b, long n)
 {
+    /* Chosen once per batch: host and CUDA-aware calls run the same loop. */
+    if (b->transfer == COMM_TRANSFER_STAGED) {
+        comm_staged_calls(fn, c, b, n);
+        return;
+    }
     for (long i = 0; i < n; i++, c->iteration++) {
         use_slot(c, b);
         fn->call(c);
@@ -148,6 +162,8 @@ static double calibrate(const struct comm_function *fn, struct comm_call *c,
 static double checked_call(const struct comm_function *fn, struct comm_call *c,
                            const struct comm_buffers *b, int corrupt, int *wrong, long *bad)
 {
+    if (b->transfer != COMM_TRANSFER_NONE)
+        return comm_device_checked_call(fn, c, b, corrupt, wrong, bad);
     use_slot(c, b);
     fn->fill(c);
     double t0 = MPI_Wtime();

@@ -26,9 +26,15 @@ struct comm_point {
 };
 
 /* One rank's buffers for a function: send and receive regions, cut into
- * slots that --off-cache rotates through (one slot without it). */
+ * slots that --off-cache rotates through (one slot without it). With
+ * --buffers device the regions are device memory, and one slot of pinned
+ * host memory each side stamps and checks the data (and with staged
+ * transfers is what MPI sends from and receives into). */
 struct comm_buffers {
     char *send, *recv;
+    char *host_send, *host_recv; /* device buffers: pinned host, one slot each */
+    size_t send_bytes, recv_bytes; /* this size's extents */
+    int transfer;  /* enum comm_transfer */
     size_t send_region, recv_region;
     size_t send_stride, recv_stride;
     long slots;
@@ -40,10 +46,15 @@ struct comm_buffers {
 /* Bytes one rank's buffers take for `fn` up to `max_bytes` on `ranks`. */
 size_t comm_buffer_bytes(const struct comm_function *fn, size_t max_bytes, int ranks, int off_cache,
                          uint64_t llc);
-/* Allocate them as the timing policy's tool does, and touch them; 0 or -1 (this
- * rank only). */
+/* Allocate them as the timing policy's tool does (on the device when
+ * `transfer` is not COMM_TRANSFER_NONE), and touch them; 0 or -1 (this rank
+ * only). */
 int comm_buffers_alloc(struct comm_buffers *b, const struct comm_function *fn, size_t max_bytes,
-                       int ranks, int off_cache, uint64_t llc, int timing);
+                       int ranks, int off_cache, uint64_t llc, int timing, int transfer);
+/* The device side of comm_buffers_alloc (comm_device.c): regions of
+ * b->send_region and b->recv_region bytes, host slots of `send` and `recv`. */
+int comm_device_buffers_alloc(struct comm_buffers *b, size_t send, size_t recv);
+void comm_device_buffers_free(struct comm_buffers *b);
 void comm_buffers_free(struct comm_buffers *b);
 
 /* How comm_measure times a size: the policy (enum comm_timing), hpcprobe's time
@@ -73,6 +84,16 @@ struct comm_timed {
 /* n calls back to back, each on its slot. */
 void comm_run_calls(const struct comm_function *fn, struct comm_call *c,
                     const struct comm_buffers *b, long n);
+/* comm_run_calls with staged device buffers (comm_device.c): each call copies
+ * the send data to pinned host memory, calls MPI there and copies the
+ * received data to the device. */
+void comm_staged_calls(const struct comm_function *fn, struct comm_call *c,
+                       const struct comm_buffers *b, long n);
+/* One checked call on device buffers: stamped on the host and copied to the
+ * device before the clock starts, copied back and compared after it stops.
+ * Its seconds; *wrong and *bad as comm_measure.c's checked_call. */
+double comm_device_checked_call(const struct comm_function *fn, struct comm_call *c,
+                                const struct comm_buffers *b, int corrupt, int *wrong, long *bad);
 /* IMB-MPI1's or OSU's repetitions, warm-up and timing of one size (comm_timing.c);
  * *warmup gets the untimed calls made before. Collective over c->comm. */
 void comm_time_as_peer(int timing, const struct comm_function *fn, struct comm_call *c,

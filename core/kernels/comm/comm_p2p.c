@@ -38,6 +38,24 @@ static void pingpong(const struct comm_call *c)
     }
 }
 
+/* Staged through pinned host memory as a program would: rank 1 moves what it
+ * received to the device before it copies its answer out and sends it. */
+static void pingpong_staged(const struct comm_call *c)
+{
+    int other = 1 - c->rank, n = (int)c->bytes;
+    if (c->rank == 0) {
+        comm_stage_copy(c->sbuf, c->dsbuf, c->bytes);
+        MPI_Send(c->sbuf, n, MPI_BYTE, other, TAG, c->comm);
+        MPI_Recv(c->rbuf, n, MPI_BYTE, other, TAG, c->comm, MPI_STATUS_IGNORE);
+        comm_stage_copy(c->drbuf, c->rbuf, c->bytes);
+    } else {
+        MPI_Recv(c->rbuf, n, MPI_BYTE, other, TAG, c->comm, MPI_STATUS_IGNORE);
+        comm_stage_copy(c->drbuf, c->rbuf, c->bytes);
+        comm_stage_copy(c->sbuf, c->dsbuf, c->bytes);
+        MPI_Send(c->sbuf, n, MPI_BYTE, other, TAG, c->comm);
+    }
+}
+
 /* Both send at once: the message meets one coming the other way. */
 static void pingping(const struct comm_call *c)
 {
@@ -92,17 +110,18 @@ static long check_both(const struct comm_call *c)
 }
 
 const struct comm_function comm_fn_pingpong = {
-    "pingpong", "PingPong",      2,        1,        1,          0, 2.0, 1.0,
-    NULL,       comm_extent_one, pingpong, fill_own, check_other};
+    "pingpong", "PingPong", 2,           1,    1,
+    0,          2.0,        1.0,         NULL, comm_extent_one,
+    pingpong,   fill_own,   check_other, 1,    pingpong_staged};
 const struct comm_function comm_fn_pingping = {
-    "pingping", "PingPing",      2,        1,        1,          0, 1.0, 1.0,
-    NULL,       comm_extent_one, pingping, fill_own, check_other};
+    "pingping", "PingPing",      2,        1,        1,           0, 1.0, 1.0,
+    NULL,       comm_extent_one, pingping, fill_own, check_other, 0, NULL};
 const struct comm_function comm_fn_sendrecv = {
-    "sendrecv", "Sendrecv",      1,        0,        1,         0, 1.0, 2.0,
-    NULL,       comm_extent_one, sendrecv, fill_own, check_left};
+    "sendrecv", "Sendrecv",      1,        0,        1,          0, 1.0, 2.0,
+    NULL,       comm_extent_one, sendrecv, fill_own, check_left, 0, NULL};
 const struct comm_function comm_fn_exchange = {
-    "exchange", "Exchange",      1,        0,        1,         0, 1.0, 4.0,
-    NULL,       extent_exchange, exchange, fill_own, check_both};
+    "exchange", "Exchange",      1,        0,        1,          0, 1.0, 4.0,
+    NULL,       extent_exchange, exchange, fill_own, check_both, 0, NULL};
 
 int comm_fn_one_stream(const struct comm_function *fn)
 {

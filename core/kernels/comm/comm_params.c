@@ -28,6 +28,7 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
     [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
     [COMM_OPT_PLACEMENT_BY] = {"--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
                                "launcher|hpcprobe"},
+    [COMM_OPT_BUFFERS] = {"--buffers", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "host|device"},
 };
 
 #define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
@@ -41,11 +42,11 @@ static const struct hpcp_cli comm_cli = {spec,
                                          1};
 
 /* Which options each benchmark reads; the others are refused by name. */
-static const int comm_opts[] = {
-    COMM_OPT_SIZES,    COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE, COMM_OPT_CHECK,
-    COMM_OPT_NP_SWEEP, COMM_OPT_FUNCTIONS,     COMM_OPT_TIMING,    -1};
+static const int comm_opts[] = {COMM_OPT_SIZES,  COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE,
+                                COMM_OPT_CHECK,  COMM_OPT_NP_SWEEP,      COMM_OPT_FUNCTIONS,
+                                COMM_OPT_TIMING, COMM_OPT_BUFFERS,       -1};
 static const int beff_opts[] = {COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
-static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, -1};
+static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_BUFFERS, -1};
 static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1};
 
 static int listed(const int *list, int opt)
@@ -138,6 +139,7 @@ static int parse(struct comm_params *p, const char *bench, const char *context, 
         snprintf(err, len, "--placement is empty (allowed: block, round-robin, or a file)");
         return -1;
     }
+    p->dev.on = v[COMM_OPT_BUFFERS].set && strcmp(v[COMM_OPT_BUFFERS].s, "device") == 0;
     struct mem_caches caches;
     mem_caches_read(&caches);
     p->llc_bytes = caches.llc_per_node;

@@ -32,8 +32,10 @@ static void add_parameters(struct hpcp_record *r, const struct comm_plan *pl,
     hpcp_record_param_int(r, "max_size_bytes", (long long)pl->sizes[pl->nsizes - 1]);
     hpcp_record_param_int(r, "headline_size_bytes", (long long)pl->sizes[headline_point(pl)]);
     hpcp_record_param_string(r, "timing", comm_timing_name(p->timing));
-    hpcp_record_param_string(r, "buffers",
-                             p->timing == COMM_TIMING_IMB   ? "MPI_Alloc_mem"
+    comm_device_record(r, &p->dev);
+    hpcp_record_param_string(r, "allocation",
+                             p->dev.on                      ? "device-memory"
+                             : p->timing == COMM_TIMING_IMB ? "MPI_Alloc_mem"
                              : p->timing == COMM_TIMING_OSU ? "page-aligned"
                                                             : "malloc");
     if (p->timing == COMM_TIMING_HPCPROBE)

@@ -14,15 +14,15 @@ static int measure_group(const struct comm_plan *pl, const struct comm_params *p
     MPI_Comm_size(gc, &ranks);
     struct comm_buffers b;
     size_t largest = pl->sizes[pl->nsizes - 1];
-    int bad =
-        comm_buffers_alloc(&b, pl->fn, largest, ranks, p->off_cache, p->llc_bytes, p->timing) != 0;
+    int bad = comm_buffers_alloc(&b, pl->fn, largest, ranks, p->off_cache, p->llc_bytes, p->timing,
+                                 p->dev.transfer) != 0;
     if (hpcp_any(gc, bad)) {
         comm_buffers_free(&b);
-        hpcp_error(gc, "comm %s: cannot allocate the buffers for %zu B on %d ranks", pl->fn->name,
-                   largest, ranks);
+        hpcp_error(gc, "comm %s: cannot allocate the %sbuffers for %zu B on %d ranks", pl->fn->name,
+                   p->dev.on ? "device " : "", largest, ranks);
         return HPCP_EXIT_RUNTIME;
     }
-    struct comm_call c = {gc, rank, ranks, 0, 0, NULL, NULL, NULL, NULL};
+    struct comm_call c = {gc, rank, ranks, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     struct comm_point scratch;
     int corrupt = hpcp_fault_corrupt_words() > 0;
     for (int i = 0; i < pl->nsizes; i++) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "hpcprobe/device.h"
 #include "hpcprobe/harness.h"
 #include "hpcprobe/link.h"
 #include "hpcprobe/util.h"
@@ -34,7 +35,9 @@ int pairs_rounds(int ranks)
 
 struct transfer {
     MPI_Comm comm;
-    char *buf;
+    char *buf;      /* the message buffer: host, or device with --buffers device */
+    char *host;     /* --buffers device: pinned host memory (stamps, checks, staging) */
+    int staged;     /* --buffers device through pinned host memory */
     size_t size;
     int messages;
     long wrong;
@@ -42,32 +45,80 @@ struct transfer {
     int corrupt;   /* HPCPROBE_INJECT_FAULT=corrupt:N: damage the next transfer received */
 };
 
+/* n messages to dst; staged, each copied from the device first (the branch
+ * taken once, outside the loop the host buffers run). */
+static void send_messages(struct transfer *t, int dst, int n)
+{
+    int bytes = (int)t->size;
+    if (!t->staged) {
+        for (int m = 0; m < n; m++)
+            MPI_Send(t->buf, bytes, MPI_BYTE, dst, TAG_DATA, t->comm);
+        return;
+    }
+    for (int m = 0; m < n; m++) {
+        comm_stage_copy(t->host, t->buf, t->size);
+        MPI_Send(t->host, bytes, MPI_BYTE, dst, TAG_DATA, t->comm);
+    }
+}
+
+static void recv_messages(struct transfer *t, int src, int n)
+{
+    int bytes = (int)t->size;
+    if (!t->staged) {
+        for (int m = 0; m < n; m++)
+            MPI_Recv(t->buf, bytes, MPI_BYTE, src, TAG_DATA, t->comm, MPI_STATUS_IGNORE);
+        return;
+    }
+    for (int m = 0; m < n; m++) {
+        MPI_Recv(t->host, bytes, MPI_BYTE, src, TAG_DATA, t->comm, MPI_STATUS_IGNORE);
+        comm_stage_copy(t->buf, t->host, t->size);
+    }
+}
+
+/* The stamp of (src, dst, seq) in the buffer MPI sends from: on the host, then
+ * copied to the device. */
+static void stamp(struct transfer *t, int src, int dst, long seq)
+{
+    comm_fill(t->host ? t->host : t->buf, t->size, src, dst, seq);
+    if (t->host)
+        comm_stage_copy(t->buf, t->host, t->size);
+}
+
+/* What arrived, checked on the host (device buffers: copied back first). */
+static void check_received(struct transfer *t, int me, int src, long seq)
+{
+    char *got = t->buf;
+    if (t->host) {
+        got = t->host;
+        memset(got, 0, t->size);
+        comm_stage_copy(got, t->buf, t->size);
+    }
+    if (t->corrupt) {
+        got[0] ^= 0x5a; /* the test hook: validation must see it */
+        t->corrupt = 0;
+    }
+    if (comm_check(got, t->size, src, me, seq) >= 0) {
+        t->wrong++;
+        t->bad_from = t->bad_from < 0 ? src : t->bad_from;
+    }
+}
+
 /* `messages` messages from src to dst after one untimed one; dst answers
  * the last with an empty message. The sender's bandwidth (B/s), 0 elsewhere. */
 static double transfer(struct transfer *t, int me, int src, int dst, long seq)
 {
-    int n = (int)t->size;
     if (me == src) {
-        comm_fill(t->buf, t->size, src, dst, seq);
-        MPI_Send(t->buf, n, MPI_BYTE, dst, TAG_DATA, t->comm);
+        stamp(t, src, dst, seq);
+        send_messages(t, dst, 1);
         double t0 = MPI_Wtime();
-        for (int m = 0; m < t->messages; m++)
-            MPI_Send(t->buf, n, MPI_BYTE, dst, TAG_DATA, t->comm);
+        send_messages(t, dst, t->messages);
         MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_ACK, t->comm, MPI_STATUS_IGNORE);
         double s = MPI_Wtime() - t0;
         return s > 0 ? (double)t->size * t->messages / s : NAN;
     }
-    for (int m = 0; m <= t->messages; m++)
-        MPI_Recv(t->buf, n, MPI_BYTE, src, TAG_DATA, t->comm, MPI_STATUS_IGNORE);
+    recv_messages(t, src, t->messages + 1);
     MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
-    if (t->corrupt) {
-        t->buf[0] ^= 0x5a; /* the test hook: validation must see it */
-        t->corrupt = 0;
-    }
-    if (comm_check(t->buf, t->size, src, me, seq) >= 0) {
-        t->wrong++;
-        t->bad_from = t->bad_from < 0 ? src : t->bad_from;
-    }
+    check_received(t, me, src, seq);
     return 0;
 }
 
@@ -102,29 +153,56 @@ struct pairs_result {
     int bad_rank, bad_from;  /* the lowest rank that received wrong data, and from whom */
 };
 
+/* The message buffer (device memory and a pinned host one with --buffers
+ * device), written once so that no first touch lands in a timed message. */
+static int alloc_buffers(struct transfer *t, const struct comm_params *p)
+{
+    if (!p->dev.on) {
+        t->buf = malloc(p->size);
+        if (t->buf)
+            memset(t->buf, 0, p->size);
+        return t->buf ? 0 : -1;
+    }
+    t->staged = p->dev.transfer == COMM_TRANSFER_STAGED;
+    t->buf = hpcp_device_alloc(p->size);
+    t->host = hpcp_host_pinned_alloc(p->size);
+    if (!t->buf || !t->host)
+        return -1;
+    memset(t->host, 0, p->size);
+    return hpcp_device_memset(t->buf, 0, p->size) == 0 ? 0 : -1;
+}
+
+static void free_buffers(struct transfer *t, const struct comm_params *p)
+{
+    if (!p->dev.on) {
+        free(t->buf);
+        return;
+    }
+    hpcp_device_free(t->buf);
+    hpcp_host_pinned_free(t->host);
+}
+
 static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_result *R)
 {
     int me, ranks;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &ranks);
-    struct transfer t = {comm,
-                         malloc(p->size),
-                         p->size,
-                         p->messages,
-                         0,
-                         -1,
-                         me == 0 && hpcp_fault_corrupt_words() > 0};
+    struct transfer t = {.comm = comm,
+                         .size = p->size,
+                         .messages = p->messages,
+                         .bad_from = -1,
+                         .corrupt = me == 0 && hpcp_fault_corrupt_words() > 0};
+    int nobuf = alloc_buffers(&t, p) != 0;
     double *rows = malloc((size_t)p->run.repeat * ranks * sizeof *rows);
     double *mine = malloc((size_t)ranks * sizeof *mine);
     if (me == 0) {
         R->bw = malloc((size_t)ranks * ranks * sizeof *R->bw);
         R->same = malloc((size_t)ranks * ranks * sizeof *R->same);
     }
-    if (hpcp_any(comm, !t.buf || !rows || !mine || (me == 0 && (!R->bw || !R->same)))) {
-        free(t.buf), free(rows), free(mine);
+    if (hpcp_any(comm, nobuf || !rows || !mine || (me == 0 && (!R->bw || !R->same)))) {
+        free_buffers(&t, p), free(rows), free(mine);
         return HPCP_EXIT_RUNTIME;
     }
-    memset(t.buf, 0, p->size);
     schedule(&t, p->run.repeat, rows);
     double col[1000];
     for (int d = 0; d < ranks; d++) {
@@ -139,7 +217,7 @@ static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_resu
     } bad = {t.bad_from >= 0 ? me : ranks, t.bad_from}, first;
     MPI_Allreduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, comm);
     R->bad_rank = first.rank, R->bad_from = first.from;
-    free(t.buf), free(rows), free(mine);
+    free_buffers(&t, p), free(rows), free(mine);
     return 0;
 }
 
@@ -208,6 +286,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_param_int(r, "repetitions", p->run.repeat);
     hpcp_record_param_int(r, "rounds", pairs_rounds(ranks));
     hpcp_record_param_string(r, "statistic", "median over repetitions");
+    comm_device_record(r, &p->dev);
     hpcp_record_matrix(r, "bandwidth", "src_rank", "dst_rank", "B/s", "median", R->bw, ranks,
                        ranks);
     hpcp_record_matrix(r, "same_node", "rank", "rank", "1", "last", R->same, ranks, ranks);
@@ -314,6 +393,10 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
                         &work, note, sizeof note);
     if (rc)
         return rc;
+    if ((rc = comm_device_open(&p.dev, "pairs", si)) != 0) {
+        MPI_Comm_free(&work);
+        return rc;
+    }
     struct pairs_result R;
     memset(&R, 0, sizeof R);
     if ((rc = fits(&p, si)) == 0) {

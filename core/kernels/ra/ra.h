@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hpcprobe/gups_rng.h"
 #include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
 
-#define RA_POLY 0x7ULL                      /* x^64 = x^2 + x + 1 (HPCC's POLY) */
 #define RA_LCG_MUL 6364136223846793005ULL   /* HPCC's 64-bit LCG */
 #define RA_LCG_ADD 1ULL
 #define RA_MAX_LOOKAHEAD 1024               /* HPCC: at most 1024 updates pending */
@@ -62,7 +62,7 @@ static inline const char *ra_loop_name(enum ra_loop loop)
 
 static inline uint64_t ra_next_poly(uint64_t r)
 {
-    return (r << 1) ^ ((int64_t)r < 0 ? RA_POLY : 0);
+    return hpcp_gups_next(r);
 }
 
 static inline uint64_t ra_next_lcg(uint64_t r)

@@ -1,30 +1,8 @@
 /* RandomAccess generators: jump-ahead and the table distribution. */
 #include <stdio.h>
 
+#include "hpcprobe/gups_rng.h"
 #include "ra.h"
-
-/* a * b mod (x^64 + x^2 + x + 1) over GF(2). */
-static uint64_t gf2_mulmod(uint64_t a, uint64_t b)
-{
-    uint64_t r = 0;
-    for (int i = 63; i >= 0; i--) {
-        r = ra_next_poly(r); /* r * x, reduced */
-        if ((b >> i) & 1)
-            r ^= a;
-    }
-    return r;
-}
-
-static uint64_t jump_poly(uint64_t n)
-{
-    uint64_t result = 1, base = 2; /* x^0, x^1 */
-    for (; n; n >>= 1) {
-        if (n & 1)
-            result = gf2_mulmod(result, base);
-        base = gf2_mulmod(base, base);
-    }
-    return result;
-}
 
 /* The LCG's n-fold map r -> a r + c is itself affine: compose by squaring. */
 static uint64_t jump_lcg(uint64_t n)
@@ -44,7 +22,7 @@ static uint64_t jump_lcg(uint64_t n)
 
 uint64_t ra_rng_jump(enum ra_rng rng, uint64_t n)
 {
-    return rng == RA_RNG_POLY ? jump_poly(n) : jump_lcg(n);
+    return rng == RA_RNG_POLY ? hpcp_gups_starts(n) : jump_lcg(n);
 }
 
 void ra_dist_init(struct ra_dist *d, uint64_t words, int ranks)

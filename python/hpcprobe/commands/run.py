@@ -108,17 +108,36 @@ class SuiteRun:
                 later.why = f"the run was stopped by {signal_name}"
 
 
+def _family_main_steps(steps: List[SuiteStep], scale: str,
+                       context: LaunchContext) -> Tuple[List[SuiteStep], List[str]]:
+    """The main job's steps and those the families add where the node has what they need
+    (a GPU); a family that adds none says why in one note, shown once and kept in run.json."""
+    notes = []
+    for family in FAMILIES:
+        if family.main_steps is not None:
+            extra, note = family.main_steps(scale, context.np, context.bench_path)
+            steps = steps + extra
+            if note:
+                notes.append(note)
+                if not context.args.quiet:
+                    stderr_line(f"hpcprobe: note: {note}")
+    return steps, notes
+
+
 def _plan(args: argparse.Namespace, context: LaunchContext) -> SuiteRun:
     suite = args.suite or DEFAULT_SUITE
     if suite == "hpcc":
         steps = hpcc_suite_steps(args, context)
     else:
         steps = suite_steps(suite, args.scale, context.np)
+    notes: List[str] = []
+    if suite == DEFAULT_SUITE:
+        steps, notes = _family_main_steps(steps, args.scale, context)
     check_run_placement(args.placement, [step.ranks or context.np for step in steps])
     launches = rounds(steps, args.repeat)
     manifest = RunManifest(suite, args.scale, context.np, args.repeat, [
         StepOutcome(launch_label(step, number, args.repeat), step.name)
-        for number, step in launches])
+        for number, step in launches], notes=notes)
     context.plan([step.name for _, step in launches])
     context.estimates.seed(earlier_durations(context.out_dir, manifest))
     return SuiteRun(context, manifest, steps)

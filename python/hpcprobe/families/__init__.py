@@ -18,12 +18,13 @@ from hpcprobe.families.base import Command, Family
 from hpcprobe.families.comm.family import FAMILY as COMM
 from hpcprobe.families.congestion.family import FAMILY as CONGESTION
 from hpcprobe.families.contention.family import FAMILY as CONTENTION
+from hpcprobe.families.gpu.family import FAMILY as GPU
 from hpcprobe.families.hpcc.family import FAMILY as HPCC
 from hpcprobe.families.memory.family import FAMILY as MEMORY
 from hpcprobe.families.ra.family import FAMILY as RA
 from hpcprobe.report.registry import register_section
 
-FAMILIES: Tuple[Family, ...] = (RA, MEMORY, HPCC, CONTENTION, COMM, CONGESTION)
+FAMILIES: Tuple[Family, ...] = (RA, MEMORY, HPCC, CONTENTION, COMM, CONGESTION, GPU)
 
 for _family in FAMILIES:
     if _family.report is not None:

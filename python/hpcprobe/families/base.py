@@ -8,10 +8,14 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser
 from hpcprobe.report.registry import ReportSection
+from hpcprobe.suite_step import SuiteStep
 
 Record = Any
 Check = Callable[[argparse.Namespace], None]
 Run = Callable[[argparse.Namespace, Sequence[str]], int]
+# (scale, ranks, bench path) -> (steps, note): the main job's steps that need what only
+# some nodes have; without it, no steps and one line saying why (run.json's notes).
+MainSteps = Callable[[str, int, str], Tuple[List[SuiteStep], str]]
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,9 @@ class Family:
     `run_options_last` after its launch options); `bound` are its benchmarks
     whose suite launches bind one rank per core; `headline(records)` the figures of
     its records on the run's headline table (headline.py); `text_formats` the layouts of
-    other tools that `show --format` can print its records in."""
+    other tools that `show --format` can print its records in; `main_steps` the steps it
+    adds to the main job after the others where the node has what they need (gpu: a
+    device)."""
 
     name: str
     benchmarks: Tuple[str, ...]
@@ -55,3 +61,4 @@ class Family:
     # `show --format NAME`: text in another tool's layout (comm: IMB's and OSU's), as
     # (NAME, text(records)) pairs.
     text_formats: Tuple[Tuple[str, Callable[[Sequence[Record]], str]], ...] = ()
+    main_steps: Optional[MainSteps] = None

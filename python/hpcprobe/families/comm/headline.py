@@ -7,6 +7,7 @@ from typing import List, Optional, Sequence
 
 from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs
 from hpcprobe.report.common import Record, last_of, ranks
+from hpcprobe.families.comm.tables import device_buffers
 from hpcprobe.families.memory.tables import binary_size
 
 GROUP = "interconnect"
@@ -57,6 +58,8 @@ def _pairs(record: Record) -> List[Optional[Figure]]:
 
 def comm_headline(records: Sequence[Record]) -> List[Figure]:
     figures: List[Optional[Figure]] = []
+    # The interconnect's figures come from host buffers; device ones add the GPU's path.
+    records = [record for record in records if not device_buffers(record)]
     for benchmark, variant, figures_of in (("comm", "pingpong", _pingpong),
                                            ("comm", "allreduce", _allreduce),
                                            ("beff", "hpcc", _beff),

@@ -20,6 +20,10 @@ COMM_FUNCTIONS = ("pingpong", "pingping", "sendrecv", "exchange", "allreduce", "
                   "reduce_scatter", "allgather", "allgatherv", "gather", "scatter",
                   "alltoall", "alltoallv", "bcast", "barrier")
 TWO_RANK_FUNCTIONS = ("pingpong", "pingping")
+# --buffers device: the functions (and `pairs`) whose buffers can live on a GPU; `hpcprobe
+# comm --buffers device` without functions runs these.
+DEVICE_FUNCTIONS = ("pingpong", "allreduce", "alltoall")
+BUFFERS = ("host", "device")
 COMM_COMMANDS = ("comm", "beff", "pairs")
 # The bench variant each command runs (comm: a function, or `all`).
 BENCH_VARIANTS = {"beff": "hpcc", "pairs": "bandwidth"}
@@ -86,6 +90,17 @@ def _add_bench_options(parser: Any, command: str) -> None:
                                  "hpcprobe)")
 
 
+def _add_buffers_option(parser: Any, command: str) -> None:
+    if command in ("comm", "pairs"):
+        parser.add_argument("--buffers", type=choice("buffers", BUFFERS), metavar="host|device",
+                            help="where the messages live: host memory (default) or the GPU "
+                                 "(each rank the node-local rank %% devices); device: MPI "
+                                 "gets the device pointers when it is CUDA-aware, else each "
+                                 "call is staged through pinned host memory and the times "
+                                 "include the copies (comm: " + ", ".join(DEVICE_FUNCTIONS)
+                                 + ")")
+
+
 def add_placement_option(parser: Any) -> None:
     parser.add_argument("--placement", metavar="block|round-robin|FILE",
                         help="where the ranks run: consecutive ranks on one node (block), on "
@@ -102,6 +117,7 @@ def add_comm_parser(subparsers: Any, command: str) -> Any:
         parser.add_argument("functions", nargs="*", metavar="FUNCTION",
                             help="any of " + ", ".join(comm_functions()) + " (default all)")
     _add_bench_options(parser, command)
+    _add_buffers_option(parser, command)
     add_placement_option(parser)
     add_launch_options(parser, default_np="number of CPU cores, at least 2",
                        hpcc_summary=command == "beff")
@@ -128,6 +144,7 @@ def check_comm(args: argparse.Namespace) -> None:
     if args.command == "comm":
         _check_functions(args.functions, args.np)
         _check_timing(args)
+        _check_device_functions(args)
     if args.command in ("beff", "pairs") and args.np == 1:
         raise UsageError(f"{args.command} measures between ranks: it needs --np 2 or more, not 1")
 
@@ -140,6 +157,26 @@ def _check_timing(args: argparse.Namespace) -> None:
         if timing != "hpcprobe" and getattr(args, attribute, None):
             raise UsageError(f"{option} does not apply to --timing {timing} (it repeats and "
                              f"checks as {timing} does; allowed with --timing hpcprobe)")
+
+
+def on_device(args: argparse.Namespace) -> bool:
+    """--buffers device was asked for."""
+    return getattr(args, "buffers", None) == "device"
+
+
+def _check_device_functions(args: argparse.Namespace) -> None:
+    """--buffers device: only the functions that take it (the bench refuses the others)."""
+    other = [name for name in args.functions if name not in DEVICE_FUNCTIONS]
+    if on_device(args) and other:
+        raise UsageError(f"--buffers device applies to {', '.join(DEVICE_FUNCTIONS)}, not "
+                         f"to comm {other[0]}")
+
+
+def _functions(args: argparse.Namespace) -> List[str]:
+    """The functions named, or with --buffers device and none named, those that take it."""
+    if not args.functions and on_device(args):
+        return list(DEVICE_FUNCTIONS)
+    return list(args.functions)
 
 
 def _check_functions(functions: Sequence[str], np: Optional[int]) -> None:
@@ -158,7 +195,8 @@ def comm_bench_variant(args: argparse.Namespace) -> str:
     """comm: the function when one is named, else `all`; beff and pairs: their variant."""
     if args.command != "comm":
         return BENCH_VARIANTS[args.command]
-    return args.functions[0] if len(args.functions) == 1 else "all"
+    functions = _functions(args)
+    return functions[0] if len(functions) == 1 else "all"
 
 
 def comm_bench_options(args: argparse.Namespace) -> List[str]:
@@ -171,10 +209,12 @@ def comm_bench_options(args: argparse.Namespace) -> List[str]:
     for attribute, option, _ in COMM_FLAG_OPTIONS:
         if getattr(args, attribute, False):
             options.append(option)
-    if args.command == "comm" and len(args.functions) > 1:
-        options += ["--functions", ",".join(args.functions)]
+    if args.command == "comm" and len(_functions(args)) > 1:
+        options += ["--functions", ",".join(_functions(args))]
     if args.command == "comm":
         options += ["--timing", comm_timing(args)]
+    if getattr(args, "buffers", None):
+        options += ["--buffers", args.buffers]
     return options
 
 

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hpcprobe.analysis.compare import comparison_rows, comparison_table
 from hpcprobe.families.comm.placement_view import placement_columns, placement_of
 from hpcprobe.families.hpcc.beff_summary import BEFF_KEYS, beff_figures
-from hpcprobe.families.comm.tables import find_matrix
+from hpcprobe.families.comm.tables import buffers_text, device_buffers, find_matrix
 from hpcprobe.families.memory.tables import binary_size, numbers, series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, number, of_benchmark, parameter, plain,
@@ -43,11 +43,17 @@ def compare_label(record: Record) -> str:
     if record.get("benchmark") == "comm":
         size = number(parameters.get("headline_size_bytes"))
         label = f"at {binary_size(size)}" if size is not None else ""
-        return label + (", off-cache" if parameters.get("off_cache") is True else "")
+        return label + (", off-cache" if parameters.get("off_cache") is True else "") + _device(
+            record)
     if record.get("benchmark") == "pairs":
         size = number(parameters.get("message_bytes"))
-        return f"{binary_size(size)} messages" if size is not None else ""
+        return (f"{binary_size(size)} messages" if size is not None else "") + _device(record)
     return ""
+
+
+def _device(record: Record) -> str:
+    """", device buffers, staged" and the like; "" for host buffers."""
+    return f", {buffers_text(record, short=True)}" if device_buffers(record) else ""
 
 
 def _placement(record: Record) -> str:
@@ -55,17 +61,20 @@ def _placement(record: Record) -> str:
 
 
 def _where(record: Record) -> str:
-    """e.g. "4 ranks on 2 nodes, placement round-robin"."""
+    """e.g. "4 ranks on 2 nodes, placement round-robin" (", device buffers, staged" with
+    --buffers device: such records are a configuration of their own, never drawn
+    among the host curves)."""
     nodes = number(section_of(record, "layout").get("nodes"))
     on = f" on {int(nodes)} node(s)" if nodes is not None else ""
-    return f"{ranks(record)} ranks{on}, placement {_placement(record)}"
+    return f"{ranks(record)} ranks{on}, placement {_placement(record)}{_device(record)}"
 
 
 def _short(record: Record) -> str:
     """e.g. "4 ranks, 2 nodes, round-robin" (figure titles are cut at 60 characters)."""
     nodes = number(section_of(record, "layout").get("nodes"))
     on = f", {int(nodes)} node{'s' if nodes != 1 else ''}" if nodes is not None else ""
-    return f"{ranks(record)} ranks{on}, {plain(_placement(record), 16)}"
+    device = ", device" if device_buffers(record) else ""
+    return f"{ranks(record)} ranks{on}, {plain(_placement(record), 16)}{device}"
 
 
 def _configurations(records: Sequence[Record]) -> List[Tuple[str, List[Record]]]:
@@ -169,7 +178,7 @@ def _comm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
             "function", "size", "t_min µs", "t_avg µs", "t_max µs", "median µs", "p99 µs",
             "MB/s", "validation"), _headline_rows(group),
             "the headline size: 1 MiB (paper 003's) unless the sizes stop below it; every "
-            "size is in the figures' CSV files"))
+            "size is in the figures' CSV files" + _staged_caption(group)))
         if number_ == 0:
             blocks += [_detail_figure(sink, record) for record in group
                        if record.get("variant") in DETAIL_FUNCTIONS]
@@ -177,6 +186,12 @@ def _comm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         blocks.append(Paragraph(f"comm records of {len(configurations)} configurations; the "
                                 f"newest {MAX_CONFIGS} are drawn"))
     return [block for block in blocks if block is not None]
+
+
+def _staged_caption(group: Sequence[Record]) -> str:
+    staged = any(parameter(record, "device_transfer") == "staged" for record in group)
+    return ("; device buffers staged through pinned host memory: the times include the "
+            "copies, they are not the MPI's own" if staged else "")
 
 
 def _beff(records: Sequence[Record]) -> List[Block]:

@@ -51,6 +51,36 @@ def _ranks_text(record: Record) -> str:
     return text + (f", {int(nodes)} node{'s' if nodes != 1 else ''}" if nodes is not None else "")
 
 
+def device_buffers(record: Record) -> bool:
+    """The record's messages lived in device memory (--buffers device); records written
+    before the option, and host ones, did not."""
+    return record_parameters(record).get("buffers") == "device"
+
+
+def buffers_text(record: Record, short: bool = False) -> str:
+    """"" for host buffers; else how MPI reached the device buffers, and with staged
+    transfers that the times include the copies (they are not the MPI's own)."""
+    if not device_buffers(record):
+        return ""
+    transfer = record_parameters(record).get("device_transfer")
+    if transfer == "cuda-aware":
+        return "device buffers, CUDA-aware MPI"
+    if transfer == "staged":
+        return ("device buffers, staged" if short else "device buffers staged through pinned "
+                "host memory: the times include the copies, not the MPI's own")
+    return f"device buffers, transfer {plain(transfer)}"
+
+
+def _buffers_suffix(record: Record) -> str:
+    text = buffers_text(record, short=True)
+    return f"; {text}" if text else ""
+
+
+def _staged_caption(record: Record) -> str:
+    staged = record_parameters(record).get("device_transfer") == "staged"
+    return f"{buffers_text(record)}; " if device_buffers(record) and staged else ""
+
+
 def _placement_text(record: Record) -> str:
     placement = record_parameters(record).get("placement")
     return f", placement {plain(placement)}" if isinstance(placement, str) else ""
@@ -76,8 +106,10 @@ def comm_table(record: Record) -> RenderableType:
     function = plain(record_parameters(record).get("function", record.get("variant")))
     half = record_parameters(record).get("time_is") == "half-round-trip"
     title = (f"hpcprobe comm {plain(record.get('variant'))} (IMB {function}): "
-             f"{_ranks_text(record)}{_placement_text(record)}; validation {verdict_text(record)}")
-    caption = ("µs per call" + (" (half a round trip)" if half else "") + ": t_min/t_avg/t_max "
+             f"{_ranks_text(record)}{_placement_text(record)}; validation {verdict_text(record)}"
+             f"{_buffers_suffix(record)}")
+    caption = _staged_caption(record) + (
+               "µs per call" + (" (half a round trip)" if half else "") + ": t_min/t_avg/t_max "
                "over ranks of each rank's mean; median and p99 over the samples, each the "
                "slowest rank's mean over a batch of calls")
     caption += "; MB/s = 10^6 B/s from t_max, as IMB counts bytes" if with_bw else ""
@@ -101,8 +133,10 @@ def comm_summary_table(records: Sequence[Record]) -> RenderableType:
         bandwidth = series_points(record, "bandwidth")
         smallest = min(avg) if avg else None
         headline = _headline_size(record)
+        label = plain(record.get("variant"))
+        label += f" ({buffers_text(record, short=True)})" if device_buffers(record) else ""
         rows.append([
-            plain(record.get("variant")), _ranks_text(record),
+            label, _ranks_text(record),
             binary_size(smallest), _cell(_at(avg, smallest), MICRO) if smallest is not None
             else MISSING, binary_size(headline),
             _cell(_at(avg, headline), MICRO) if headline is not None else MISSING,
@@ -169,8 +203,9 @@ def pairs_tables(record: Record) -> List[RenderableType]:
             ["all pairs", *_spread(numbers(metric_samples(record, "pair_bandwidth")))]]
     size = binary_size(number(record_parameters(record).get("message_bytes")))
     title = (f"hpcprobe pairs: {_ranks_text(record)}, {size} messages{_placement_text(record)}; "
-             f"validation {verdict_text(record)}")
-    caption = ("GB/s = 10^9 B/s per ordered pair (source to destination), the median of the "
+             f"validation {verdict_text(record)}{_buffers_suffix(record)}")
+    caption = _staged_caption(record) + (
+               "GB/s = 10^9 B/s per ordered pair (source to destination), the median of the "
                "repetitions; intra-node: the two ranks share a node")
     tables = [titled_table(title, caption, ["pairs", "count", "min GB/s", "mean GB/s", "max GB/s"],
                      rows)]
