@@ -142,12 +142,19 @@ def test_a_launch_passes_the_options_as_typed_and_prints_the_tables(stand_in, tm
     assert "host to device, pinned" in done.stdout and "device to device" in done.stdout
 
 
-def test_devices_all_launches_a_rank_per_device(stand_in, tmp_path):
+def test_devices_all_measures_each_device_then_all_at_once(stand_in, tmp_path):
     env = dict(stand_in, FAKE_GPU_DEVICES="3")
     done = run_hpcprobe("gpu", "stream", "--devices", "all", "--out", str(tmp_path / "o"),
                         "--launcher", TEMPLATE, "--quiet", env=env)
     assert done.returncode == 0, done.stderr
-    assert calls(tmp_path)[-1]["np"] == "3"
+    launched = [(c["np"], c["argv"]) for c in calls(tmp_path) if c["argv"][:2] == ["gpu", "stream"]]
+    # each device alone, then all three at once (one rank each)
+    assert [np for np, _ in launched] == ["1", "1", "1", "3"]
+    for index, (_, argv) in enumerate(launched[:3]):
+        assert argv[argv.index("--device") + 1] == str(index)
+    assert "--device" not in launched[3][1]
+    found = read_records(tmp_path / "o" / "results.jsonl")
+    assert found.problems == [] and len(found.records) == 4
     refused = run_hpcprobe("gpu", "stream", "--devices", "4", "--launcher", TEMPLATE, env=env)
     assert stderr_lines(refused) == ["hpcprobe: --devices 4: this node has 3 devices "
                                      "('hpcprobe gpu info')"]

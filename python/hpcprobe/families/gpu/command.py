@@ -1,10 +1,11 @@
 """`hpcprobe gpu stream|ra|copy|info` (docs/kernels/gpu.md): ask `hpcprobe-bench gpu info`
 first (no device: one line naming what is missing, exit status 2, nothing launched), then
-one launch and the family's tables; `info` prints the devices and launches nothing."""
+one launch and the family's tables (with --devices over several devices: one launch per
+device, then all at once); `info` prints the devices and launches nothing."""
 
 import argparse
 import os
-from typing import Sequence
+from typing import List, Sequence, Tuple
 
 from hpcprobe.errors import EXIT_OK, UsageError
 from hpcprobe.families.gpu.info import GpuInfo, ask_gpu_info, require_device
@@ -12,6 +13,7 @@ from hpcprobe.families.gpu.options import gpu_bench_options
 from hpcprobe.families.gpu.tables import gpu_tables, info_table
 from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext, stdout_console
+from hpcprobe.results import RecordSet
 
 # Minutes at most on any device at the bench's sizes; the budget only catches a hang.
 GPU_DEFAULT_BUDGET_S = 1800.0
@@ -32,15 +34,33 @@ def ranks_for(args: argparse.Namespace, info: GpuInfo) -> int:
     return wanted
 
 
+def device_launches(args: argparse.Namespace, info: GpuInfo,
+                    options: Sequence[str]) -> List[Tuple[int, List[str], str]]:
+    """(ranks, bench options, label) of each launch. With --devices over several devices:
+    each device alone (its own record, one rank with --device I), then all of them at once
+    (one rank per device, the sum); otherwise the one launch the options ask for."""
+    ranks = ranks_for(args, info)
+    if args.devices is None or ranks < 2:
+        return [(args.np or ranks, list(options), f"gpu {args.variant}")]
+    each = [(1, ["--device", str(index), *options], f"gpu {args.variant}, device {index}")
+            for index in range(ranks)]
+    return each + [(ranks, list(options), f"gpu {args.variant}, {ranks} devices at once")]
+
+
 def command_gpu(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     info = require_device(ask_gpu_info(find_bench(os.environ)))
     console = stdout_console()
     if args.variant == "info":
         console.print(info_table(info.devices, info.build))
         return EXIT_OK
-    context = LaunchContext(args, user_argv, default_np=ranks_for(args, info))
-    launch = context.launch("gpu", args.variant, gpu_bench_options(args), GPU_DEFAULT_BUDGET_S)
-    outcome = context.run(launch, 1, 1)
-    for table in gpu_tables(outcome.found.records):
+    launches = device_launches(args, info, gpu_bench_options(args))
+    context = LaunchContext(args, user_argv, default_np=launches[-1][0])
+    found, status = RecordSet(), EXIT_OK
+    for number, (np, options, label) in enumerate(launches, 1):
+        launch = context.launch("gpu", args.variant, options, GPU_DEFAULT_BUDGET_S, np=np)
+        outcome = context.run(launch, number, len(launches), label=label)
+        found.extend(outcome.found)
+        status = status or outcome.exit_status
+    for table in gpu_tables(found.records):
         console.print(table)
-    return outcome.exit_status
+    return status
