@@ -9,7 +9,7 @@ import argparse
 import difflib
 import math
 import re
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Mapping, Optional, Sequence
 
 from hpcprobe.errors import UsageError
 
@@ -206,3 +206,17 @@ def add_launch_options(parser: CliParser, default_np: str, hpcc_summary: bool = 
                             help="print and write an HPCC-compatible summary block")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress display and no benchmark output")
+
+
+def checked_as_typed(types: Mapping[str, Callable[[str], object]],
+                     attribute: str) -> Callable[[str], str]:
+    """An argparse type for an option that hpcprobe-bench validates as well: checked with
+    `types[attribute]` (when there is one), so a mistake is refused before any launch, and
+    kept as the text the user typed, which is what the bench gets."""
+    check = types.get(attribute)
+
+    def parse(text: str) -> str:
+        if check is not None:
+            check(text)
+        return text
+    return parse

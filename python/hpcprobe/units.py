@@ -72,3 +72,18 @@ def format_quantity(value: Optional[float], unit: str) -> str:
         return f"{int(value)} {unit}"
     divisor, label = scale_for(unit, value)
     return f"{format_number(value, divisor)} {label}".rstrip()
+
+
+# What a table shows where a figure is missing.
+MISSING = "—"
+_BINARY_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
+
+
+def binary_size(value: Optional[float]) -> str:
+    """Bytes with binary prefixes: 8 -> "8 B", 1536 -> "1.5 KiB", 2^30 -> "1 GiB"."""
+    if value is None:
+        return MISSING
+    for divisor, label in _BINARY_UNITS:
+        if abs(value) >= divisor:
+            return f"{value / divisor:.4g} {label}"
+    return f"{value:.4g} B"

@@ -7,8 +7,8 @@ with its own one line)."""
 
 from typing import Callable, List
 
-from hpcprobe.cli_types import (CliParser, add_launch_options, float_option,
-                                nonnegative_int, positive_int, suggestion)
+from hpcprobe.cli_types import (CliParser, add_launch_options, checked_as_typed,
+                                float_option, nonnegative_int, positive_int, suggestion)
 from hpcprobe.errors import UsageError
 from hpcprobe.families.congestion.cif import CANARIES, CONGESTORS
 
@@ -67,14 +67,7 @@ _TYPES = {
 
 
 def _as_typed(attribute: str) -> Callable[[str], str]:
-    """Check with the attribute's type, keep the text the user typed for the bench."""
-    check = _TYPES.get(attribute)
-
-    def parse(text: str) -> str:
-        if check is not None:
-            check(text)
-        return text
-    return parse
+    return checked_as_typed(_TYPES, attribute)
 
 
 def add_congestion_parser(subparsers) -> CliParser:

@@ -10,8 +10,9 @@ its own one line). --devices is hpcprobe's alone: how many ranks `gpu stream` la
 import argparse
 from typing import Callable, Dict, List
 
-from hpcprobe.cli_types import (CliParser, add_launch_options, choice, float_option, is_count,
-                                nonnegative_int, positive_int, suggestion)
+from hpcprobe.cli_types import (CliParser, add_launch_options, checked_as_typed, choice,
+                                float_option, is_count, nonnegative_int, positive_int,
+                                suggestion)
 from hpcprobe.errors import UsageError
 
 GPU_VARIANTS = ("stream", "ra", "copy", "info")
@@ -90,14 +91,7 @@ _TYPES: Dict[str, Callable[[str], object]] = {
 
 
 def _as_typed(attribute: str) -> Callable[[str], str]:
-    """Check with the attribute's type, keep the text the user typed for the bench."""
-    check = _TYPES.get(attribute)
-
-    def parse(text: str) -> str:
-        if check is not None:
-            check(text)
-        return text
-    return parse
+    return checked_as_typed(_TYPES, attribute)
 
 
 def add_gpu_parser(subparsers) -> CliParser:

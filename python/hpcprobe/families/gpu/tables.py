@@ -16,7 +16,7 @@ from hpcprobe.report.common import number, parameter, section_of
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.stats import find_series, metric_samples, numbers
-from hpcprobe.units import GIGA, MICRO, format_number
+from hpcprobe.units import GIGA, MICRO, MISSING, binary_size, format_number
 
 Record = Dict[str, Any]
 
@@ -25,8 +25,6 @@ STREAM_OPS = ("copy", "mul", "add", "triad", "dot")
 COPY_KINDS = ("h2d", "d2h", "d2d", "p2p")
 KIND_WORDS = {"h2d": "host to device", "d2h": "device to host", "d2d": "device to device",
               "p2p": "device to peer device"}
-_BINARY_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
-MISSING = "—"
 # (x, y) of a curve, either None where the record has no such point.
 Point = Tuple[Optional[float], Optional[float]]
 
@@ -36,16 +34,6 @@ Point = Tuple[Optional[float], Optional[float]]
 def of_variant(records: Sequence[Record], variant: str) -> List[Record]:
     return [r for r in records if r.get("benchmark") == GPU_BENCHMARK
             and r.get("variant") == variant]
-
-
-def binary_size(value: Optional[float]) -> str:
-    """Bytes with binary prefixes: 1536 -> "1.5 KiB"."""
-    if value is None:
-        return MISSING
-    for divisor, label in _BINARY_UNITS:
-        if abs(value) >= divisor:
-            return f"{value / divisor:.4g} {label}"
-    return f"{value:.4g} B"
 
 
 def best_and_median(record: Record, metric: str) -> Point:

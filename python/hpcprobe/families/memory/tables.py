@@ -25,17 +25,15 @@ from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_O
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.stats import find_series, metric_samples, number, numbers
-from hpcprobe.units import GIGA, NANO, format_number
+from hpcprobe.units import GIGA, MISSING, NANO, binary_size, format_number
 
 Record = Dict[str, Any]
 
 MEMORY_BENCHMARKS = ("stream", "mem")
 STREAM_KERNELS = ("copy", "scale", "add", "triad")
-_BINARY_UNITS = ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"))
 _X_HEADINGS = {"stride_bytes": "stride", "block_bytes": "block size",
                "working_set_bytes": "working set"}
 _CACHE_LEVELS = (("L1d", "cache_l1d_bytes"), ("L2", "cache_l2_bytes"), ("L3", "cache_l3_bytes"))
-MISSING = "—"
 MAX_TITLE_CHARS = 120
 MAX_CAPTION_CHARS = 600
 
@@ -121,16 +119,6 @@ def _copies(record: Record) -> Optional[int]:
 
 
 # --- formatting -------------------------------------------------------------------------
-
-def binary_size(value: Optional[float]) -> str:
-    """Bytes with binary prefixes: 8 -> "8 B", 1536 -> "1.5 KiB", 2^30 -> "1 GiB"."""
-    if value is None:
-        return MISSING
-    for divisor, label in _BINARY_UNITS:
-        if abs(value) >= divisor:
-            return f"{value / divisor:.4g} {label}"
-    return f"{value:.4g} B"
-
 
 def _cell(value: Optional[float], divisor: float = 1.0) -> str:
     return MISSING if value is None else format_number(value, divisor)
