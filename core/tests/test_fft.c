@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dense.h"
+#include "hpcprobe/dense.h"
 #include "fft.h"
 
 #define TWO_PI 6.283185307179586476925286766559

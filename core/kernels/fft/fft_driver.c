@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linalg/dense.h"
+#include "hpcprobe/dense.h"
 #include "fft.h"
 #include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"

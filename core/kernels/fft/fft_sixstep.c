@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../linalg/dense.h"
+#include "hpcprobe/dense.h"
 #include "fft.h"
 
 #define TILE 32

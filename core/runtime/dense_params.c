@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dense.h"
+#include "hpcprobe/dense.h"
 #include "hpcprobe/util.h"
 
 #define OPT(name, kind, lo, hi, choices) {name, kind, lo, hi, 0, 0, 0, choices}
