@@ -903,4 +903,6 @@ const struct hpcp_kernel hpcp_ra_mpi_hypercube = {
     .verify = ra_mpi_verify,
     .teardown = hc_teardown,
     .family_data = &hypercube,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };
