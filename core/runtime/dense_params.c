@@ -8,19 +8,34 @@
 #include "hpcprobe/dense.h"
 #include "hpcprobe/util.h"
 
-#define OPT(name, kind, lo, hi, choices) {name, kind, lo, hi, 0, 0, 0, choices}
+#define OPT(name, kind, lo, hi, choices, help, dflt) \
+    {name, kind, lo, hi, 0, 0, 0, choices, 0, help, dflt}
 
 static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
-    [DENSE_OPT_N] = OPT("--n", HPCP_OPT_STRING, 0, 0, NULL),
-    [DENSE_OPT_NB] = OPT("--nb", HPCP_OPT_STRING, 0, 0, NULL),
-    [DENSE_OPT_GRID] = OPT("--grid", HPCP_OPT_STRING, 0, 0, NULL),
-    [DENSE_OPT_LOOKAHEAD] = OPT("--lookahead", HPCP_OPT_INT, 0, 1, NULL),
-    [DENSE_OPT_LOG2] = OPT("--log2", HPCP_OPT_INT, 1, 40, NULL),
-    [DENSE_OPT_FFT] = OPT("--fft", HPCP_OPT_CHOICE, 0, 0, "fftw|internal"),
-    [DENSE_OPT_MEMORY_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
-    [DENSE_OPT_THREADS] = OPT("--threads", HPCP_OPT_INT, 1, 1024, NULL),
+    [DENSE_OPT_N] = OPT("--n", HPCP_OPT_STRING, 0, 0, NULL,
+                        "matrix order, a whole number >= 1 (default sized from memory as HPCC "
+                        "sizes it)",
+                        NULL),
+    [DENSE_OPT_NB] = OPT("--nb", HPCP_OPT_STRING, 0, 0, NULL,
+                         "block size, 1 ... min(N, 4096) (default 192, at most N)", NULL),
+    [DENSE_OPT_GRID] = OPT("--grid", HPCP_OPT_STRING, 0, 0, NULL,
+                           "process grid PxQ, P*Q = ranks, ranks mapped row-major (default as "
+                           "square as the ranks allow, P <= Q)",
+                           NULL),
+    [DENSE_OPT_LOOKAHEAD] = OPT("--lookahead", HPCP_OPT_INT, 0, 1, NULL, "look-ahead depth", "1"),
+    [DENSE_OPT_LOG2] = OPT("--log2", HPCP_OPT_INT, 1, 40, NULL,
+                           "m = 2^K points (default sized from memory)", NULL),
+    [DENSE_OPT_FFT] = OPT("--fft", HPCP_OPT_CHOICE, 0, 0, "fftw|internal",
+                          "local transforms through FFTW3 or the internal Stockham FFT (default "
+                          "fftw when built with it)",
+                          NULL),
+    [DENSE_OPT_MEMORY_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL, 0,
+                                   "size from F of the available memory", "0.25"},
+    [DENSE_OPT_THREADS] =
+        OPT("--threads", HPCP_OPT_INT, 1, 1024, NULL, "BLAS threads per rank", "1"),
     /* --m: fft points, a power of two (an alternative to --log2) */
-    [DENSE_OPT_COUNT] = OPT("--m", HPCP_OPT_STRING, 0, 0, NULL),
+    [DENSE_OPT_COUNT] = OPT("--m", HPCP_OPT_STRING, 0, 0, NULL,
+                            "M points, a power of two (an alternative to --log2)", NULL),
 };
 #define DENSE_OPT_M DENSE_OPT_COUNT
 #define NSPEC (DENSE_OPT_COUNT + 1)
@@ -68,6 +83,25 @@ static const int *family_opts(const char *family)
            : !strcmp(family, "ptrans") ? ptrans_opts
                                        : fft_opts;
 }
+
+/* describe: a kernel takes its family's list and the common ones. */
+static int dense_takes(const struct hpcp_kernel *k, int option)
+{
+    return option >= NSPEC || listed(family_opts(k->family), option) || listed(common_opts, option);
+}
+
+const struct hpcp_options_desc dense_options_desc = {&dense_cli, dense_takes};
+
+static const struct hpcp_metric_desc flop_metrics[] = {
+    {"flop_rate", "flop/s", "floating-point operations per second, per repetition"},
+    {"time", "s", "seconds per repetition (hpl)"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc ptrans_metrics[] = {
+    {"bandwidth", "B/s", "bytes of the matrix transposed and added per second"},
+    {"time", "s", "seconds per repetition"},
+    {NULL, NULL, NULL}};
+const struct hpcp_records_desc dense_flop_records = {flop_metrics, "flop_rate"};
+const struct hpcp_records_desc dense_ptrans_records = {ptrans_metrics, "bandwidth"};
 
 /* A whole number >= 1 in decimal digits (no sign, no suffix), else -1. */
 static long long parse_count(const char *text)

@@ -14,17 +14,30 @@
 /* Every family's common options, with the ranges and names they always had;
  * --repeat's lower bound is the family's (mem needs 2). */
 static const struct hpcp_optspec common_spec[HPCP_COMMON_COUNT] = {
-    [HPCP_COMMON_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL},
-    [HPCP_COMMON_WARMUP] = {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL},
-    [HPCP_COMMON_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL},
-    [HPCP_COMMON_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [HPCP_COMMON_OUT] = {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [HPCP_COMMON_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
+    [HPCP_COMMON_REPEAT] = {"--repeat", HPCP_OPT_INT, 1, 1000, 0, 0, 0, NULL, 0,
+                            "timed repetitions", "1"},
+    [HPCP_COMMON_WARMUP] =
+        {"--warmup", HPCP_OPT_INT, 0, 100, 0, 0, 0, NULL, 0,
+         "untimed repetitions before the timed ones (kept in the record as warm-up)", "0"},
+    [HPCP_COMMON_SEED] = {"--seed", HPCP_OPT_INT, 0, 0x7fffffffffffffffLL, 0, 0, 0, NULL, 0,
+                          "seed of the generated data or of the random plan", "1"},
+    [HPCP_COMMON_NO_VERIFY] = {"--no-verify", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
+                               "skip verification (verdict skipped, exit status 0)", NULL},
+    [HPCP_COMMON_OUT] =
+        {"--out", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+         "append the record to FILE (JSON Lines, one write per record; default none)", NULL},
+    [HPCP_COMMON_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
+                           "no human-readable lines on stdout", NULL},
 };
 
 const char *hpcp_common_name(int option)
 {
     return common_spec[option].name;
+}
+
+const struct hpcp_optspec *hpcp_common_spec(int option)
+{
+    return &common_spec[option];
 }
 
 int hpcp_common_refused(const struct hpcp_common *c, unsigned allowed)

@@ -19,6 +19,7 @@ static int list_names(const char *family, const char **names)
     if (!family) {
         names[n++] = "list";
         names[n++] = "sysinfo";
+        names[n++] = "describe";
     }
     for (int i = 0; i < hpcp_nkernels && n < MAX_NAMES; i++) {
         const char *s = family ? hpcp_kernels[i]->variant : hpcp_kernels[i]->family;
@@ -54,6 +55,29 @@ static int cmd_list(void)
         printf("%-10s %-14s %-12s %s\n", k->family, k->variant, k->algorithm, k->summary);
     }
     return HPCP_EXIT_OK;
+}
+
+/* describe --json: every family, kernel and option as one JSON document. */
+static int cmd_describe(int argc, char **argv)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc != 3 || strcmp(argv[2], "--json") != 0) {
+        hpcp_error(MPI_COMM_WORLD, "describe takes --json (the only form it has)");
+        return HPCP_EXIT_USAGE;
+    }
+    if (rank != 0)
+        return HPCP_EXIT_OK;
+    struct hpcp_json j;
+    hpcp_json_init(&j);
+    hpcp_describe(&j);
+    int bad = j.failed;
+    if (!bad)
+        printf("%s\n", j.buf);
+    else
+        fprintf(stderr, "hpcprobe-bench: describe: out of memory\n");
+    hpcp_json_free(&j);
+    return bad ? HPCP_EXIT_RUNTIME : HPCP_EXIT_OK;
 }
 
 static int cmd_sysinfo(int argc, char **argv)
@@ -164,6 +188,8 @@ static int dispatch(int argc, char **argv)
         return cmd_list();
     if (strcmp(argv[1], "sysinfo") == 0)
         return cmd_sysinfo(argc, argv);
+    if (strcmp(argv[1], "describe") == 0)
+        return cmd_describe(argc, argv);
     if (strcmp(argv[1], "--version") == 0) {
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -171,7 +197,7 @@ static int dispatch(int argc, char **argv)
             printf("hpcprobe-bench %s\n", hpcp_version_string());
         return HPCP_EXIT_OK;
     }
-    for (int i = 2; i < n; i++)
+    for (int i = 3; i < n; i++) /* after list, sysinfo, describe */
         if (strcmp(argv[1], names[i]) == 0)
             return cmd_family(argc - 1, argv + 1, argc, argv);
     return unknown_name("benchmark", argv[1], names, n);

@@ -78,15 +78,29 @@ static int parse_choice(const struct hpcp_optspec *o, const char *text, struct h
     return -1;
 }
 
+/* Lists and grids are checked here and counted into v->i; the family reads
+ * the items from v->s with the same parser when it needs them. */
 static int parse_value(const struct hpcp_optspec *o, const char *text, struct hpcp_optval *v,
                        char *err, size_t errlen)
 {
+    uint64_t bytes = 0;
+    int n = 0, rc = 0;
+    v->s = text;
     switch (o->kind) {
     case HPCP_OPT_INT: return parse_int(o, text, v, err, errlen);
     case HPCP_OPT_DOUBLE: return parse_double(o, text, v, err, errlen);
     case HPCP_OPT_CHOICE: return parse_choice(o, text, v, err, errlen);
-    default: v->s = text; return 0;
+    case HPCP_OPT_BYTES:
+        rc = hpcp_parse_size(o, text, &bytes, err, errlen);
+        v->i = (long long)bytes;
+        return rc;
+    case HPCP_OPT_SIZES: rc = hpcp_parse_sizes(o, text, NULL, &n, err, errlen); break;
+    case HPCP_OPT_LIST: rc = hpcp_parse_list(o, text, NULL, &n, err, errlen); break;
+    case HPCP_OPT_GRID: rc = hpcp_parse_grid(o, text, NULL, &n, err, errlen); break;
+    default: return 0;
     }
+    v->i = n;
+    return rc;
 }
 
 int hpcp_parse_options(int argc, char **argv, const struct hpcp_optspec *spec, int n,

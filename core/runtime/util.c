@@ -136,34 +136,6 @@ int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, cha
     return code ? -1 : 0;
 }
 
-int hpcp_parse_bytes(const char *text, uint64_t *bytes)
-{
-    char *end;
-    if (!text || !isdigit((unsigned char)text[0]))
-        return -1;
-    unsigned long long v = strtoull(text, &end, 10);
-    int shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    case 0: break;
-    default: return -1;
-    }
-    if (shift) {
-        end++;
-        if (*end == 'i' && end[1] == 'B')
-            end += 2;
-        else if (toupper((unsigned char)*end) == 'B')
-            end++;
-    }
-    if (*end || v == 0 || v > (~0ULL >> shift))
-        return -1;
-    *bytes = (uint64_t)v << shift;
-    return 0;
-}
-
 void hpcp_copy_truncated(char *dst, size_t len, const char *src)
 {
     if (len == 0)

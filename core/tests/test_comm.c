@@ -1,4 +1,5 @@
-/* The communication family's pieces that need no second rank: --sizes
+/* The communication family's pieces that need no second rank (the --sizes
+ * grammar is the runtime's, tested in test_options.c):
  * parsing, check patterns and exact float sums, percentiles, random rings
  * (permutations), the pairs tournament (every ordered pair once, each rank
  * in at most one pair a round), placement files, rank orders and host
@@ -12,29 +13,6 @@
 #include "check.h"
 #include "comm.h"
 #include "hpcprobe/util.h"
-
-static void sizes(void)
-{
-    size_t s[COMM_MAX_SIZES];
-    int n;
-    char err[256];
-    CHECK(comm_parse_sizes("0..4M", s, &n, COMM_MAX_SIZES, err, sizeof err) == 0);
-    CHECK(n == 24 && s[0] == 0 && s[1] == 1 && s[23] == ((size_t)4 << 20));
-    CHECK(comm_parse_sizes("0,8,1K,64KiB", s, &n, COMM_MAX_SIZES, err, sizeof err) == 0);
-    CHECK(n == 4 && s[2] == 1024 && s[3] == 65536);
-    CHECK(comm_parse_sizes("3..24", s, &n, COMM_MAX_SIZES, err, sizeof err) == 0);
-    CHECK(n == 4 && s[0] == 3 && s[3] == 24);
-    CHECK(comm_parse_sizes("8,4", s, &n, COMM_MAX_SIZES, err, sizeof err) != 0);
-    CHECK(strstr(err, "must increase") != NULL);
-    CHECK(comm_parse_sizes("", s, &n, COMM_MAX_SIZES, err, sizeof err) != 0);
-    CHECK(strstr(err, "empty") != NULL);
-    CHECK(comm_parse_sizes("8,,16", s, &n, COMM_MAX_SIZES, err, sizeof err) != 0);
-    CHECK(comm_parse_sizes("-1", s, &n, COMM_MAX_SIZES, err, sizeof err) != 0);
-    CHECK(comm_parse_sizes("2G", s, &n, COMM_MAX_SIZES, err, sizeof err) != 0);
-    CHECK(comm_parse_sizes("64..8", s, &n, COMM_MAX_SIZES, err, sizeof err) != 0);
-    CHECK(comm_parse_sizes("1..1G", s, &n, 8, err, sizeof err) != 0);
-    CHECK(strstr(err, "more than 8") != NULL);
-}
 
 static void patterns(void)
 {
@@ -155,7 +133,6 @@ static void host_indices(void)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    sizes();
     patterns();
     percentiles();
     rings();

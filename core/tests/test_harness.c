@@ -9,7 +9,7 @@
 #include "hpcprobe/util.h"
 
 static const struct hpcp_optspec own[] = {
-    {"--size", HPCP_OPT_INT, 1, 100, 0, 0, 0, NULL},
+    {"--size", HPCP_OPT_INT, 1, 100, 0, 0, 0, NULL, 0, "a size", "1"},
 };
 static const struct hpcp_cli cli = {own,
                                     1,
@@ -105,8 +105,9 @@ static void toy_record(struct hpcp_record *r, struct hpcp_bench *b, const struct
 }
 
 static const struct hpcp_kernel toy_kernel = {
-    "toy",      "single",     "log", "a kernel that logs its phases", NULL, toy_setup, toy_run,
-    toy_verify, toy_teardown, NULL};
+    "toy",        "single",  "log",   "a kernel that logs its phases",
+    NULL,         toy_setup, toy_run, toy_verify,
+    toy_teardown, NULL,      NULL,    NULL};
 
 static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_each, int verify)
 {

@@ -72,14 +72,14 @@ static void test_plateaus(double noise)
 static void test_sizes(void)
 {
     uint64_t b = 0;
-    CHECK(mem_parse_size("4096", &b) == 0 && b == 4096);
-    CHECK(mem_parse_size("64K", &b) == 0 && b == 65536);
-    CHECK(mem_parse_size("2G", &b) == 0 && b == (uint64_t)2 << 30);
-    CHECK(mem_parse_size("512MiB", &b) == 0 && b == (uint64_t)512 << 20);
-    CHECK(mem_parse_size("0", &b) != 0);
-    CHECK(mem_parse_size("-5M", &b) != 0);
-    CHECK(mem_parse_size("12Q", &b) != 0);
-    CHECK(mem_parse_size("", &b) != 0);
+    CHECK(hpcp_parse_bytes("4096", &b) == 0 && b == 4096);
+    CHECK(hpcp_parse_bytes("64K", &b) == 0 && b == 65536);
+    CHECK(hpcp_parse_bytes("2G", &b) == 0 && b == (uint64_t)2 << 30);
+    CHECK(hpcp_parse_bytes("512MiB", &b) == 0 && b == (uint64_t)512 << 20);
+    CHECK(hpcp_parse_bytes("0", &b) != 0);
+    CHECK(hpcp_parse_bytes("-5M", &b) != 0);
+    CHECK(hpcp_parse_bytes("12Q", &b) != 0);
+    CHECK(hpcp_parse_bytes("", &b) != 0);
 }
 
 static void test_both_builds(void)

@@ -107,8 +107,8 @@ def test_placement_orders(tmp_path, order):
 BAD = [
     ("beff", 1, (), "beff needs at least 2 ranks, 1 launched"),
     ("pairs", 1, (), "pairs needs at least 2 ranks, 1 launched"),
-    ("pairs", 2, ("--size", "0"), "--size must be a message size from 1 byte to 1G"),
-    ("pairs", 2, ("--size", "2G"), "--size must be a message size from 1 byte to 1G"),
+    ("pairs", 2, ("--size", "0"), "--size must be a positive size in bytes from 1 to 1073741824"),
+    ("pairs", 2, ("--size", "2G"), "--size must be a positive size in bytes from 1 to 1073741824"),
     ("pairs", 2, ("--sizes", "8"), "--sizes does not apply to pairs bandwidth"),
     ("beff", 2, ("--placement", "/nonexistent/file"), "--placement /nonexistent/file: no such"),
 ]

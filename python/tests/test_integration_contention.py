@@ -216,8 +216,8 @@ def one_line(completed):
     (2, ("wicon", "--coords", "/nonexistent.csv"), "cannot be read"),
     (2, ("wicon", "--pairs", "nn", "--seed", "3"), "--seed applies to --pairs rnd only"),
     (2, ("wocon", "--max-pairs", "2"), "--max-pairs does not apply to contention wocon"),
-    (2, ("wicon", "--sizes", "1K,8"), "--sizes '1K,8' is not allowed"),
-    (2, ("wicon", "--sizes", "2G"), "--sizes '2G' is not allowed"),
+    (2, ("wicon", "--sizes", "1K,8"), "--sizes must increase: 8 after 1024"),
+    (2, ("wicon", "--sizes", "2G"), "--sizes: '2G' is not a size or a range"),
 ])
 def test_bad_input_is_one_line(ranks, args, fragment):
     line = one_line(run_bench("contention", *args, "--quiet", np=ranks))

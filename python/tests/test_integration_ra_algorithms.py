@@ -231,7 +231,7 @@ def test_torus_counts(tmp_path, ranks):
     (("--algo", "reference", "--mods", "none"), "--mods applies to --algo hypercube only"),
     (("--algo", "alltoall", "--overlap", "on"), "--overlap applies to --algo hypercube|torus"),
     (("--algo", "torus", "--overlap", "half"), "--overlap"),
-    (("--algo", "hypercube", "--mods", "prepost,fast"), "unknown optimisation 'fast'"),
+    (("--algo", "hypercube", "--mods", "prepost,fast"), "--mods: unknown item 'fast'"),
     (("--algo", "hypercub",), "did you mean 'hypercube'?"),
 ])
 def test_bad_input_is_one_line_and_exit_2(options, expected):

@@ -56,6 +56,9 @@ struct hpcp_cli {
 int hpcp_cli_parse(const struct hpcp_cli *cli, int argc, char **argv, const char *context,
                    struct hpcp_optval *own, struct hpcp_common *c, char *err, size_t errlen);
 
+/* The spec of a common option (HPCP_COMMON_*), with its help and default. */
+const struct hpcp_optspec *hpcp_common_spec(int option);
+
 /* "--repeat" for HPCP_COMMON_REPEAT. */
 const char *hpcp_common_name(int option);
 

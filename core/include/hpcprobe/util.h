@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpcprobe/options.h" /* hpcp_parse_bytes, once declared here */
+
 /* Exit statuses of hpcprobe-bench (docs/cli.md). */
 /* HPCP_EXIT_IO: the record could not be written (a full disk, a quota): what was
  * measured is lost, which a script must tell from a failed measurement. */
@@ -47,9 +49,6 @@ uint64_t hpcp_meminfo_bytes(const char *key);
 int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, char *err,
                         size_t errlen);
 
-/* "64M" etc.: a positive byte count with an optional binary suffix K M G T
- * (optionally followed by "iB" or "B"). 0, or -1 when malformed. */
-int hpcp_parse_bytes(const char *text, uint64_t *bytes);
 
 /* Copy the string src into dst (len bytes), cut short where it does not fit and always
  * terminated: for strings whose truncation is expected (a long host name, a sysfs

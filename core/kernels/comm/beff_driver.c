@@ -254,4 +254,6 @@ const struct hpcp_kernel hpcp_beff_hpcc = {
     NULL,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    &comm_options_desc,
+    &beff_records};

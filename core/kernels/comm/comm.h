@@ -92,10 +92,15 @@ const char *comm_timing_name(int timing);
 int comm_params_prepare(struct comm_params *p, const char *bench, const char *variant, int argc,
                         char **argv, MPI_Comm world);
 /* "0", "64K", "4M", "1G" (binary suffixes) -> bytes; 0 or -1. */
-int comm_parse_size(const char *text, size_t *bytes);
+
 /* Parse a --sizes list: SIZE or A..B (A, 2A, 4A ... up to B) items, comma
  * separated, strictly increasing. 0, or -1 with one line in err. */
-int comm_parse_sizes(const char *text, size_t *sizes, int *n, int max, char *err, size_t len);
+/* describe (comm_params.c, comm_driver.c): the options of comm, beff and
+ * pairs; whether comm kernel k takes --functions (functions 1: comm all) or
+ * --buffers device (its function's descriptor); what each records. */
+extern const struct hpcp_options_desc comm_options_desc;
+int comm_kernel_takes(const struct hpcp_kernel *k, int functions);
+extern const struct hpcp_records_desc comm_records, beff_records, pairs_records;
 
 /* --- placement (comm_place.c) ------------------------------------------- */
 

@@ -1,5 +1,5 @@
-/* Check patterns for received data, the sizes syntax, and small helpers
- * shared by comm, beff and pairs. */
+/* Check patterns for received data, and small helpers shared by comm, beff
+ * and pairs (the sizes grammar is the runtime's: hpcp_parse_sizes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,81 +99,4 @@ int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *
             hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
     }
     return hpcp_harness_commit(comm, r, si, p->run.out);
-}
-
-int comm_parse_size(const char *text, size_t *bytes)
-{
-    if (strcmp(text, "0") == 0) {
-        *bytes = 0;
-        return 0;
-    }
-    uint64_t b;
-    if (hpcp_parse_bytes(text, &b) != 0 || b > COMM_MAX_MESSAGE)
-        return -1;
-    *bytes = (size_t)b;
-    return 0;
-}
-
-/* One item of a sizes list: SIZE, or A..B for A, 2A, 4A, ... up to B. */
-static int add_item(const char *item, size_t *sizes, int *n, int max, char *err, size_t len)
-{
-    char lo_text[64], *dots = strstr(item, "..");
-    size_t lo, hi;
-    if (!dots) {
-        if (comm_parse_size(item, &lo) != 0)
-            goto bad;
-        hi = lo;
-    } else {
-        snprintf(lo_text, sizeof lo_text, "%.*s", (int)(dots - item), item);
-        if (comm_parse_size(lo_text, &lo) || comm_parse_size(dots + 2, &hi) || hi < lo)
-            goto bad;
-    }
-    if (lo == 0 && hi > 0) { /* 0..B: 0, then 1, 2, 4, ... */
-        if (*n >= max)
-            goto full;
-        sizes[(*n)++] = 0;
-        lo = 1;
-    }
-    for (size_t s = lo; s <= hi; s = s ? 2 * s : hi + 1) {
-        if (*n >= max)
-            goto full;
-        if (*n > 0 && s <= sizes[*n - 1]) {
-            snprintf(err, len, "--sizes must increase: %zu after %zu", s, sizes[*n - 1]);
-            return -1;
-        }
-        sizes[(*n)++] = s;
-    }
-    return 0;
-bad:
-    snprintf(err, len,
-             "--sizes: '%s' is not a size or a range A..B (sizes in bytes with an "
-             "optional K, M or G, 0 to 1G: e.g. 0,8,1K or 0..4M)",
-             item);
-    return -1;
-full:
-    snprintf(err, len, "--sizes: more than %d sizes", max);
-    return -1;
-}
-
-int comm_parse_sizes(const char *text, size_t *sizes, int *n, int max, char *err, size_t len)
-{
-    char buf[1024];
-    *n = 0;
-    if (strlen(text) >= sizeof buf) {
-        snprintf(err, len, "--sizes: the list is too long");
-        return -1;
-    }
-    hpcp_copy_truncated(buf, sizeof buf, text);
-    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
-         item = strtok_r(NULL, ",", &save))
-        if (add_item(item, sizes, n, max, err, len) != 0)
-            return -1;
-    if (*n == 0 || text[0] == ',' || text[strlen(text) - 1] == ',' || strstr(text, ",,")) {
-        snprintf(err, len,
-                 "--sizes: '%s' has an empty item (give sizes such as 0,8,1K or "
-                 "0..4M)",
-                 text);
-        return -1;
-    }
-    return 0;
 }

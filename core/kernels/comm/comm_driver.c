@@ -94,6 +94,41 @@ static int device_functions(const struct comm_params *p, const char *variant,
     return 0;
 }
 
+int comm_kernel_takes(const struct hpcp_kernel *k, int functions)
+{
+    int all = strcmp(k->variant, "all") == 0;
+    if (functions)
+        return all;
+    for (int i = 0; i < comm_nfunctions; i++)
+        if ((all || !strcmp(comm_functions[i]->name, k->variant)) && comm_functions[i]->device)
+            return 1;
+    return 0;
+}
+
+/* What comm records: one record per function and group (records.md). */
+static const struct hpcp_metric_desc comm_metrics[] = {
+    {"call_time", "s", "time of one call per size, the slowest rank's"},
+    {"bandwidth", "B/s", "bytes moved per second per size (functions that move data)"},
+    {NULL, NULL, NULL},
+};
+const struct hpcp_records_desc comm_records = {comm_metrics, "call_time"};
+
+static const struct hpcp_metric_desc beff_metrics[] = {
+    {"pingpong_latency", "s", "ping-pong latency of each measured pair"},
+    {"pingpong_bandwidth", "B/s", "ping-pong bandwidth of each measured pair"},
+    {"natural_ring_latency", "s", "natural ring latency per measurement"},
+    {"natural_ring_bandwidth", "B/s", "natural ring bandwidth per measurement"},
+    {"random_ring_latency", "s", "random rings' geometric mean latency"},
+    {"random_ring_bandwidth", "B/s", "random rings' bandwidth (HPCC's headline)"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc pairs_metrics[] = {
+    {"pair_bandwidth", "B/s", "every ordered rank pair"},
+    {"intra_node_bandwidth", "B/s", "the pairs within a node"},
+    {"inter_node_bandwidth", "B/s", "the pairs across nodes"},
+    {NULL, NULL, NULL}};
+const struct hpcp_records_desc beff_records = {beff_metrics, "random_ring_bandwidth"};
+const struct hpcp_records_desc pairs_records = {pairs_metrics, "pair_bandwidth"};
+
 /* The sizes `fn` runs: whole floats for the reductions (duplicates
  * dropped), one point for Barrier. */
 static int function_sizes(const struct comm_function *fn, const struct comm_params *p,

@@ -64,8 +64,9 @@ void comm_extent_gather(size_t bytes, int ranks, size_t *send, size_t *recv);
 /* counts[i] = bytes, displs[i] = i * bytes (the v-functions). */
 void comm_equal_counts(const struct comm_call *c);
 
-#define COMM_KERNEL(sym, fname, summary)                                             \
-    const struct hpcp_kernel sym = {"comm", fname, "imb", summary, hpcp_comm_driver, \
-                                    NULL,   NULL,  NULL,  NULL,    NULL}
+#define COMM_KERNEL(sym, fname, summary)                         \
+    const struct hpcp_kernel sym = {                             \
+        "comm", fname, "imb", summary, hpcp_comm_driver,   NULL, \
+        NULL,   NULL,  NULL,  NULL,    &comm_options_desc, &comm_records}
 
 #endif

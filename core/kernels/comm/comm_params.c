@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mem/mem.h"
 #include "comm.h"
+#include "hpcprobe/caches.h"
 #include "hpcprobe/util.h"
 
 #define COMM_DEFAULT_TIME_PER_SIZE 0.1
@@ -13,22 +13,58 @@
 #define BEFF_LAT_PAIRS_TIME 10.0
 #define BEFF_BW_PAIRS_TIME 30.0
 
+/* --sizes is the shared sizes grammar (hpcp_parse_sizes), as in contention:
+ * only the limits are comm's own (0 to 1G, at most COMM_MAX_SIZES). */
 static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
-    [COMM_OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_TIME_PER_SIZE] = {"--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL},
-    [COMM_OPT_OFF_CACHE] = {"--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_TIMING] = {"--timing", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "hpcprobe|imb|osu"},
-    [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
-    [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL},
-    [COMM_OPT_SIZE] = {"--size", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
-    [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [COMM_OPT_SIZES] = {"--sizes", HPCP_OPT_SIZES, 0, COMM_MAX_MESSAGE, 0, 0, 0, NULL,
+                        COMM_MAX_SIZES,
+                        "message sizes in bytes: SIZE or A..B (A, 2A, 4A ... B) "
+                        "items, comma separated, strictly increasing",
+                        "0..4M"},
+    [COMM_OPT_TIME_PER_SIZE] = {"--time-per-size", HPCP_OPT_DOUBLE, 0, 0, 0.0, 600.0, 1, NULL, 0,
+                                "seconds of timed calls per size, after a warm-up that calibrates "
+                                "the repetitions (--timing hpcprobe only)",
+                                "0.1"},
+    [COMM_OPT_OFF_CACHE] = {"--off-cache", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
+                            "rotate each call's buffers through twice the last-level cache", NULL},
+    [COMM_OPT_CHECK] = {"--check", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
+                        "check the received data of every timed call (one call per size is "
+                        "always checked; --timing hpcprobe only)",
+                        NULL},
+    [COMM_OPT_NP_SWEEP] = {"--np-sweep", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
+                           "also on the first 2, 4, 8 ... ranks (sub-communicators), a record "
+                           "per group",
+                           NULL},
+    [COMM_OPT_FUNCTIONS] = {"--functions", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                            "comm all: some of the functions, comma separated, in this order "
+                            "(default every function; those needing 2 ranks are skipped on 1)",
+                            NULL},
+    [COMM_OPT_TIMING] = {"--timing", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "hpcprobe|imb|osu", 0,
+                         "repeat, warm up and time each size as hpcprobe, IMB-MPI1 or OSU does",
+                         "hpcprobe"},
+    [COMM_OPT_LAT_TIME] = {"--latency-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL, 0,
+                           "seconds that choose how many latency ping-pong pairs run (HPCC's)",
+                           "10"},
+    [COMM_OPT_BW_TIME] = {"--bandwidth-pairs-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 3600.0, 1, NULL, 0,
+                          "seconds that choose how many bandwidth ping-pong pairs run (HPCC's)",
+                          "30"},
+    [COMM_OPT_SIZE] = {"--size", HPCP_OPT_BYTES, 1, COMM_MAX_MESSAGE, 0, 0, 0, NULL, 0,
+                       "message size", "4M"},
+    [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
+                           "timed messages per transfer", "4"},
+    [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                            "block, round-robin or FILE: rank placement; FILE: lines RANK HOST "
+                            "[CPU] covering every rank once (default as launched)",
+                            NULL},
     [COMM_OPT_PLACEMENT_BY] = {"--placement-by", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0,
-                               "launcher|hpcprobe"},
-    [COMM_OPT_BUFFERS] = {"--buffers", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "host|device"},
+                               "launcher|hpcprobe", 0,
+                               "launcher: the launcher placed the ranks, the bench records them; "
+                               "hpcprobe: the bench reorders the ranks it was given",
+                               "hpcprobe"},
+    [COMM_OPT_BUFFERS] = {"--buffers", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "host|device", 0,
+                          "message buffers in host or GPU memory (device: CUDA-aware MPI, or "
+                          "staged through pinned host memory)",
+                          "host"},
 };
 
 #define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
@@ -57,13 +93,35 @@ static int listed(const int *list, int opt)
     return 0;
 }
 
+static const int *bench_opts(const char *bench)
+{
+    return !strcmp(bench, "beff") ? beff_opts : !strcmp(bench, "pairs") ? pairs_opts : comm_opts;
+}
+
+static unsigned bench_common(const char *bench)
+{
+    return TAKES_OUT | (!strcmp(bench, "beff") ? HPCP_TAKES(HPCP_COMMON_SEED) : 0) |
+           (!strcmp(bench, "pairs") ? HPCP_TAKES(HPCP_COMMON_REPEAT) : 0);
+}
+
+/* describe: a comm function's descriptor says whether it takes device
+ * buffers and whether it is the whole list (--functions). */
+static int comm_takes(const struct hpcp_kernel *k, int option)
+{
+    if (option >= COMM_OPT_COUNT)
+        return (bench_common(k->family) & HPCP_TAKES(option - COMM_OPT_COUNT)) != 0;
+    if (option == COMM_OPT_FUNCTIONS || (option == COMM_OPT_BUFFERS && !strcmp(k->family, "comm")))
+        return comm_kernel_takes(k, option == COMM_OPT_FUNCTIONS);
+    return listed(bench_opts(k->family), option) || listed(common_opts, option);
+}
+
+const struct hpcp_options_desc comm_options_desc = {&comm_cli, comm_takes};
+
 static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
                          const char *bench, const char *context, char *err, size_t len)
 {
-    int beff = strcmp(bench, "beff") == 0, pairs = strcmp(bench, "pairs") == 0;
-    const int *own = beff ? beff_opts : pairs ? pairs_opts : comm_opts;
-    unsigned takes = TAKES_OUT | (beff ? HPCP_TAKES(HPCP_COMMON_SEED) : 0) |
-                     (pairs ? HPCP_TAKES(HPCP_COMMON_REPEAT) : 0);
+    const int *own = bench_opts(bench);
+    unsigned takes = bench_common(bench);
     const char *name = NULL;
     for (int o = 0; o < COMM_OPT_COUNT && !name; o++)
         if (v[o].set && !listed(own, o) && !listed(common_opts, o))
@@ -79,9 +137,12 @@ static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *
 static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *err, size_t len)
 {
     p->sizes_default = !v[COMM_OPT_SIZES].set;
-    const char *text = p->sizes_default ? "0..4M" : v[COMM_OPT_SIZES].s;
-    if (comm_parse_sizes(text, p->sizes, &p->nsizes, COMM_MAX_SIZES, err, len) != 0)
+    const char *text = p->sizes_default ? spec[COMM_OPT_SIZES].default_text : v[COMM_OPT_SIZES].s;
+    uint64_t sizes[COMM_MAX_SIZES];
+    if (hpcp_parse_sizes(&spec[COMM_OPT_SIZES], text, sizes, &p->nsizes, err, len) != 0)
         return -1;
+    for (int i = 0; i < p->nsizes; i++)
+        p->sizes[i] = (size_t)sizes[i];
     p->time_per_size =
         v[COMM_OPT_TIME_PER_SIZE].set ? v[COMM_OPT_TIME_PER_SIZE].d : COMM_DEFAULT_TIME_PER_SIZE;
     p->off_cache = v[COMM_OPT_OFF_CACHE].set;
@@ -107,15 +168,9 @@ static int comm_sizes(struct comm_params *p, const struct hpcp_optval *v, char *
 
 static int pairs_size(struct comm_params *p, const struct hpcp_optval *v, char *err, size_t len)
 {
-    p->size = (size_t)4 << 20; /* paper 002 used large buffers */
-    if (v[COMM_OPT_SIZE].set &&
-        (comm_parse_size(v[COMM_OPT_SIZE].s, &p->size) != 0 || p->size == 0)) {
-        snprintf(err, len,
-                 "--size must be a message size from 1 byte to 1G (e.g. 64K, 4M), "
-                 "not '%s'",
-                 v[COMM_OPT_SIZE].s);
-        return -1;
-    }
+    (void)err, (void)len;
+    /* paper 002 used large buffers: 4M */
+    p->size = v[COMM_OPT_SIZE].set ? (size_t)v[COMM_OPT_SIZE].i : (size_t)4 << 20;
     p->messages = v[COMM_OPT_MESSAGES].set ? (int)v[COMM_OPT_MESSAGES].i : 4;
     return 0;
 }
@@ -140,8 +195,8 @@ static int parse(struct comm_params *p, const char *bench, const char *context, 
         return -1;
     }
     p->dev.on = v[COMM_OPT_BUFFERS].set && strcmp(v[COMM_OPT_BUFFERS].s, "device") == 0;
-    struct mem_caches caches;
-    mem_caches_read(&caches);
+    struct hpcp_caches caches;
+    hpcp_caches_read(&caches);
     p->llc_bytes = caches.llc_per_node;
     p->lat_pairs_time = v[COMM_OPT_LAT_TIME].set ? v[COMM_OPT_LAT_TIME].d : BEFF_LAT_PAIRS_TIME;
     p->bw_pairs_time = v[COMM_OPT_BW_TIME].set ? v[COMM_OPT_BW_TIME].d : BEFF_BW_PAIRS_TIME;

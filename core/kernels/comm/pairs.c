@@ -421,4 +421,6 @@ const struct hpcp_kernel hpcp_pairs_bandwidth = {
     NULL,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    &comm_options_desc,
+    &pairs_records};

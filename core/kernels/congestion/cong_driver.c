@@ -285,4 +285,5 @@ const struct hpcp_kernel hpcp_congestion_load = {
     NULL,
     cong_teardown,
     NULL,
-};
+    &cong_options_desc,
+    &cong_records};

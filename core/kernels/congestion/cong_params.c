@@ -24,15 +24,28 @@ enum {
     OPT_COUNT
 };
 
+/* The canaries and congestors are lists of the names above (hpcp_parse_list,
+ * the order kept); the message sizes are sizes (hpcp_parse_size). */
 static const struct hpcp_optspec spec[OPT_COUNT] = {
-    [OPT_CANARY] = {"--canary", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_CONGESTOR] = {"--congestor", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_CONGESTOR_BYTES] = {"--congestor-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_BANDWIDTH_BYTES] = {"--bandwidth-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_IN_FLIGHT] = {"--in-flight", HPCP_OPT_INT, 1, 64, 0, 0, 0, NULL},
-    [OPT_SAMPLES] = {"--samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
-    [OPT_BANDWIDTH_SAMPLES] = {"--bandwidth-samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL},
-    [OPT_FRACTION] = {"--congestor-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1.0, 1, NULL},
+    [OPT_CANARY] = {"--canary", HPCP_OPT_LIST, 1, 0, 0, 0, 0, "latency|bandwidth|allreduce",
+                    CONG_NCANARIES, "the canaries measured, alone and beside the congestors",
+                    "latency,bandwidth,allreduce"},
+    [OPT_CONGESTOR] = {"--congestor", HPCP_OPT_LIST, 0, 0, 0, 0, 0,
+                       "incast|put-incast|get-bcast|alltoall", CONG_NPATTERNS,
+                       "the congestor patterns, each run beside the canaries in turn, or none",
+                       "incast,put-incast,get-bcast,alltoall"},
+    [OPT_CONGESTOR_BYTES] = {"--congestor-bytes", HPCP_OPT_BYTES, 8, CONG_MAX_MESSAGE_BYTES, 0, 0,
+                             0, NULL, 0, "congestor message size", "4K"},
+    [OPT_BANDWIDTH_BYTES] = {"--bandwidth-bytes", HPCP_OPT_BYTES, 8, CONG_MAX_MESSAGE_BYTES, 0, 0,
+                             0, NULL, 0, "bandwidth canary message size", "128K"},
+    [OPT_IN_FLIGHT] = {"--in-flight", HPCP_OPT_INT, 1, 64, 0, 0, 0, NULL, 0,
+                       "bandwidth messages in flight, concurrent Allreduces", "8"},
+    [OPT_SAMPLES] = {"--samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
+                     "latency and allreduce samples per rank and run", "1000"},
+    [OPT_BANDWIDTH_SAMPLES] = {"--bandwidth-samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
+                               "bandwidth samples per rank and run", "100"},
+    [OPT_FRACTION] = {"--congestor-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1.0, 1, NULL, 0,
+                      "share of the nodes (one node: ranks) that congest, 0 < F < 1", "0.8"},
 };
 
 #define CONG_TAKES                                                     \
@@ -41,68 +54,45 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
      HPCP_TAKES(HPCP_COMMON_QUIET))
 static const struct hpcp_cli cong_cli = {spec, OPT_COUNT, CONG_TAKES, 0, 1, 10, 1};
 
-/* "a,b": names from `names` (n of them), each once, into list; -1 with a line. */
-static int parse_names(const char *option, const char *text, const char *const *names, int n,
-                       int *list, int *count, char *err, size_t errlen)
+static int cong_takes(const struct hpcp_kernel *k, int option)
 {
-    char buf[256], allowed[160] = "";
-    for (int i = 0; i < n; i++)
-        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", i ? ", " : "",
-                 names[i]);
-    hpcp_copy_truncated(buf, sizeof buf, text);
-    *count = 0;
-    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int i = 0; i < n; i++)
-            found = strcmp(w, names[i]) ? found : i;
-        for (int i = 0; found >= 0 && i < *count; i++)
-            found = list[i] == found ? -2 : found;
-        if (found < 0) {
-            snprintf(err, errlen, "%s '%s': %s '%s' (allowed: a comma list of %s)", option, text,
-                     found == -2 ? "repeats" : "unknown pattern", w, allowed);
-            return -1;
-        }
-        list[(*count)++] = found;
-    }
-    if (*count == 0 || text[strlen(text) - 1] == ',') {
-        snprintf(err, errlen, "%s '%s' is empty or ends with a comma (allowed: %s)", option, text,
-                 allowed);
-        return -1;
-    }
-    return 0;
+    (void)k, (void)option;
+    return 1; /* one kernel, every option */
+}
+const struct hpcp_options_desc cong_options_desc = {&cong_cli, cong_takes};
+
+static const struct hpcp_metric_desc cong_metrics[] = {
+    {"<canary>_<condition>", "s", "latency and allreduce samples, alone or beside a congestor"},
+    {"<canary>_<condition>", "B/s", "bandwidth samples, alone or beside a congestor"},
+    {"cif_<canary>_<congestor>", "1", "congestion impact factor: beside over alone"},
+    {NULL, NULL, NULL}};
+const struct hpcp_records_desc cong_records = {cong_metrics, "cif_<canary>_<congestor>"};
+
+/* A list option's items, or its default's, into list[0..*count). */
+static void list_option(const struct hpcp_optval *v, int opt, int *list, int *count)
+{
+    char err[8];
+    const char *text = v[opt].set ? v[opt].s : spec[opt].default_text;
+    hpcp_parse_list(&spec[opt], text, list, count, err, sizeof err);
 }
 
-static int parse_size(const struct hpcp_optval *v, int opt, uint64_t fallback, uint64_t least,
-                      uint64_t *out, char *err, size_t errlen)
+static uint64_t size_option(const struct hpcp_optval *v, int opt, uint64_t fallback)
 {
-    *out = fallback;
-    if (!v[opt].set)
-        return 0;
-    if (hpcp_parse_bytes(v[opt].s, out) == 0 && *out >= least && *out <= CONG_MAX_MESSAGE_BYTES)
-        return 0;
-    snprintf(err, errlen, "%s '%s' is not allowed (a size of %llu B to 64M, e.g. 4K or 128K)",
-             spec[opt].name, v[opt].s, (unsigned long long)least);
-    return -1;
+    return v[opt].set ? (uint64_t)v[opt].i : fallback;
 }
 
 static int parse(struct cong_params *p, int argc, char **argv, char *err, size_t errlen)
 {
     struct hpcp_optval v[OPT_COUNT];
     memset(p, 0, sizeof *p);
-    if (hpcp_cli_parse(&cong_cli, argc, argv, "congestion load", v, &p->run, err, errlen) ||
-        parse_names("--canary", v[OPT_CANARY].set ? v[OPT_CANARY].s : "latency,bandwidth,allreduce",
-                    cong_canary_names, CONG_NCANARIES, p->canary, &p->ncanaries, err, errlen))
+    if (hpcp_cli_parse(&cong_cli, argc, argv, "congestion load", v, &p->run, err, errlen))
         return -1;
-    const char *congestors =
-        v[OPT_CONGESTOR].set ? v[OPT_CONGESTOR].s : "incast,put-incast,get-bcast,alltoall";
-    if (strcmp(congestors, "none") != 0 &&
-        parse_names("--congestor", congestors, cong_pattern_names, CONG_NPATTERNS, p->congestor,
-                    &p->ncongestors, err, errlen))
-        return -1;
-    /* 8 bytes hold a message's stamp; smaller canary messages could not be checked */
-    if (parse_size(v, OPT_CONGESTOR_BYTES, 4096, 8, &p->congestor_bytes, err, errlen) ||
-        parse_size(v, OPT_BANDWIDTH_BYTES, 131072, 8, &p->bandwidth_bytes, err, errlen))
-        return -1;
+    list_option(v, OPT_CANARY, p->canary, &p->ncanaries);
+    list_option(v, OPT_CONGESTOR, p->congestor, &p->ncongestors);
+    /* 8 bytes hold a message's stamp (the specs' minimum): smaller canary
+     * messages could not be checked */
+    p->congestor_bytes = size_option(v, OPT_CONGESTOR_BYTES, 4096);
+    p->bandwidth_bytes = size_option(v, OPT_BANDWIDTH_BYTES, 131072);
     p->in_flight = v[OPT_IN_FLIGHT].set ? (int)v[OPT_IN_FLIGHT].i : 8;
     p->samples = v[OPT_SAMPLES].set ? (int)v[OPT_SAMPLES].i : 1000;
     p->bandwidth_samples = v[OPT_BANDWIDTH_SAMPLES].set ? (int)v[OPT_BANDWIDTH_SAMPLES].i : 100;

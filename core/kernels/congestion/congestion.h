@@ -123,4 +123,8 @@ struct cong_results {
 int cong_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
                       const struct cong_results *R);
 
+/* describe (cong_params.c) */
+extern const struct hpcp_options_desc cong_options_desc;
+extern const struct hpcp_records_desc cong_records;
+
 #endif

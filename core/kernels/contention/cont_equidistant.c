@@ -8,9 +8,9 @@ static int equidistant_setup(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_contention_equidistant = {
-    "contention",      "equidistant",
-    "exchange",        "paper 004 Fig. 12: all pairs n hops apart along one axis, one curve per n",
-    cont_driver,       equidistant_setup,
-    cont_exchange_run, cont_verify,
-    cont_teardown,     NULL,
-};
+    "contention",       "equidistant",
+    "exchange",         "paper 004 Fig. 12: all pairs n hops apart along one axis, one curve per n",
+    cont_driver,        equidistant_setup,
+    cont_exchange_run,  cont_verify,
+    cont_teardown,      NULL,
+    &cont_options_desc, &cont_equidistant_records};

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../mem/mem.h" /* mem_parse_size: the size syntax every family shares */
 #include "contention.h"
 #include "hpcprobe/options.h"
 #include "hpcprobe/util.h"
@@ -26,18 +25,47 @@ enum {
     OPT_COUNT
 };
 
+/* --sizes is the shared sizes grammar (hpcp_parse_sizes), as in comm: ranges
+ * A..B are taken here too; only the limits are contention's (1 B to 1G, at
+ * most CONT_MAX_SIZES). --torus and --mesh are grids (hpcp_parse_grid). */
 static const struct hpcp_optspec spec[OPT_COUNT] = {
-    [OPT_SIZES] = {"--sizes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL},
-    [OPT_PAIRS] = {"--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd"},
-    [OPT_AXIS] = {"--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL},
-    [OPT_MAX_PAIRS] = {"--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL},
-    [OPT_DISTANCE] = {"--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_TORUS] = {"--torus", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_MESH] = {"--mesh", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_WRAP] = {"--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_RPN] = {"--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL},
-    [OPT_COORDS] = {"--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_SIZES] = {"--sizes", HPCP_OPT_SIZES, 1, CONT_MAX_MESSAGE_BYTES, 0, 0, 0, NULL,
+                   CONT_MAX_SIZES,
+                   "message sizes in bytes: SIZE or A..B (A, 2A, 4A ... B) items, "
+                   "comma separated, strictly increasing",
+                   "16,64,256,1K,4K,16K,64K,256K,1M"},
+    [OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 100000, 0, 0, 0, NULL, 0,
+                      "messages per burst (wicon, stress-link, equidistant) or ping-pongs per "
+                      "destination (wocon)",
+                      "50"},
+    [OPT_PAIRS] = {"--pairs", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "nn|nn-torus|rnd", 0,
+                   "partners differ by one; are grid neighbours along --axis; a seeded random "
+                   "perfect matching",
+                   "rnd"},
+    [OPT_AXIS] = {"--axis", HPCP_OPT_INT, 0, CONT_MAX_DIMS - 1, 0, 0, 0, NULL, 0,
+                  "the grid dimension, 0 = x (default the longest, the last of equals)", NULL},
+    [OPT_MAX_PAIRS] = {"--max-pairs", HPCP_OPT_INT, 1, CONT_MAX_GROUPS, 0, 0, 0, NULL, 0,
+                       "stop after K pairs (default all, up to D/2)", NULL},
+    [OPT_DISTANCE] = {"--distance", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                      "hop distances: N, A..B or a comma list, increasing (default 1 to the "
+                      "largest: D/2 on a ring, D - 1 on a line)",
+                      NULL},
+    [OPT_TORUS] = {"--torus", HPCP_OPT_GRID, 1, 1 << 20, 0, 0, 0, NULL, CONT_MAX_DIMS,
+                   "the network, a torus: sizes joined by x (default none: flat)", NULL},
+    [OPT_MESH] = {"--mesh", HPCP_OPT_GRID, 1, 1 << 20, 0, 0, 0, NULL, CONT_MAX_DIMS,
+                  "the network, a mesh: sizes joined by x (default none: flat)", NULL},
+    [OPT_WRAP] = {"--wrap", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                  "with --torus/--mesh: wraparound per dimension, 0 or 1 each (default all 1 for "
+                  "a torus, all 0 for a mesh)",
+                  NULL},
+    [OPT_RPN] = {"--ranks-per-node", HPCP_OPT_INT, 1, 1 << 20, 0, 0, 0, NULL, 0,
+                 "nodes are blocks of N consecutive ranks, emulated (default: "
+                 "MPI_Comm_split_type shared)",
+                 NULL},
+    [OPT_COORDS] = {"--coords", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                    "FILE or slurm: coordinates from a CSV of rank,x,y,... lines, or each rank's "
+                    "SLURM_TOPOLOGY_ADDR (default row-major)",
+                    NULL},
 };
 
 static const struct hpcp_cli cont_cli = {spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1};
@@ -63,6 +91,40 @@ static const struct {
     {0, OPT_DISTANCE, "equidistant"},
 };
 
+/* describe: kernel k takes an option unless `only` leaves its variant out. */
+static int cont_takes(const struct hpcp_kernel *k, int option)
+{
+    int common = option >= OPT_COUNT, o = common ? option - OPT_COUNT : option;
+    for (size_t i = 0; i < sizeof only / sizeof only[0]; i++)
+        if (only[i].common == common && only[i].opt == o)
+            return strstr(only[i].variants, k->variant) != NULL;
+    return 1;
+}
+
+const struct hpcp_options_desc cont_options_desc = {&cont_cli, cont_takes};
+
+static const struct hpcp_metric_desc wocon_metrics[] = {
+    {"message_time_mean", "s", "mean one-way message time over the destinations"},
+    {"hop_spread", "1", "slowest over fastest hop count's time (several hop counts)"},
+    {"time_by_hops_b<size>", "s", "time per hop count, per message size"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc stress_metrics[] = {
+    {"middle_pair_time_pairs_<k>", "s", "the middle pair's message time with k pairs around it"},
+    {"middle_pair_slowdown", "1", "the middle pair's time with all pairs over alone"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc equidistant_metrics[] = {
+    {"message_time_distance_<n>", "s", "mean message time of the pairs n hops apart"},
+    {"message_time_max_distance_<n>", "s", "slowest pair's message time n hops apart"},
+    {"far_over_near_time", "1", "farthest over nearest distance's time (several distances)"},
+    {"message_time_mean_farthest", "s", "message time at the farthest distance"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc no_metrics[] = {{NULL, NULL, NULL}};
+const struct hpcp_records_desc cont_wocon_records = {wocon_metrics, "hop_spread"};
+const struct hpcp_records_desc cont_stress_records = {stress_metrics, "middle_pair_slowdown"};
+const struct hpcp_records_desc cont_equidistant_records = {equidistant_metrics,
+                                                           "far_over_near_time"};
+const struct hpcp_records_desc cont_show_records = {no_metrics, NULL};
+
 static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
                          const char *variant, char *err, size_t errlen)
 {
@@ -76,34 +138,6 @@ static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *
                      only[i].variants);
             return -1;
         }
-    }
-    return 0;
-}
-
-/* "16,1K,64K": sizes in bytes, increasing, each 1 B .. 1 GiB. */
-static int parse_sizes(struct cont_params *p, const char *text, char *err, size_t errlen)
-{
-    char buf[512];
-    hpcp_copy_truncated(buf, sizeof buf, text);
-    p->nsizes = 0;
-    for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        uint64_t v = 0;
-        if (p->nsizes == CONT_MAX_SIZES || mem_parse_size(w, &v) || v > CONT_MAX_MESSAGE_BYTES ||
-            (p->nsizes && v <= p->sizes[p->nsizes - 1])) {
-            snprintf(err, errlen,
-                     "--sizes '%s' is not allowed (up to %d increasing message "
-                     "sizes of 1 B to 1G, such as 16,1K,64K)",
-                     text, CONT_MAX_SIZES);
-            return -1;
-        }
-        p->sizes[p->nsizes++] = v;
-    }
-    if (p->nsizes == 0 || text[strlen(text) - 1] == ',') {
-        snprintf(err, errlen,
-                 "--sizes '%s' is empty or ends with a comma (allowed: sizes "
-                 "such as 16,1K,64K)",
-                 text);
-        return -1;
     }
     return 0;
 }
@@ -167,8 +201,9 @@ static int parse(struct cont_params *p, const char *variant, int argc, char **ar
     memset(p, 0, sizeof *p);
     if (hpcp_cli_parse(&cont_cli, argc, argv, context, v, &p->run, err, errlen) ||
         check_applies(v, &p->run, variant, err, errlen) || topology_options(p, v, err, errlen) ||
-        parse_sizes(p, v[OPT_SIZES].set ? v[OPT_SIZES].s : "16,64,256,1K,4K,16K,64K,256K,1M", err,
-                    errlen) ||
+        hpcp_parse_sizes(&spec[OPT_SIZES],
+                         v[OPT_SIZES].set ? v[OPT_SIZES].s : spec[OPT_SIZES].default_text, p->sizes,
+                         &p->nsizes, err, errlen) ||
         (v[OPT_DISTANCE].set && parse_distances(p, v[OPT_DISTANCE].s, err, errlen)))
         return -1;
     p->messages = v[OPT_MESSAGES].set ? (int)v[OPT_MESSAGES].i : 50;

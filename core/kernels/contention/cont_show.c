@@ -104,4 +104,5 @@ const struct hpcp_kernel hpcp_topology_show = {
     NULL,
     NULL,
     NULL,
-};
+    &cont_options_desc,
+    &cont_show_records};

@@ -19,4 +19,5 @@ const struct hpcp_kernel hpcp_contention_stress_link = {
     cont_verify,
     cont_teardown,
     NULL,
-};
+    &cont_options_desc,
+    &cont_stress_records};

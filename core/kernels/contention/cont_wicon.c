@@ -9,9 +9,9 @@ static int wicon_setup(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_contention_wicon = {
-    "contention",      "wicon",
-    "exchange",        "paper 004 WICON: every rank paired (nn, nn-torus, rnd), all pairs at once",
-    cont_driver,       wicon_setup,
-    cont_exchange_run, cont_verify,
-    cont_teardown,     NULL,
-};
+    "contention",       "wicon",
+    "exchange",         "paper 004 WICON: every rank paired (nn, nn-torus, rnd), all pairs at once",
+    cont_driver,        wicon_setup,
+    cont_exchange_run,  cont_verify,
+    cont_teardown,      NULL,
+    &cont_options_desc, &cont_wocon_records};

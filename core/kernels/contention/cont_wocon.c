@@ -78,9 +78,9 @@ static int wocon_setup(struct hpcp_bench *b)
 }
 
 const struct hpcp_kernel hpcp_contention_wocon = {
-    "contention",  "wocon",
-    "pingpong",    "paper 004 WOCON: rank 0 to every other node in turn, latency against hops",
-    cont_driver,   wocon_setup,
-    wocon_run,     cont_verify,
-    cont_teardown, NULL,
-};
+    "contention",       "wocon",
+    "pingpong",         "paper 004 WOCON: rank 0 to every other node in turn, latency against hops",
+    cont_driver,        wocon_setup,
+    wocon_run,          cont_verify,
+    cont_teardown,      NULL,
+    &cont_options_desc, &cont_wocon_records};

@@ -121,4 +121,10 @@ int cont_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
 void cont_print(const struct hpcp_kernel *k, const struct cont_state *s,
                 const struct cont_results *R);
 
+/* describe (cont_params.c): the options of contention and topology, and
+ * what each kernel records. */
+extern const struct hpcp_options_desc cont_options_desc;
+extern const struct hpcp_records_desc cont_wocon_records, cont_stress_records,
+    cont_equidistant_records, cont_show_records;
+
 #endif

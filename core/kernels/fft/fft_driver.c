@@ -383,7 +383,9 @@ const struct hpcp_kernel hpcp_fft_single = {
     fft_run_once,
     fft_verify,
     fft_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_flop_records};
 
 const struct hpcp_kernel hpcp_fft_star = {
     "fft",
@@ -395,7 +397,9 @@ const struct hpcp_kernel hpcp_fft_star = {
     fft_run_once,
     fft_verify,
     fft_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_flop_records};
 
 const struct hpcp_kernel hpcp_fft_mpi = {
     "fft",
@@ -407,4 +411,6 @@ const struct hpcp_kernel hpcp_fft_mpi = {
     fft_run_once,
     fft_verify,
     fft_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_flop_records};

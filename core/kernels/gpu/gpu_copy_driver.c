@@ -13,11 +13,20 @@
 enum { OPT_KINDS, OPT_HOST, OPT_DEVICE, OPT_PEER, OPT_MAX_BYTES, OPT_COUNT };
 
 static const struct hpcp_optspec copy_spec[OPT_COUNT] = {
-    [OPT_KINDS] = {"--kinds", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_HOST] = {"--host-memory", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "pinned|pageable|both"},
-    [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL},
-    [OPT_PEER] = {"--peer", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL},
-    [OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
+    [OPT_KINDS] = {"--kinds", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                   "a comma list of h2d, d2h, d2d, p2p (p2p needs a peer the device can reach "
+                   "directly; default h2d, d2h, d2d, and p2p where possible)",
+                   NULL},
+    [OPT_HOST] = {"--host-memory", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "pinned|pageable|both", 0,
+                  "host buffers page-locked, pageable, or each", "both"},
+    [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL, 0,
+                    "the device every rank drives (default node-local rank mod devices)", NULL},
+    [OPT_PEER] = {"--peer", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL, 0,
+                  "the other device of p2p (default the next device)", NULL},
+    [OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                       "the largest copy, at least 8; sizes from 8 B, x 4, and this one (default "
+                       "1G, less where memory is short)",
+                       NULL},
 };
 
 static const struct hpcp_cli copy_cli = {
@@ -327,6 +336,13 @@ static int copy_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     return run_sweeps(&c, si);
 }
 
+static const struct hpcp_options_desc copy_options = {&copy_cli, NULL};
+static const struct hpcp_metric_desc copy_metrics[] = {
+    {"bandwidth", "B/s", "bytes per second of the largest copy, per repetition"},
+    {"latency", "s", "seconds of the smallest copy, per repetition"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_records_desc copy_records = {copy_metrics, "bandwidth"};
+
 const struct hpcp_kernel hpcp_gpu_copy = {
     "gpu",
     "copy",
@@ -337,4 +353,6 @@ const struct hpcp_kernel hpcp_gpu_copy = {
     NULL,
     NULL,
     NULL,
-    NULL};
+    NULL,
+    &copy_options,
+    &copy_records};

@@ -8,7 +8,8 @@
 #include "hpcprobe/util.h"
 
 /* No options (a table of none: the parser copies from it). */
-static const struct hpcp_optspec no_spec[1] = {{"--none", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL}};
+static const struct hpcp_optspec no_spec[1] = {
+    {"--none", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0, "(no options)", NULL}};
 static const struct hpcp_cli info_cli = {no_spec, 0, 0, 0, 0, 0, 0};
 
 static void describe(struct hpcp_json *j, const struct hpcp_device_info *d)
@@ -91,9 +92,14 @@ static int info_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     return rc;
 }
 
+static const struct hpcp_options_desc info_options = {&info_cli, NULL};
+static const struct hpcp_metric_desc no_metrics[] = {{NULL, NULL, NULL}};
+static const struct hpcp_records_desc info_records = {no_metrics, NULL};
+
 const struct hpcp_kernel hpcp_gpu_info = {
-    "gpu",       "info",
-    "query",     "the devices of rank 0's node and the build, as one JSON line (no measurement)",
-    info_driver, NULL,
-    NULL,        NULL,
-    NULL,        NULL};
+    "gpu",         "info",
+    "query",       "the devices of rank 0's node and the build, as one JSON line (no measurement)",
+    info_driver,   NULL,
+    NULL,          NULL,
+    NULL,          NULL,
+    &info_options, &info_records};

@@ -13,10 +13,14 @@
 enum { OPT_DEVICE, OPT_LOG2, OPT_FRACTION, OPT_STREAMS, OPT_COUNT };
 
 static const struct hpcp_optspec ra_spec[OPT_COUNT] = {
-    [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL},
-    [OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, 10, 40, 0, 0, 0, NULL},
-    [OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
-    [OPT_STREAMS] = {"--streams", HPCP_OPT_INT, 1, 1LL << 40, 0, 0, 0, NULL},
+    [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL, 0,
+                    "the device every rank drives (default node-local rank mod devices)", NULL},
+    [OPT_LOG2] = {"--table-log2", HPCP_OPT_INT, 10, 40, 0, 0, 0, NULL, 0,
+                  "a table of 2^L 64-bit words (default the largest in --memory-fraction)", NULL},
+    [OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL, 0,
+                      "share of free device memory", "0.5"},
+    [OPT_STREAMS] = {"--streams", HPCP_OPT_INT, 1, 1LL << 40, 0, 0, 0, NULL, 0,
+                     "generator streams, one device thread each (default fills the device)", NULL},
 };
 
 static const struct hpcp_cli ra_cli = {
@@ -298,16 +302,23 @@ static int ra_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
 
 static const struct gra_kind atomic_kind = {1}, plain_kind = {0};
 
+static const struct hpcp_options_desc ra_options = {&ra_cli, NULL};
+static const struct hpcp_metric_desc ra_metrics[] = {
+    {"update_rate", "updates/s", "table updates per second, per repetition"}, {NULL, NULL, NULL}};
+static const struct hpcp_records_desc ra_records = {ra_metrics, "update_rate"};
+
 const struct hpcp_kernel hpcp_gpu_ra_atomic = {
     "gpu",       "ra",
     "atomic",    "HPCC RandomAccess on each rank's device table: one thread per stream, atomic XOR",
     ra_driver,   ra_setup,
     ra_run,      ra_verify,
-    ra_teardown, &atomic_kind};
+    ra_teardown, &atomic_kind,
+    &ra_options, &ra_records};
 
 const struct hpcp_kernel hpcp_gpu_ra_plain = {
     "gpu",       "ra",
     "plain",     "HPCC RandomAccess on each rank's device table: plain XOR, races within HPCC's 1%",
     ra_driver,   ra_setup,
     ra_run,      ra_verify,
-    ra_teardown, &plain_kind};
+    ra_teardown, &plain_kind,
+    &ra_options, &ra_records};

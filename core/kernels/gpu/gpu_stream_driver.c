@@ -12,9 +12,14 @@
 enum { OPT_DEVICE, OPT_ARRAY_BYTES, OPT_FRACTION, OPT_COUNT };
 
 static const struct hpcp_optspec stream_spec[OPT_COUNT] = {
-    [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL},
-    [OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL},
+    [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL, 0,
+                    "the device every rank drives (default node-local rank mod devices)", NULL},
+    [OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                         "bytes per array, at least 1024 (default >= 4x the L2, three arrays in "
+                         "--memory-fraction of free device memory)",
+                         NULL},
+    [OPT_FRACTION] = {"--memory-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL, 0,
+                      "share of free device memory", "0.6"},
 };
 
 /* --repeat >= 2 as for the host's STREAM; BabelStream's best needs more than one. */
@@ -340,6 +345,12 @@ static int stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo 
     return rc;
 }
 
+static const struct hpcp_options_desc stream_options = {&stream_cli, NULL};
+static const struct hpcp_metric_desc stream_metrics[] = {
+    {"<op>_bandwidth", "B/s", "copy, mul, add, triad, dot: bytes per second per repetition"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_records_desc stream_records = {stream_metrics, "triad_bandwidth"};
+
 const struct hpcp_kernel hpcp_gpu_stream = {
     "gpu",
     "stream",
@@ -350,4 +361,6 @@ const struct hpcp_kernel hpcp_gpu_stream = {
     stream_run,
     stream_verify,
     stream_teardown,
-    NULL};
+    NULL,
+    &stream_options,
+    &stream_records};

@@ -287,7 +287,9 @@ const struct hpcp_kernel hpcp_dgemm_single = {
     dgemm_run,
     dgemm_verify,
     dgemm_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_flop_records};
 
 const struct hpcp_kernel hpcp_dgemm_star = {
     "dgemm",
@@ -299,4 +301,6 @@ const struct hpcp_kernel hpcp_dgemm_star = {
     dgemm_run,
     dgemm_verify,
     dgemm_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_flop_records};

@@ -258,4 +258,6 @@ const struct hpcp_kernel hpcp_hpl_mpi = {
     hpl_run_once,
     hpl_verify,
     hpl_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_flop_records};

@@ -335,4 +335,6 @@ const struct hpcp_kernel hpcp_ptrans_mpi = {
     ptrans_run,
     ptrans_verify,
     ptrans_teardown,
-    NULL};
+    NULL,
+    &dense_options_desc,
+    &dense_ptrans_records};

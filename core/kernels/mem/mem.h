@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpcprobe/caches.h"
 #include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
@@ -38,13 +39,10 @@ enum {
     MEM_OPT_COUNT
 };
 extern const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT];
+/* describe: the options of mem and stream kernels (mem_params.c) */
+extern const struct hpcp_options_desc mem_options_desc, stream_options_desc;
+extern const struct hpcp_records_desc stream_records, mem_stride_records, mem_latency_records;
 
-/* Caches of CPU 0 from sysfs; sizes in bytes, 0 when unknown. */
-struct mem_caches {
-    uint64_t l1d, l2, l3;
-    uint64_t llc_per_node;   /* sum of the distinct last-level caches of the node */
-};
-void mem_caches_read(struct mem_caches *c);
 
 struct mem_params {
     uint64_t array_bytes;              /* stream: per array */
@@ -61,7 +59,7 @@ struct mem_params {
     struct hpcp_common run; /* --repeat, --seed (latency), --no-verify, --out, --quiet */
     int array_from_option;
     int max_bytes_default; /* latency: 2 GiB, halved until the copies fit */
-    struct mem_caches caches;
+    struct hpcp_caches caches;
 };
 
 /* Parse, default and check the options for `variant` ("single", "star",
@@ -79,8 +77,6 @@ int mem_params_prepare(struct mem_params *p, const char *variant, int argc, char
  * others; the caller frees). */
 long long *mem_gather_cpus(MPI_Comm comm, int cpu);
 
-/* "64M" etc.: bytes, binary suffixes K M G T (optionally followed by "iB"). */
-int mem_parse_size(const char *text, uint64_t *bytes);
 
 /* A phase: ranks 0..copies-1 run together, the others sleep in a barrier. */
 struct mem_phase {

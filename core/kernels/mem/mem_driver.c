@@ -212,7 +212,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
 
 static void print_plateaus(const struct mem_sweep_state *s, const struct sweep_results *R)
 {
-    const struct mem_caches *c = &s->p.caches;
+    const struct hpcp_caches *c = &s->p.caches;
     char a[32], b[32], l3[32];
     if (s->p.sweep != MEM_SWEEP_LATENCY)
         return;

@@ -139,4 +139,6 @@ const struct hpcp_kernel hpcp_mem_latency = {
     chase_run,
     chase_verify,
     chase_teardown,
-    NULL};
+    NULL,
+    &mem_options_desc,
+    &mem_latency_records};

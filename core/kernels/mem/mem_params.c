@@ -12,34 +12,66 @@
 #define GIB ((uint64_t)1 << 30)
 #define MEM_MIN_ELEMENTS 1024 /* a STREAM array below this times nothing but the loop */
 
+#define SIZE_MAX_BYTES (1LL << 50)
+
 const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT] = {
-    [MEM_OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_BUFFER_BYTES] = {"--buffer-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_MIN_BYTES] = {"--min-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_MIN_STRIDE] = {"--min-stride", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_MAX_STRIDE] = {"--max-stride", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_PER_OCTAVE] = {"--points-per-octave", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL},
-    [MEM_OPT_SWEEP] = {"--sweep", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "stride|block"},
-    [MEM_OPT_BUILD_VARIANT] = {"--build-variant", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "O3|O0"},
-    [MEM_OPT_COPIES] = {"--copies", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL},
-    [MEM_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, MEM_MAX_THREADS, 0, 0, 0, NULL},
-    [MEM_OPT_MIN_TIME] = {"--min-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 60.0, 1, NULL},
-    [MEM_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off"},
+    [MEM_OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
+                             "bytes per array (three arrays), at least 8192",
+                             NULL /* 4 x the node's last-level caches, at least 32 MiB */},
+    [MEM_OPT_BUFFER_BYTES] = {"--buffer-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
+                              "stride sweep: the buffer the strides sweep (default 4 x the "
+                              "last-level cache, a power of two)",
+                              NULL},
+    [MEM_OPT_MIN_BYTES] = {"--min-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
+                           "smallest block size (stride --sweep block, a power of two, >= 64) or "
+                           "working set (latency, >= 1K)",
+                           "1K"},
+    [MEM_OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
+                           "largest block size or working set (default: stride 4 x the "
+                           "last-level cache; latency 2G, halved until the copies fit in half "
+                           "the memory)",
+                           NULL},
+    [MEM_OPT_MIN_STRIDE] = {"--min-stride", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
+                            "smallest stride, a power of two >= 8", "8"},
+    [MEM_OPT_MAX_STRIDE] = {"--max-stride", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
+                            "largest stride, a power of two <= the buffer (default half the "
+                            "buffer)",
+                            NULL},
+    [MEM_OPT_PER_OCTAVE] = {"--points-per-octave", HPCP_OPT_INT, 1, 8, 0, 0, 0, NULL, 0,
+                            "working sets per doubling", "2"},
+    [MEM_OPT_SWEEP] = {"--sweep", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "stride|block", 0,
+                       "time per access against stride (paper 002 Fig. 2) or block size (Fig. 4)",
+                       "stride"},
+    [MEM_OPT_BUILD_VARIANT] = {"--build-variant", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "O3|O0", 0,
+                               "which build of the read+write kernel runs", "O3"},
+    [MEM_OPT_COPIES] = {"--copies", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+                        "one, all or N: one copy alone (rank 0, the others sleep), then N (or "
+                        "every launched rank) at once; the ratio many/one is recorded (default "
+                        "one; all for stream star)",
+                        NULL},
+    [MEM_OPT_OVERSUBSCRIBE] = {"--oversubscribe", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
+                               "allow more copies (x threads) on a node than it has cores", NULL},
+    [MEM_OPT_THREADS] = {"--threads", HPCP_OPT_INT, 1, MEM_MAX_THREADS, 0, 0, 0, NULL, 0,
+                         "OpenMP threads per rank, each rank pinned to its own T cores (default "
+                         "OMP_NUM_THREADS, else 1)",
+                         NULL},
+    [MEM_OPT_MIN_TIME] = {"--min-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 60.0, 1, NULL, 0,
+                          "each sample lasts at least S seconds (calibrated on one copy)", "0.01"},
+    [MEM_OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off", 0,
+                           "MADV_HUGEPAGE or MADV_NOHUGEPAGE on the buffers; what the OS gave is "
+                           "recorded (default on for stream, off for mem)",
+                           NULL},
 };
 
-/* STREAM's first iteration is its warm-up: --repeat counts it, so at least 2. */
-static const struct hpcp_cli mem_cli = {
-    mem_option_spec,
-    MEM_OPT_COUNT,
-    HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
-        HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
-        HPCP_TAKES(HPCP_COMMON_QUIET),
-    2,
-    5,
-    0,
-    12345};
+/* STREAM's first iteration is its warm-up: --repeat counts it, so at least 2;
+ * STREAM runs NTIMES = 10 of them, the sweeps 5 samples per point. */
+#define MEM_TAKES                                                      \
+    (HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |   \
+     HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) | \
+     HPCP_TAKES(HPCP_COMMON_QUIET))
+static const struct hpcp_cli mem_cli = {mem_option_spec, MEM_OPT_COUNT, MEM_TAKES, 2, 5, 0, 12345};
+static const struct hpcp_cli stream_cli = {
+    mem_option_spec, MEM_OPT_COUNT, MEM_TAKES, 2, 10, 0, 12345};
 
 /* Which options each variant reads; the rest are refused by name. */
 static const int stream_opts[] = {MEM_OPT_ARRAY_BYTES, MEM_OPT_THREADS, MEM_OPT_HUGEPAGES, -1};
@@ -52,12 +84,7 @@ static const int latency_opts[] = {MEM_OPT_MIN_BYTES, MEM_OPT_MAX_BYTES, MEM_OPT
                                    MEM_OPT_HUGEPAGES, MEM_OPT_MIN_TIME,  -1};
 static const int common_opts[] = {MEM_OPT_COPIES, MEM_OPT_OVERSUBSCRIBE, -1};
 /* Of the harness's common options, only the latency chase takes --seed. */
-#define MEM_COMMON_ALL (mem_cli.takes & ~HPCP_TAKES(HPCP_COMMON_SEED))
-
-int mem_parse_size(const char *text, uint64_t *bytes)
-{
-    return hpcp_parse_bytes(text, bytes);
-}
+#define MEM_COMMON_ALL (MEM_TAKES & ~HPCP_TAKES(HPCP_COMMON_SEED))
 
 static int listed(const int *list, int opt)
 {
@@ -67,18 +94,54 @@ static int listed(const int *list, int opt)
     return 0;
 }
 
+static const int *variant_opts(const char *variant)
+{
+    return !strcmp(variant, "stride")    ? stride_opts
+           : !strcmp(variant, "latency") ? latency_opts
+                                         : stream_opts;
+}
+
+static unsigned variant_common(const char *variant)
+{
+    return strcmp(variant, "latency") == 0 ? MEM_TAKES : MEM_COMMON_ALL;
+}
+
+/* describe: the options of kernel k, from the lists its parse refuses by. */
+static int mem_takes(const struct hpcp_kernel *k, int option)
+{
+    if (option >= MEM_OPT_COUNT)
+        return (variant_common(k->variant) & HPCP_TAKES(option - MEM_OPT_COUNT)) != 0;
+    return listed(variant_opts(k->variant), option) || listed(common_opts, option);
+}
+
+const struct hpcp_options_desc mem_options_desc = {&mem_cli, mem_takes};
+const struct hpcp_options_desc stream_options_desc = {&stream_cli, mem_takes};
+
+static const struct hpcp_metric_desc stream_metrics[] = {
+    {"single_<op>_bandwidth", "B/s", "one copy alone: copy, scale, add, triad per iteration"},
+    {"star_<op>_bandwidth", "B/s", "every copy at once, per iteration"},
+    {"star_<op>_best_bandwidth", "B/s", "each copy's best iteration"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc stride_metrics[] = {
+    {"peak_time_per_access", "s", "samples at the slowest stride (--sweep stride)"},
+    {"time_per_access_largest_block", "s", "samples at the largest block (--sweep block)"},
+    {NULL, NULL, NULL}};
+static const struct hpcp_metric_desc latency_metrics[] = {
+    {"memory_latency", "s", "load-to-load latency at the largest working set"}, {NULL, NULL, NULL}};
+/* stream's headline is single_ for stream single, star_ for stream star */
+const struct hpcp_records_desc stream_records = {stream_metrics, "<single|star>_triad_bandwidth"};
+const struct hpcp_records_desc mem_stride_records = {stride_metrics, "peak_time_per_access"};
+const struct hpcp_records_desc mem_latency_records = {latency_metrics, "memory_latency"};
+
 static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *c,
                          const char *variant, char *err, size_t errlen)
 {
-    int latency = strcmp(variant, "latency") == 0;
-    const int *own = strcmp(variant, "stride") == 0 ? stride_opts
-                     : latency                      ? latency_opts
-                                                    : stream_opts;
+    const int *own = variant_opts(variant);
     const char *name = NULL;
     for (int o = 0; o < MEM_OPT_COUNT && !name; o++)
         if (v[o].set && !listed(own, o) && !listed(common_opts, o))
             name = mem_option_spec[o].name;
-    int refused = hpcp_common_refused(c, latency ? mem_cli.takes : MEM_COMMON_ALL);
+    int refused = hpcp_common_refused(c, variant_common(variant));
     if (!name && refused >= 0)
         name = hpcp_common_name(refused);
     if (name)
@@ -87,20 +150,13 @@ static int check_applies(const struct hpcp_optval *v, const struct hpcp_common *
     return name ? -1 : 0;
 }
 
-/* Sizes: a positive byte count with an optional K/M/G/T suffix. */
+/* A size option (HPCP_OPT_BYTES, checked by the option parser), or dflt. */
 static int size_option(const struct hpcp_optval *v, int opt, uint64_t dflt, uint64_t *out,
                        char *err, size_t errlen)
 {
-    *out = dflt;
-    if (!v[opt].set)
-        return 0;
-    if (mem_parse_size(v[opt].s, out) == 0)
-        return 0;
-    snprintf(err, errlen,
-             "%s must be a positive size in bytes (e.g. 4096, 64K, 512M, 2G), "
-             "not '%s'",
-             mem_option_spec[opt].name, v[opt].s);
-    return -1;
+    (void)err, (void)errlen;
+    *out = v[opt].set ? (uint64_t)v[opt].i : dflt;
+    return 0;
 }
 
 static int is_pow2(uint64_t x)
@@ -165,8 +221,6 @@ static int stream_sizes(struct mem_params *p, const struct hpcp_optval *v, char 
                                         : 1;
     if (p->threads > MEM_MAX_THREADS)
         p->threads = MEM_MAX_THREADS;
-    if (!(p->run.given & HPCP_TAKES(HPCP_COMMON_REPEAT)))
-        p->run.repeat = 10; /* STREAM's NTIMES; the sweeps default to 5 */
     if (p->run.repeat > MEM_STREAM_MAX_REPEAT) {
         snprintf(err, errlen,
                  "--repeat %d: STREAM's values grow 15x per iteration "
@@ -276,10 +330,11 @@ int mem_params_parse(struct mem_params *p, const char *variant, int argc, char *
     memset(p, 0, sizeof *p);
     snprintf(context, sizeof context, "%s %s",
              strcmp(variant, "stride") && strcmp(variant, "latency") ? "stream" : "mem", variant);
-    if (hpcp_cli_parse(&mem_cli, argc, argv, context, v, &p->run, err, errlen) ||
+    const struct hpcp_cli *cli = variant_opts(variant) == stream_opts ? &stream_cli : &mem_cli;
+    if (hpcp_cli_parse(cli, argc, argv, context, v, &p->run, err, errlen) ||
         check_applies(v, &p->run, variant, err, errlen))
         return -1;
-    mem_caches_read(&p->caches);
+    hpcp_caches_read(&p->caches);
     p->threads = 1;
     p->min_time = v[MEM_OPT_MIN_TIME].set ? v[MEM_OPT_MIN_TIME].d : 0.01;
     p->hugepages = v[MEM_OPT_HUGEPAGES].set && strcmp(v[MEM_OPT_HUGEPAGES].s, "on") == 0;

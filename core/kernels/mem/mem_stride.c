@@ -123,4 +123,6 @@ const struct hpcp_kernel hpcp_mem_stride = {
     stride_run,
     stride_verify,
     stride_teardown,
-    NULL};
+    NULL,
+    &mem_options_desc,
+    &mem_stride_records};

@@ -133,7 +133,9 @@ const struct hpcp_kernel hpcp_stream_single = {
     stream_run,
     stream_verify,
     stream_teardown,
-    NULL};
+    NULL,
+    &stream_options_desc,
+    &stream_records};
 
 const struct hpcp_kernel hpcp_stream_star = {
     "stream",
@@ -145,4 +147,6 @@ const struct hpcp_kernel hpcp_stream_star = {
     stream_run,
     stream_verify,
     stream_teardown,
-    NULL};
+    NULL,
+    &stream_options_desc,
+    &stream_records};

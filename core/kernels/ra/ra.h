@@ -331,4 +331,9 @@ void ra_buckets_insert(struct ra_buckets *b, int dest, uint64_t v);
  * destination and sets *n, or -1 when every bucket is empty. */
 int ra_buckets_pop_largest(struct ra_buckets *b, uint64_t *out, int *n);
 
+/* describe (ra_options.c): the options of every ra kernel, and what single,
+ * mpi and ceiling (ra_records) or star records. */
+extern const struct hpcp_options_desc ra_options_desc;
+extern const struct hpcp_records_desc ra_records, ra_star_records;
+
 #endif

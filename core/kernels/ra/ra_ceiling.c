@@ -82,4 +82,6 @@ const struct hpcp_kernel hpcp_ra_ceiling = {
     .verify = ceiling_verify,
     .teardown = ceiling_teardown,
     .family_data = &owned_ceiling,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

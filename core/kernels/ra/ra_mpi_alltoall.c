@@ -158,4 +158,6 @@ const struct hpcp_kernel hpcp_ra_mpi_alltoall = {
     .verify = ra_mpi_verify,
     .teardown = a2a_teardown,
     .family_data = &alltoall,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

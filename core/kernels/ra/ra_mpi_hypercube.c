@@ -471,4 +471,6 @@ const struct hpcp_kernel hpcp_ra_mpi_hypercube = {
     .verify = ra_mpi_verify,
     .teardown = ra_hypercube_teardown,
     .family_data = &hypercube,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

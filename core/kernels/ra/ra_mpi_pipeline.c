@@ -415,4 +415,6 @@ const struct hpcp_kernel hpcp_ra_mpi_pipeline = {
     .verify = ra_mpi_verify,
     .teardown = ra_pipeline_teardown,
     .family_data = &pipeline,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

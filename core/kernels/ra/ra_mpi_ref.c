@@ -205,4 +205,6 @@ const struct hpcp_kernel hpcp_ra_mpi_reference = {
     .verify = ra_mpi_verify,
     .teardown = ref_teardown,
     .family_data = &reference,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

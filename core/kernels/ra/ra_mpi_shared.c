@@ -412,4 +412,6 @@ const struct hpcp_kernel hpcp_ra_mpi_shared = {
     .verify = ra_mpi_verify,
     .teardown = shared_teardown,
     .family_data = &shared,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

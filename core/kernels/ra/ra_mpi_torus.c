@@ -346,4 +346,6 @@ const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .verify = ra_mpi_verify,
     .teardown = torus_teardown,
     .family_data = &torus,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

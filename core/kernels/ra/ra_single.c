@@ -64,4 +64,6 @@ const struct hpcp_kernel hpcp_ra_single = {
     .verify = single_verify,
     .teardown = single_teardown,
     .family_data = &serial_single,
+    .options = &ra_options_desc,
+    .records = &ra_records,
 };

@@ -62,4 +62,6 @@ const struct hpcp_kernel hpcp_ra_star = {
     .verify = star_verify,
     .teardown = star_teardown,
     .family_data = &serial_star,
+    .options = &ra_options_desc,
+    .records = &ra_star_records,
 };

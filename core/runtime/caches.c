@@ -1,8 +1,9 @@
-/* Cache sizes from sysfs (/sys/devices/system/cpu/cpu0/cache/index*). */
+/* Cache sizes from sysfs (/sys/devices/system/cpu/cpu0/cache/index*): in the
+ * runtime, because mem sizes its buffers by them and comm its off-cache rotation. */
 #include <stdio.h>
 #include <string.h>
 
-#include "mem.h"
+#include "hpcprobe/caches.h"
 
 static int read_line(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -46,7 +47,7 @@ static int count_cpus(const char *list)
     return n;
 }
 
-void mem_caches_read(struct mem_caches *c)
+void hpcp_caches_read(struct hpcp_caches *c)
 {
     memset(c, 0, sizeof *c);
     int llc_level = 0, llc_share = 1;
