@@ -15,7 +15,9 @@ from hpcprobe.analysis.compare import comparison_rows, comparison_table
 from hpcprobe.families.comm.placement_view import placement_columns, placement_of
 from hpcprobe.families.hpcc.beff_summary import BEFF_KEYS, beff_figures
 from hpcprobe.families.comm.tables import buffers_text, device_buffers, find_matrix
-from hpcprobe.families.memory.tables import binary_size, numbers, series_points
+from hpcprobe.units import binary_size
+from hpcprobe.records import series_points
+from hpcprobe.records import numbers
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, number, of_benchmark, parameter, plain,
                                     ranks, section_of, verdict_cell)

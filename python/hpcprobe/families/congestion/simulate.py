@@ -24,11 +24,11 @@ from hpcprobe.families.contention.simulate_report import (cluster_network, comma
                                                           contention_simulate, link_model,
                                                           record_link_model)
 from hpcprobe.families.contention.tree import Tree
-from hpcprobe.families.memory.tables import titled_table
+from hpcprobe.tables import titled_table
 from hpcprobe.launching import read_record_inputs, stdout_console
 from hpcprobe.report.common import parameter, section_of
 from hpcprobe.sanitize import plain
-from hpcprobe.stats import number, numbers
+from hpcprobe.records import number, numbers
 from hpcprobe.units import format_number
 
 PATTERN = "congestion"

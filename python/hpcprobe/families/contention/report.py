@@ -12,7 +12,8 @@ from typing import Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from hpcprobe.families.contention.tables import (SUMMARY_HEADINGS, Points, numbered_series,
                                                   pair_curves, subject, summary_rows)
-from hpcprobe.families.memory.tables import binary_size, series_points
+from hpcprobe.units import binary_size
+from hpcprobe.records import series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, of_benchmark, parameter, plain, ranks,
                                     verdict_cell)

@@ -14,7 +14,9 @@ from hpcprobe.families.contention import patterns
 from hpcprobe.families.contention.options import DEFAULT_SIZES
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED, UsageError
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
-from hpcprobe.families.memory.tables import number, series_points, titled_table
+from hpcprobe.records import number
+from hpcprobe.records import series_points
+from hpcprobe.tables import titled_table
 from hpcprobe.cluster.network_text import NetworkText, parse_network_text
 from hpcprobe.families.contention.network import Network, default_axis
 from hpcprobe.families.contention.tree import Tree
