@@ -18,7 +18,7 @@ from helpers import (DATA, golden, measured_summary, read_jsonl, run_hpcprobe, s
 from rich.console import Console
 
 from hpcprobe.cli import main, parse_arguments
-from hpcprobe.families.hpcc.summary import hpcc_summary_text
+from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
 from hpcprobe.launch.binding import binding_args
 from hpcprobe.units import binary_size

@@ -15,8 +15,8 @@ from hpcprobe.analysis.compare import (Column, Regression, comparison_rows, comp
                                        regressions)
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
 from hpcprobe.families.comm.placement_view import placement_columns
-from hpcprobe.families.hpcc.balance import Balance, balance_of, read_hpcc_file
-from hpcprobe.families.hpcc.balance_report import balance_blocks, kiviat_figure, records_column
+from hpcprobe.hpcc_summary.balance import Balance, balance_of, read_hpcc_file
+from hpcprobe.hpcc_summary.balance_report import balance_blocks, kiviat_figure, records_column
 from hpcprobe.launching import stderr_line, stdout_console
 from hpcprobe.report.blocks import Paragraph, Table
 from hpcprobe.report.plots import FigureSink

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Optional, Sequence
 from hpcprobe.families.comm.options import comm_bench_options, comm_bench_variant, default_ranks
 from hpcprobe.families.comm.peer_formats import peer_text
 from hpcprobe.families.comm.tables import comm_tables
-from hpcprobe.families.hpcc.command import write_launch_summary
+from hpcprobe.hpcc_summary.write import write_launch_summary
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stdout_console
 from hpcprobe.families.comm.placement import ORDERS, apply_placement, read_placement
 from hpcprobe.results import RecordSet

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from rich.console import RenderableType
 
-from hpcprobe.families.hpcc.beff_summary import beff_figures
+from hpcprobe.hpcc_summary.beff import beff_figures
 from hpcprobe.records import series_points
 from hpcprobe.tables import titled_table
 from hpcprobe.records import number, numbers

@@ -22,18 +22,18 @@ from rich.console import RenderableType
 from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import find_series, metric_samples
-from hpcprobe.records import number, numbers
+from hpcprobe.stats import find_series
+from hpcprobe.records import number
 from hpcprobe.units import GIGA, MISSING, NANO, binary_size
 from hpcprobe.records import parameter, section_of
 from hpcprobe.records import series_points
 from hpcprobe.tables import titled_table
 from hpcprobe.tables import cell
+from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
 
 Record = Dict[str, Any]
 
 MEMORY_BENCHMARKS = ("stream", "mem")
-STREAM_KERNELS = ("copy", "scale", "add", "triad")
 _X_HEADINGS = {"stride_bytes": "stride", "block_bytes": "block size",
                "working_set_bytes": "working set"}
 _CACHE_LEVELS = (("L1d", "cache_l1d_bytes"), ("L2", "cache_l2_bytes"), ("L3", "cache_l3_bytes"))
@@ -78,18 +78,6 @@ def default_ranks(variant: str, copies: Optional[str], threads: int, cores: int)
 
 
 # --- reading records ---------------------------------------------------------------------
-
-def stream_single_best(record: Record, kernel: str) -> Optional[float]:
-    """Rank 0 alone: the best of its timed iterations (B/s), as STREAM reports it."""
-    rates = numbers(metric_samples(record, f"single_{kernel}_bandwidth"))
-    return max(rates) if rates else None
-
-
-def stream_star_best(record: Record, kernel: str) -> List[float]:
-    """Every copy at once: each copy's best rate (B/s), by rank."""
-    entry = find_series(record, f"star_{kernel}_best_bandwidth")
-    return numbers(entry.get("y")) if entry else []
-
 
 def _copies(record: Record) -> Optional[int]:
     copies = number(parameter(record, "copies"))

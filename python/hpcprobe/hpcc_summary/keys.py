@@ -11,7 +11,7 @@ same, e.g. MemProc=-1). Formats are block.py's: `decimal` where HPCC has `%g`.""
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc.block import decimal, exponent, integer
+from hpcprobe.hpcc_summary.block import decimal, exponent, integer
 from hpcprobe.report.common import last_of as last
 from hpcprobe.stats import metric_median
 from hpcprobe.units import GIGA, TERA

@@ -31,12 +31,12 @@ the summary block; parsers read only between its Begin and End lines).
 import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc import keys as hpcc_keys
-from hpcprobe.families.hpcc.balance import balance_of, keys_from_records
-from hpcprobe.families.hpcc.block import FORMAT_VERSION, decimal, integer, whole_block
-from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
-from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
-from hpcprobe.families.memory.tables import STREAM_KERNELS, stream_single_best, stream_star_best
+from hpcprobe.hpcc_summary import keys as hpcc_keys
+from hpcprobe.hpcc_summary.balance import balance_of, keys_from_records
+from hpcprobe.hpcc_summary.block import FORMAT_VERSION, decimal, integer, whole_block
+from hpcprobe.hpcc_summary.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
+from hpcprobe.hpcc_summary.beff import beff_summary_entries
+from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
 from hpcprobe.records import number
 from hpcprobe.sanitize import plain
 from hpcprobe.stats import metric_median

@@ -6,9 +6,9 @@ both show them."""
 from typing import Dict, List, Optional
 
 from hpcprobe.analysis.compare import Column as CompareColumn
-from hpcprobe.families.hpcc.balance import (COLUMNS, Balance, keys_from_records, normalise,
-                                            summary_keys_of)
-from hpcprobe.families.hpcc.summary import hpcc_summary_entries
+from hpcprobe.hpcc_summary.balance import (COLUMNS, Balance, keys_from_records, normalise,
+                                           summary_keys_of)
+from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
 from hpcprobe.report.blocks import Figure, Paragraph, Table
 from hpcprobe.report.plots import FigureSink
 

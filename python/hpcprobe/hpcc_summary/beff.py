@@ -20,7 +20,7 @@ given is reported.
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc.block import decimal
+from hpcprobe.hpcc_summary.block import decimal
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import GIGA, MICRO
 from hpcprobe.records import finite
