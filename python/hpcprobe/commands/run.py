@@ -20,7 +20,7 @@ from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.commands import print_family_tables
 from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError
 from hpcprobe.families import FAMILIES
-from hpcprobe.families.comm.command import check_run_placement, place_launch
+from hpcprobe.launch.placement import check_run_placement, place_launch
 from hpcprobe.families.hpcc.command import hpcc_suite_steps
 from hpcprobe.hpcc_summary.write import suite_problems, write_hpcc_summary
 from hpcprobe.headline import Figure, headline_table, moved_figures

@@ -8,7 +8,7 @@ from hpcprobe.families.comm.command import command_comm_family
 from hpcprobe.families.comm.headline import comm_headline
 from hpcprobe.families.comm.options import (COMM_COMMANDS, add_comm_parser, add_placement_option,
                                             check_comm)
-from hpcprobe.families.comm.placement import PLACED_BENCHMARKS
+from hpcprobe.launch.placement import PLACED_BENCHMARKS
 from hpcprobe.families.comm.peer_formats import PEER_FORMATS, peer_text
 from hpcprobe.families.comm.tables import comm_tables
 

@@ -12,7 +12,7 @@ import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.analysis.compare import comparison_rows, comparison_table
-from hpcprobe.families.comm.placement_view import placement_columns, placement_of
+from hpcprobe.analysis.placement_view import placement_columns, placement_of
 from hpcprobe.hpcc_summary.beff import BEFF_KEYS, beff_figures
 from hpcprobe.families.comm.tables import buffers_text, device_buffers, find_matrix
 from hpcprobe.units import binary_size
