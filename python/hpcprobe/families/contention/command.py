@@ -26,7 +26,7 @@ from hpcprobe.output_files import write_text_atomically
 from hpcprobe.cluster import ClusterLauncher
 from hpcprobe.records import number, numbers
 from hpcprobe.tables import titled_table
-from hpcprobe.families.contention.network import Network
+from hpcprobe.netsim.network import Network
 from hpcprobe.families.contention.tables import contention_tables
 from hpcprobe.runner import bench_error_lines, stop_launch
 from hpcprobe.sanitize import plain
