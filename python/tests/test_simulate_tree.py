@@ -1,4 +1,4 @@
-"""The simulator on a two-level tree (families/contention/tree.py) and the cluster's
+"""The simulator on a two-level tree (netsim/tree.py) and the cluster's
 network line that records carry for `simulate --compare` (cluster/network_text.py)."""
 
 import numpy as np

@@ -46,7 +46,7 @@ def kiviat_table_blocks(found: Dict[str, Balance]) -> List:
 
 
 def balance_blocks(found: Dict[str, Balance]) -> List:
-    return balance_table_blocks(found, "from HPCC's summary keys (families/hpcc/summary.py "
+    return balance_table_blocks(found, "from HPCC's summary keys (hpcc_summary/summary.py "
                                        "for records: those on the most ranks with an HPL "
                                        "record)") + \
         kiviat_table_blocks(found)

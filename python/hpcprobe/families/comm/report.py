@@ -208,7 +208,7 @@ def _beff(records: Sequence[Record]) -> List[Block]:
     rows.append(["validation"] + [verdict_cell(record) for record in shown])
     blocks: List[Block] = [Table.of("b_eff: HPCC's keys", ["key"] + [
         f"{_where(record)} ({index})" for index, record in enumerate(shown, 1)], rows,
-        "HPCC's names, units (µs, GB/s = 10^9 B/s) and reductions (families/hpcc/beff_summary.py): "
+        "HPCC's names, units (µs, GB/s = 10^9 B/s) and reductions (hpcc_summary/beff.py): "
         "ping-pong over pairs (min / avg / max over pairs), rings with every rank exchanging "
         "at once (random: the geometric mean over the orderings)")]
     if len(found) > len(shown):

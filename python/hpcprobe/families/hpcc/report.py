@@ -76,7 +76,7 @@ def _hpcc_table(groups: Sequence[Tuple[int, List[Record]]]) -> Table:
             for (test, key), found in values.items()]
     return Table.of("HPCC's summary keys, by test", ["test", "key"] + [
         f"P = {procs}" for procs, _ in groups], rows,
-        "the keys, units and formats of HPCC 1.5's summary block (families/hpcc/summary.py, "
+        "the keys, units and formats of HPCC 1.5's summary block (hpcc_summary/summary.py, "
         "as `run --suite hpcc` writes them), computed from this machine's records on each "
         "number of ranks P; a key is shown where a record measured it")
 
