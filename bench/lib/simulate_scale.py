@@ -10,11 +10,11 @@ from collections import Counter
 
 import numpy as np
 
-from hpcprobe.families.contention import patterns
-from hpcprobe.families.contention.network import make_network
-from hpcprobe.families.contention.patterns import Machine
-from hpcprobe.families.contention.routing import link_ends, link_loads
-from hpcprobe.families.contention.simulate import LinkModel, simulate
+from hpcprobe.netsim import patterns
+from hpcprobe.netsim.network import make_network
+from hpcprobe.netsim.patterns import Machine
+from hpcprobe.netsim.routing import link_ends, link_loads
+from hpcprobe.netsim.simulate import LinkModel, simulate
 
 TORI = ("8x8x8", "16x16x16", "32x32x32", "64x32x32")
 RANKS_PER_NODE = 4

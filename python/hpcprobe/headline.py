@@ -12,7 +12,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Table
 from hpcprobe.report.common import Record, plain, section_of
-from hpcprobe.stats import find_metric, find_series, metric_samples, number
+from hpcprobe.stats import find_metric, find_series, metric_samples
+from hpcprobe.records import finite, number
 from hpcprobe.units import MICRO, NANO, format_number, scale_for
 
 # The groups of the table, in this order; a family's figure names one of them.
@@ -68,18 +69,13 @@ def worst_verdict(verdicts: Sequence[str]) -> str:
     return "passed" if verdicts else "unvalidated"
 
 
-def _finite(values: Sequence[object]) -> Tuple[float, ...]:
-    found = (number(value) for value in values)
-    return tuple(value for value in found if value is not None)
-
-
 def metric_figure(record: Record, subsystem: str, key: str, label: str, metric: str,
                   scale: float = 1.0, best_of: bool = False) -> Optional[Figure]:
     """A figure from a metric's samples (times `scale`: a per-rank mean times the ranks
     is their sum), their median or with `best_of` their best; None when the record
     lacks it."""
     entry = find_metric(record, metric)
-    samples = _finite(metric_samples(record, metric))
+    samples = tuple(finite(metric_samples(record, metric)))
     if entry is None or not samples:
         return None
     unit = str(entry.get("unit", ""))
@@ -93,7 +89,7 @@ def _curve(record: Record, name: str) -> Dict:
 
 
 def series_xs(record: Record, name: str) -> List[float]:
-    return list(_finite(_curve(record, name).get("x") or []))
+    return finite(_curve(record, name).get("x") or [])
 
 
 def series_samples(record: Record, name: str, x: float) -> Tuple[float, ...]:
@@ -104,7 +100,7 @@ def series_samples(record: Record, name: str, x: float) -> Tuple[float, ...]:
     for index, at in enumerate(curve.get("x") or []):
         if number(at) != x or index >= len(ys):
             continue
-        samples = _finite(kept[index]) if index < len(kept) and isinstance(
+        samples = tuple(finite(kept[index])) if index < len(kept) and isinstance(
             kept[index], list) else ()
         value = number(ys[index])
         return samples or (() if value is None else (value,))

@@ -15,7 +15,7 @@ from hpcprobe.analysis.merge import MACHINE_FIELDS
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.report.common import Record, section_of
 from hpcprobe.results import RecordSet, read_records
-from hpcprobe.stats import number
+from hpcprobe.records import number
 
 MANIFEST_FILE = "run.json"
 FORMAT = "hpcprobe-run-1"

@@ -13,6 +13,7 @@ from rich.text import Text
 from hpcprobe.sanitize import csv_cell, json_text, plain
 from hpcprobe.stats import headline_summary
 from hpcprobe.units import MICRO, NANO, format_number, format_quantity, scale_for
+from hpcprobe.records import section_of
 
 Record = Dict[str, Any]
 
@@ -21,14 +22,9 @@ CSV_COLUMNS = (
     "metric", "unit", "value", "min", "median", "max",
     "verdict", "error", "tolerance", "compliant", "started_at",
 )
-def _section(record: Record, name: str) -> Dict[str, Any]:
-    section = record.get(name)
-    return section if isinstance(section, dict) else {}
-
-
 def verdict_text(record: Record) -> str:
     """e.g. "passed (0 ≤ 40.96 words)"; just "skipped" without numbers."""
-    validation = _section(record, "validation")
+    validation = section_of(record, "validation")
     verdict = plain(validation.get("verdict", "?"))
     error, tolerance = validation.get("error"), validation.get("tolerance")
     if error is None or tolerance is None:
@@ -62,8 +58,8 @@ def _quantity(value: Any, unit: str) -> str:
 
 
 def _table_row(record: Record) -> List[Text]:
-    headline = _section(record, "value")
-    layout = _section(record, "layout")
+    headline = section_of(record, "value")
+    layout = section_of(record, "layout")
     unit = str(headline.get("unit", ""))
     divisor, label = display_scale(unit, headline.get("value"))
     spread = headline_summary(record)
@@ -97,9 +93,9 @@ def records_json(records: Sequence[Record]) -> str:
 
 
 def csv_row(record: Record) -> List[Any]:
-    headline = _section(record, "value")
-    layout = _section(record, "layout")
-    validation = _section(record, "validation")
+    headline = section_of(record, "value")
+    layout = section_of(record, "layout")
+    validation = section_of(record, "validation")
     spread = headline_summary(record)
     row = [
         record.get("benchmark"), record.get("variant"), record.get("algorithm"),

@@ -1,6 +1,5 @@
 """Summaries of a metric's samples (one sample per timed repetition)."""
 
-import math
 import statistics
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional
@@ -58,19 +57,3 @@ def headline_summary(record: Dict[str, Any]) -> SampleSummary:
     """Statistics over the samples of the record's headline metric (value.metric)."""
     headline = record.get("value") or {}
     return summarize(metric_samples(record, str(headline.get("metric", ""))))
-
-
-def number(value: Any) -> Optional[float]:
-    """`value` as a finite float; None for anything else (bool, text, NaN, missing)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def numbers(values: Any) -> List[float]:
-    """The finite numbers of a list (None and anything else left out)."""
-    if not isinstance(values, list):
-        return []
-    found = [number(value) for value in values]
-    return [value for value in found if value is not None]

@@ -3,7 +3,8 @@
 from typing import Callable, Dict, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
-from hpcprobe.families.hpcc.suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps
+from hpcprobe.families import FAMILIES
+from hpcprobe.families.base import Suite
 from hpcprobe.main_suite import describe_main, main_steps
 from hpcprobe.suite_step import SuiteStep
 
@@ -77,37 +78,13 @@ def _memory(scale: str) -> List[SuiteStep]:
     ]
 
 
-def _hpcc(scale: str) -> List[SuiteStep]:
-    """HPCC's tests at --scale tiny on one rank; `run --suite hpcc` sizes them itself."""
-    return hpcc_steps(HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny"))
-
-
-# The communication suite (docs/kernels/comm.md): every comm function, HPCC's b_eff and
-# the rank-pair matrix, on the run's ranks (two at least). Default scale: the bench's
-# sizes (0 and 1 B to 4 MiB, 0.1 s per size; 4 MiB pair messages); tiny: sizes to 4 KiB,
-# 2 ms per size, b_eff's ping-pong budgets 1 s, 64 KiB pair messages once.
-COMM_BUDGET_S = 1800.0
-_COMM_SIZES: Dict[str, Dict[str, Tuple[str, ...]]] = {
-    "default": {"comm": (), "beff": (), "pairs": ()},
-    "tiny": {
-        "comm": ("--sizes", "0..4K", "--time-per-size", "0.002"),
-        "beff": ("--latency-pairs-time", "1", "--bandwidth-pairs-time", "1"),
-        "pairs": ("--size", "64K", "--repeat", "1"),
-    },
-}
-
-
-def _comm(scale: str) -> List[SuiteStep]:
-    sizes = _COMM_SIZES[scale]
-    return [SuiteStep("comm", "all", sizes["comm"], COMM_BUDGET_S),
-            SuiteStep("beff", "hpcc", sizes["beff"], COMM_BUDGET_S),
-            SuiteStep("pairs", "bandwidth", sizes["pairs"], COMM_BUDGET_S)]
-
-
+# Then the suites the families own (the registry's Family.suites), in the registry's order.
+FAMILY_SUITES: Dict[str, Suite] = {suite.name: suite for family in FAMILIES
+                                   for suite in family.suites}
 _SUITES: Dict[str, Callable[[str, int], List[SuiteStep]]] = {
     "main": main_steps, "quick": lambda scale, ranks: _quick(scale),
-    "memory": lambda scale, ranks: _memory(scale), "hpcc": lambda scale, ranks: _hpcc(scale),
-    "comm": lambda scale, ranks: _comm(scale)}
+    "memory": lambda scale, ranks: _memory(scale),
+    **{name: suite.steps for name, suite in FAMILY_SUITES.items()}}
 SUITE_NAMES = tuple(_SUITES)
 # `hpcprobe run` without --suite: the main job.
 DEFAULT_SUITE = "main"
@@ -142,23 +119,8 @@ def _describe_memory(steps: List[SuiteStep]) -> str:
     )
 
 
-def _describe_hpcc(steps: List[SuiteStep]) -> str:
-    return (f"{', '.join(step.name for step in steps)}: every HPCC test in HPCC's order, "
-            "sized from HPL's N (--n, --hpccinf, --config, or --memory-fraction, default "
-            "0.25), then HPCC's summary block")
-
-
-def _describe_comm(steps: List[SuiteStep]) -> str:
-    return (
-        f"{', '.join(step.name for step in steps)}; every comm function over 0 and 1 B .. "
-        "4 MiB, HPCC's b_eff, the rank-pair bandwidth matrix (4 MiB messages), on the run's "
-        f"ranks (2 or more; --placement applies); tiny: sizes to 4 KiB, 64 KiB pair "
-        f"messages; budget {COMM_BUDGET_S:g} s each"
-    )
-
-
 _DESCRIBE = {"main": describe_main, "quick": _describe_quick, "memory": _describe_memory,
-             "hpcc": _describe_hpcc, "comm": _describe_comm}
+             **{name: suite.describe for name, suite in FAMILY_SUITES.items()}}
 
 
 def describe_suite(name: str) -> str:

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
-from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE
-from hpcprobe.families.hpcc.summary import hpcc_summary_entries
+from hpcprobe.hpcc_summary.keys import BEGIN_LINE, END_LINE
+from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
 
 DATA = Path(__file__).parent / "data"
 

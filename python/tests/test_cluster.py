@@ -23,7 +23,7 @@ from hpcprobe.cluster.model import cluster_from_dict
 from hpcprobe.cluster.network_text import network_text, parse_network_text
 from hpcprobe.cluster.spec import parse_delay, parse_rate
 from hpcprobe.errors import HpcprobeError, UsageError
-from hpcprobe.families.contention.network import Network
+from hpcprobe.netsim.network import Network
 
 SUBNET = ipaddress.IPv4Network("10.123.0.0/16")
 

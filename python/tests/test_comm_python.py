@@ -11,22 +11,16 @@ import pytest
 from helpers import DATA, run_hpcprobe, stderr_lines, write_jsonl
 from rich.console import Console
 
-from hpcprobe.families.comm.placement_view import placement_columns, placement_of
-from hpcprobe.families.hpcc.beff_summary import beff_figures, beff_summary_entries
+from hpcprobe.analysis.placement_view import placement_columns, placement_of
+from hpcprobe.hpcc_summary.beff import beff_figures, beff_summary_entries
 from hpcprobe.cli import main
 from hpcprobe.families.comm.options import comm_bench_options, comm_bench_variant
 from hpcprobe.families.comm.tables import comm_tables
 from hpcprobe.errors import UsageError
-from hpcprobe.families.hpcc.summary import hpcc_summary_text
+from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
-from hpcprobe.families.comm.placement import (
-    HOSTFILE,
-    RANKFILE,
-    apply_placement,
-    parse_placement_text,
-    plan_placement,
-    read_placement,
-)
+from hpcprobe.launch.placement import (HOSTFILE, RANKFILE, apply_placement, parse_placement_text,
+                                       plan_placement, read_placement)
 from hpcprobe.families.comm.report import compare_label
 from hpcprobe.results import parse_record_line
 from hpcprobe.runner import Launch

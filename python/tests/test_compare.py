@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers import DATA, golden, run_hpcprobe, stderr_lines, write_jsonl
 
-from hpcprobe.families.hpcc.balance import balance_of, normalise, parse_hpcc_output
+from hpcprobe.hpcc_summary.balance import balance_of, normalise, parse_hpcc_output
 
 HPCC_X = {"HPL_Tflops": 2, "StarDGEMM_Gflops": 10, "CommWorldProcs": 100, "MPIFFT_Gflops": 40,
           "PTRANS_GBs": 80, "StarSTREAM_Copy": 5, "RandomlyOrderedRingBandwidth_GBytes": 0.2,

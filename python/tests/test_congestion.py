@@ -14,9 +14,9 @@ from hpcprobe.families.congestion import cif as cif_module
 from hpcprobe.families.congestion.model import (canary_ring, congestor_flows, max_min_rates,
                                                 predict, rank_roles, shuffle, split_units)
 from hpcprobe.families.congestion.tables import congestion_tables
-from hpcprobe.families.contention.patterns import Machine
-from hpcprobe.families.contention.simulate import LinkModel
-from hpcprobe.families.contention.tree import Tree
+from hpcprobe.netsim.patterns import Machine
+from hpcprobe.netsim.simulate import LinkModel
+from hpcprobe.netsim.tree import Tree
 
 
 def record_of(samples, congestors="incast", canaries="latency,bandwidth"):

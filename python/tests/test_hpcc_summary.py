@@ -11,8 +11,8 @@ import pytest
 from helpers import golden, measured_summary, run_hpcprobe
 from hpcc_parsers import HPCC15_KEYS, RAMBLE_KEYS, block_pairs, parsed_block
 
-from hpcprobe.families.hpcc.block import decimal
-from hpcprobe.families.hpcc.summary import hpcc_summary_text, unsuccessful_lines
+from hpcprobe.hpcc_summary.block import decimal
+from hpcprobe.hpcc_summary.summary import hpcc_summary_text, unsuccessful_lines
 
 def summary(records):
     """hpcc_summary_text without the constant keys (test_hpcc_suite.py checks those)."""

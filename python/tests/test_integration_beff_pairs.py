@@ -9,7 +9,7 @@ import pytest
 from helpers import run_hpcprobe
 from integration import run_bench
 
-from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
+from hpcprobe.hpcc_summary.beff import beff_summary_entries
 from hpcprobe.results import read_records
 
 

@@ -18,17 +18,12 @@ from helpers import (DATA, golden, measured_summary, read_jsonl, run_hpcprobe, s
 from rich.console import Console
 
 from hpcprobe.cli import main, parse_arguments
-from hpcprobe.families.hpcc.summary import hpcc_summary_text
+from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
 from hpcprobe.launch.binding import binding_args
-from hpcprobe.families.memory.tables import (
-    binary_size,
-    default_ranks,
-    memory_bench_options,
-    memory_tables,
-    cache_names,
-    threads_per_rank,
-)
+from hpcprobe.units import binary_size
+from hpcprobe.families.memory.tables import (default_ranks, memory_bench_options, memory_tables,
+                                             cache_names, threads_per_rank)
 from hpcprobe.results import read_records, schema_problem
 from hpcprobe.suites import describe_suite, suite_steps
 

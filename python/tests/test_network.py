@@ -8,8 +8,8 @@ from collections import Counter, deque
 import numpy as np
 import pytest
 
-from hpcprobe.families.contention.network import Network, default_axis, make_network, parse_wrap
-from hpcprobe.families.contention.routing import MINUS, PLUS, link_ends, link_loads, path_max_load
+from hpcprobe.netsim.network import Network, default_axis, make_network, parse_wrap
+from hpcprobe.netsim.routing import MINUS, PLUS, link_ends, link_loads, path_max_load
 
 SMALL = [
     Network((5,), (True,)),

@@ -4,11 +4,11 @@ example, eq. 1, the patterns of the benchmarks and of the RandomAccess algorithm
 import numpy as np
 import pytest
 
-from hpcprobe.families.contention import patterns
+from hpcprobe.netsim import patterns
 from hpcprobe.families.ra.model import hypercube_words
-from hpcprobe.families.contention.network import make_network
-from hpcprobe.families.contention.patterns import Machine
-from hpcprobe.families.contention.simulate import LinkModel, simulate
+from hpcprobe.netsim.network import make_network
+from hpcprobe.netsim.patterns import Machine
+from hpcprobe.netsim.simulate import LinkModel, simulate
 
 
 def machine(spec="torus", dims="8x8x8", ranks_per_node=4):

@@ -1,4 +1,4 @@
-"""The simulator on a two-level tree (families/contention/tree.py) and the cluster's
+"""The simulator on a two-level tree (netsim/tree.py) and the cluster's
 network line that records carry for `simulate --compare` (cluster/network_text.py)."""
 
 import numpy as np
@@ -6,11 +6,11 @@ import pytest
 
 from hpcprobe.cli import main
 from hpcprobe.cluster.network_text import NetworkText, parse_network_text
-from hpcprobe.families.contention import patterns
-from hpcprobe.families.contention.patterns import Machine
-from hpcprobe.families.contention.simulate import LinkModel, simulate
+from hpcprobe.netsim import patterns
+from hpcprobe.netsim.patterns import Machine
+from hpcprobe.netsim.simulate import LinkModel, simulate
 from hpcprobe.families.contention.simulate_report import compare_record, record_link_model
-from hpcprobe.families.contention.tree import Tree, parse_tree, tree_loads
+from hpcprobe.netsim.tree import Tree, parse_tree, tree_loads
 
 MIB = 1 << 20
 

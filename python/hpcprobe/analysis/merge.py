@@ -22,7 +22,8 @@ import json
 import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hpcprobe.analysis.stats import finite
+from hpcprobe.records import finite
+from hpcprobe.records import section_of
 
 Record = Dict[str, Any]
 
@@ -44,14 +45,9 @@ class MergeRefused(ValueError):
     """Records that do not come from one machine and one configuration."""
 
 
-def _section(record: Record, name: str) -> Dict[str, Any]:
-    section = record.get(name)
-    return section if isinstance(section, dict) else {}
-
-
 def _bench_command(record: Record) -> List[Any]:
     """metadata.command_line without the value of --out (each run writes elsewhere)."""
-    words = _section(record, "metadata").get("command_line")
+    words = section_of(record, "metadata").get("command_line")
     words = words if isinstance(words, list) else []
     kept, skip = [], False
     for word in words:
@@ -66,8 +62,8 @@ def _bench_command(record: Record) -> List[Any]:
 
 def identity(record: Record) -> List[Tuple[str, Any]]:
     """(field, value) pairs that records must share to merge, in the order checked."""
-    metadata = _section(record, "metadata")
-    headline = _section(record, "value")
+    metadata = section_of(record, "metadata")
+    headline = section_of(record, "value")
     pairs: List[Tuple[str, Any]] = [
         (f"metadata.{name}", sorted(metadata[name]) if name == "hosts"
          and isinstance(metadata.get(name), list) else metadata.get(name))
@@ -155,7 +151,7 @@ def _merge_series(records: Sequence[Record]) -> Optional[List[Dict[str, Any]]]:
 
 
 def _merge_validation(records: Sequence[Record]) -> Dict[str, Any]:
-    validations = [_section(record, "validation") for record in records]
+    validations = [section_of(record, "validation") for record in records]
     merged = dict(validations[0])
     verdicts = [str(entry.get("verdict")) for entry in validations]
     merged["verdict"] = max(verdicts, key=lambda verdict: _VERDICT_ORDER.index(verdict)
@@ -169,7 +165,7 @@ def _merge_validation(records: Sequence[Record]) -> Dict[str, Any]:
 
 
 def _merge_counters(records: Sequence[Record]) -> Dict[str, Any]:
-    counters = [_section(record, "counters") for record in records]
+    counters = [section_of(record, "counters") for record in records]
     kept = {name: value for name, value in counters[0].items()
             if all(other.get(name) == value for other in counters)}
     kept["merged_launches"] = len(records)
@@ -179,7 +175,7 @@ def _merge_counters(records: Sequence[Record]) -> Dict[str, Any]:
 
 
 def _headline_samples(record: Record) -> List[Any]:
-    name = _section(record, "value").get("metric")
+    name = section_of(record, "value").get("metric")
     for metric in record.get("metrics") or []:
         if metric.get("name") == name:
             return metric.get("samples") or []

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, List, Optional, Sequence, Tuple
 
+from hpcprobe.records import finite
+
 UNSTABLE_CV = 0.10
 FEW_SAMPLES = 3
 # Student t quantiles t(0.975, df) for df = 1..4 (the t interval serves 2-5 samples).
@@ -76,16 +78,6 @@ class SampleStats:
     @property
     def stable(self) -> bool:
         return not self.warnings
-
-
-def finite(samples: Iterable[object]) -> List[float]:
-    """The samples that are finite numbers (None, text, bool, NaN left out)."""
-    # Exact types: bool is an int subclass, and merged records carry 10^5 samples.
-    return [float(sample) for sample in samples
-            if type(sample) in _NUMBER_TYPES and math.isfinite(sample)]
-
-
-_NUMBER_TYPES = (int, float)
 
 
 def sample_stdev(values: Sequence[float], mean: float) -> float:

@@ -14,9 +14,9 @@ from rich.text import Text
 from hpcprobe.analysis.compare import (Column, Regression, comparison_rows, comparison_table,
                                        regressions)
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED, HpcprobeError
-from hpcprobe.families.comm.placement_view import placement_columns
-from hpcprobe.families.hpcc.balance import Balance, balance_of, read_hpcc_file
-from hpcprobe.families.hpcc.balance_report import balance_blocks, kiviat_figure, records_column
+from hpcprobe.analysis.placement_view import placement_columns
+from hpcprobe.hpcc_summary.balance import Balance, balance_of, read_hpcc_file
+from hpcprobe.hpcc_summary.balance_report import balance_blocks, kiviat_figure, records_column
 from hpcprobe.launching import stderr_line, stdout_console
 from hpcprobe.report.blocks import Paragraph, Table
 from hpcprobe.report.plots import FigureSink

@@ -20,9 +20,8 @@ from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.commands import print_family_tables
 from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError
 from hpcprobe.families import FAMILIES
-from hpcprobe.families.comm.command import check_run_placement, place_launch
-from hpcprobe.families.hpcc.command import (hpcc_suite_steps, suite_problems,
-                                           write_hpcc_summary)
+from hpcprobe.launch.placement import check_run_placement, place_launch
+from hpcprobe.hpcc_summary.write import suite_problems, write_hpcc_summary
 from hpcprobe.headline import Figure, headline_table, moved_figures
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, stderr_line,
@@ -37,7 +36,7 @@ from hpcprobe.run_manifest import (DONE, FAILED, NOT_RUN, STOPPED, EarlierRun, R
 from hpcprobe.runner import Launch, own_records
 from hpcprobe.signals import StopSignal
 from hpcprobe.suite_step import SuiteStep
-from hpcprobe.suites import DEFAULT_SUITE, suite_steps
+from hpcprobe.suites import DEFAULT_SUITE, FAMILY_SUITES, suite_steps
 
 REPORT_FILE = "report.html"
 # The benchmarks whose suite launches bind one rank per core (where the launcher can).
@@ -126,8 +125,9 @@ def _family_main_steps(steps: List[SuiteStep], scale: str,
 
 def _plan(args: argparse.Namespace, context: LaunchContext) -> SuiteRun:
     suite = args.suite or DEFAULT_SUITE
-    if suite == "hpcc":
-        steps = hpcc_suite_steps(args, context)
+    owned = FAMILY_SUITES.get(suite)
+    if owned is not None and owned.sized_steps is not None:
+        steps = owned.sized_steps(args, context)
     else:
         steps = suite_steps(suite, args.scale, context.np)
     notes: List[str] = []
@@ -201,8 +201,9 @@ def _print_results(run: SuiteRun) -> None:
                       f"{context.out_dir}")
     if run.manifest.suite != DEFAULT_SUITE:
         print_family_tables(shown)
-    if (args.hpcc_summary or run.manifest.suite == "hpcc") and (run.found.records or
-                                                                run.failures):
+    owned = FAMILY_SUITES.get(run.manifest.suite)
+    if (args.hpcc_summary or (owned is not None and owned.hpcc_summary)) and (
+            run.found.records or run.failures):
         write_hpcc_summary(run.found, context.out_dir, suite_problems(run.by_step, run.failures))
 
 

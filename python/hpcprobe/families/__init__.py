@@ -3,13 +3,11 @@
 describes it as a Family), and what the command line, the generic commands and the
 report are built from (docs/adding-a-kernel.md).
 
-Layers: a family imports the shared layers (launch/, results, analysis/, report/, units,
-stats, runner, cli_types, ...) and, where it reads their records, a family below it
-(hpcc reads memory's STREAM records; comm and contention build on hpcc and memory;
-congestion on contention's simulator). No
-shared layer imports a family: cli.py and commands/ take the families from here, and
-the report reaches their sections through report/registry.py, where this module
-registers them.
+Layers: a family imports the shared layers (launch/, results, records, tables, analysis/,
+report/, hpcc_summary/, netsim/, units, stats, runner, cli_types, ...) and no other
+family (tests/test_layers.py). No shared layer imports a family: cli.py, suites.py and
+commands/ take the families from here, and the report reaches their sections through
+report/registry.py, where this module registers them.
 """
 
 from typing import Dict, Tuple

@@ -19,6 +19,22 @@ MainSteps = Callable[[str, int, str], Tuple[List[SuiteStep], str]]
 
 
 @dataclass(frozen=True)
+class Suite:
+    """A suite of `hpcprobe run --suite NAME` that a family owns (suites.py lists it after
+    its own, in the registry's order): `steps(scale, ranks)` its launches, `describe(steps)`
+    its line of `hpcprobe list`; `sized_steps(args, context)`, where given, the launches
+    `run` makes instead, sized from its arguments and the launched ranks (hpcc: from --n,
+    --config, --hpccinf or the ranks' memory); `hpcc_summary` whether `run` writes HPCC's
+    summary block after it without --hpcc-summary."""
+
+    name: str
+    steps: Callable[[str, int], List[SuiteStep]]
+    describe: Callable[[List[SuiteStep]], str]
+    sized_steps: Optional[Callable[[argparse.Namespace, Any], List[SuiteStep]]] = None
+    hpcc_summary: bool = False
+
+
+@dataclass(frozen=True)
 class Command:
     """One `hpcprobe NAME` command. `order` places it in the list of commands that a
     mistake shows ("allowed: ra, stream, ..."); `add_parser(subparsers)` returns its
@@ -46,7 +62,7 @@ class Family:
     its records on the run's headline table (headline.py); `text_formats` the layouts of
     other tools that `show --format` can print its records in; `main_steps` the steps it
     adds to the main job after the others where the node has what they need (gpu: a
-    device)."""
+    device); `suites` its suites of `hpcprobe run --suite`."""
 
     name: str
     benchmarks: Tuple[str, ...]
@@ -62,3 +78,4 @@ class Family:
     # (NAME, text(records)) pairs.
     text_formats: Tuple[Tuple[str, Callable[[Sequence[Record]], str]], ...] = ()
     main_steps: Optional[MainSteps] = None
+    suites: Tuple[Suite, ...] = ()

@@ -6,21 +6,14 @@ from typing import Any, Dict, List, Optional, Sequence
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import metric_samples, number
+from hpcprobe.stats import metric_samples
+from hpcprobe.records import number
 from hpcprobe.units import GIGA, NANO, format_number
+from hpcprobe.records import parameter, section_of
 
 Record = Dict[str, Any]
 
 __all__ = ["GIGA", "NANO", "Record", "number", "plain", "verdict_text"]
-
-
-def section_of(record: Record, name: str) -> Dict[str, Any]:
-    value = record.get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def parameter(record: Record, name: str) -> Any:
-    return section_of(record, "parameters").get(name)
 
 
 def int_parameter(record: Record, name: str) -> Optional[int]:

@@ -4,16 +4,16 @@ the launches of `hpcprobe run --placement`."""
 
 import argparse
 import os
-from typing import Any, Iterable, Optional, Sequence
+from typing import Sequence
 
 from hpcprobe.families.comm.options import comm_bench_options, comm_bench_variant, default_ranks
 from hpcprobe.families.comm.peer_formats import peer_text
 from hpcprobe.families.comm.tables import comm_tables
-from hpcprobe.families.hpcc.command import write_launch_summary
+from hpcprobe.hpcc_summary.write import write_launch_summary
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stdout_console
-from hpcprobe.families.comm.placement import ORDERS, apply_placement, read_placement
 from hpcprobe.results import RecordSet
 from hpcprobe.launch.limits import allocation_cores
+from hpcprobe.launch.placement import check_run_placement, place_launch
 
 COMM_DEFAULT_BUDGET_S = 3600.0
 
@@ -22,20 +22,6 @@ def print_comm_tables(records: RecordSet) -> None:
     console = stdout_console()
     for table in comm_tables(records.records):
         console.print(table)
-
-
-def place_launch(launch: Any, spec: Optional[str]) -> Any:
-    """The placement on a launch of two ranks or more (one rank has nowhere to go)."""
-    return apply_placement(launch, spec) if launch.np > 1 else launch
-
-
-def check_run_placement(spec: Optional[str], ranks: Iterable[int]) -> None:
-    """Before a suite starts: a placement file must cover each launch's ranks."""
-    if spec is None or spec in ORDERS:
-        return
-    for np in sorted(set(ranks)):
-        if np > 1:
-            read_placement(spec, np)
 
 
 def command_comm_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:

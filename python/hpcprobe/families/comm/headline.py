@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence
 from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs
 from hpcprobe.report.common import Record, last_of, ranks
 from hpcprobe.families.comm.tables import device_buffers
-from hpcprobe.families.memory.tables import binary_size
+from hpcprobe.units import binary_size
 
 GROUP = "interconnect"
 

@@ -11,7 +11,7 @@ from hpcprobe.cli_types import add_launch_options, choice, unknown
 from hpcprobe.errors import UsageError
 from hpcprobe.launch.kernels import variants
 from hpcprobe.families.comm.peer_formats import PEER_FORMATS
-from hpcprobe.families.comm.placement import ORDERS, read_placement
+from hpcprobe.launch.placement import ORDERS, read_placement
 
 # IMB-MPI1's order (docs/kernels/comm.md); PingPong and PingPing need two ranks. The
 # functions come from `hpcprobe-bench list` (comm_functions()); these are offered when the

@@ -21,7 +21,8 @@ import math
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from hpcprobe.families.comm.tables import record_parameters
-from hpcprobe.families.memory.tables import number, series_points
+from hpcprobe.records import number
+from hpcprobe.records import series_points
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.stats import find_series

@@ -12,10 +12,12 @@ import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.analysis.compare import comparison_rows, comparison_table
-from hpcprobe.families.comm.placement_view import placement_columns, placement_of
-from hpcprobe.families.hpcc.beff_summary import BEFF_KEYS, beff_figures
+from hpcprobe.analysis.placement_view import placement_columns, placement_of
+from hpcprobe.hpcc_summary.beff import BEFF_KEYS, beff_figures
 from hpcprobe.families.comm.tables import buffers_text, device_buffers, find_matrix
-from hpcprobe.families.memory.tables import binary_size, numbers, series_points
+from hpcprobe.units import binary_size
+from hpcprobe.records import series_points
+from hpcprobe.records import numbers
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, number, of_benchmark, parameter, plain,
                                     ranks, section_of, verdict_cell)
@@ -206,7 +208,7 @@ def _beff(records: Sequence[Record]) -> List[Block]:
     rows.append(["validation"] + [verdict_cell(record) for record in shown])
     blocks: List[Block] = [Table.of("b_eff: HPCC's keys", ["key"] + [
         f"{_where(record)} ({index})" for index, record in enumerate(shown, 1)], rows,
-        "HPCC's names, units (µs, GB/s = 10^9 B/s) and reductions (families/hpcc/beff_summary.py): "
+        "HPCC's names, units (µs, GB/s = 10^9 B/s) and reductions (hpcc_summary/beff.py): "
         "ping-pong over pairs (min / avg / max over pairs), rings with every rank exchanging "
         "at once (random: the geometric mean over the orderings)")]
     if len(found) > len(shown):

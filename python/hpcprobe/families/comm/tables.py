@@ -11,23 +11,20 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from rich.console import RenderableType
 
-from hpcprobe.families.hpcc.beff_summary import beff_figures
-from hpcprobe.families.memory.tables import (binary_size, number, numbers, series_points,
-                                             titled_table)
+from hpcprobe.hpcc_summary.beff import beff_figures
+from hpcprobe.records import series_points
+from hpcprobe.tables import titled_table
+from hpcprobe.records import number, numbers
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.stats import metric_samples
-from hpcprobe.units import GIGA, MEGA, MICRO, format_number
+from hpcprobe.units import GIGA, MEGA, MICRO, MISSING, binary_size
+from hpcprobe.tables import cell
 
 Record = Dict[str, Any]
 
 HEADLINE_BYTES = 1 << 20
 MATRIX_MAX_RANKS = 16
-MISSING = "—"
-
-
-def _cell(value: Optional[float], divisor: float = 1.0) -> str:
-    return MISSING if value is None else format_number(value, divisor)
 
 
 def record_parameters(record: Record) -> Dict[str, Any]:
@@ -99,9 +96,9 @@ def comm_table(record: Record) -> RenderableType:
     rows = []
     for index, size in enumerate(curves["time_avg"]):
         row = [binary_size(size), str(int(reps[index])) if index < len(reps) else MISSING]
-        row += [_cell(curves[name].get(size), MICRO) for name in
+        row += [cell(curves[name].get(size), MICRO) for name in
                 ("time_min", "time_avg", "time_max", "time_median", "time_p99")]
-        row += [_cell(curves["bandwidth"].get(size), MEGA)] if with_bw else []
+        row += [cell(curves["bandwidth"].get(size), MEGA)] if with_bw else []
         rows.append(row)
     function = plain(record_parameters(record).get("function", record.get("variant")))
     half = record_parameters(record).get("time_is") == "half-round-trip"
@@ -137,10 +134,10 @@ def comm_summary_table(records: Sequence[Record]) -> RenderableType:
         label += f" ({buffers_text(record, short=True)})" if device_buffers(record) else ""
         rows.append([
             label, _ranks_text(record),
-            binary_size(smallest), _cell(_at(avg, smallest), MICRO) if smallest is not None
+            binary_size(smallest), cell(_at(avg, smallest), MICRO) if smallest is not None
             else MISSING, binary_size(headline),
-            _cell(_at(avg, headline), MICRO) if headline is not None else MISSING,
-            _cell(_at(bandwidth, headline), MEGA) if headline is not None else MISSING,
+            cell(_at(avg, headline), MICRO) if headline is not None else MISSING,
+            cell(_at(bandwidth, headline), MEGA) if headline is not None else MISSING,
             verdict_text(record)])
     headings = ["function", "ranks", "smallest", "t_avg µs", "at", "t_avg µs", "MB/s",
                 "validation"]
@@ -157,15 +154,15 @@ def beff_table(record: Record) -> RenderableType:
     f = beff_figures(record)
     pairs = _counter(record, "pingpong_pairs_latency")
     rows = [
-        ["ping-pong latency (µs)", _cell(f["MinPingPongLatency_usec"], MICRO),
-         _cell(f["AvgPingPongLatency_usec"], MICRO), _cell(f["MaxPingPongLatency_usec"], MICRO)],
-        ["ping-pong bandwidth (GB/s)", _cell(f["MinPingPongBandwidth_GBytes"], GIGA),
-         _cell(f["AvgPingPongBandwidth_GBytes"], GIGA),
-         _cell(f["MaxPingPongBandwidth_GBytes"], GIGA)],
-        ["naturally ordered ring", _cell(f["NaturallyOrderedRingLatency_usec"], MICRO) + " µs",
-         "", _cell(f["NaturallyOrderedRingBandwidth_GBytes"], GIGA) + " GB/s"],
-        ["randomly ordered ring", _cell(f["RandomlyOrderedRingLatency_usec"], MICRO) + " µs",
-         "", _cell(f["RandomlyOrderedRingBandwidth_GBytes"], GIGA) + " GB/s"],
+        ["ping-pong latency (µs)", cell(f["MinPingPongLatency_usec"], MICRO),
+         cell(f["AvgPingPongLatency_usec"], MICRO), cell(f["MaxPingPongLatency_usec"], MICRO)],
+        ["ping-pong bandwidth (GB/s)", cell(f["MinPingPongBandwidth_GBytes"], GIGA),
+         cell(f["AvgPingPongBandwidth_GBytes"], GIGA),
+         cell(f["MaxPingPongBandwidth_GBytes"], GIGA)],
+        ["naturally ordered ring", cell(f["NaturallyOrderedRingLatency_usec"], MICRO) + " µs",
+         "", cell(f["NaturallyOrderedRingBandwidth_GBytes"], GIGA) + " GB/s"],
+        ["randomly ordered ring", cell(f["RandomlyOrderedRingLatency_usec"], MICRO) + " µs",
+         "", cell(f["RandomlyOrderedRingBandwidth_GBytes"], GIGA) + " GB/s"],
     ]
     title = (f"hpcprobe beff (HPCC b_eff): {_ranks_text(record)}{_placement_text(record)}; "
              f"validation {verdict_text(record)}")
@@ -182,8 +179,8 @@ def beff_table(record: Record) -> RenderableType:
 def _spread(values: List[float]) -> List[str]:
     if not values:
         return [str(0), MISSING, MISSING, MISSING]
-    return [str(len(values)), _cell(min(values), GIGA), _cell(statistics.fmean(values), GIGA),
-            _cell(max(values), GIGA)]
+    return [str(len(values)), cell(min(values), GIGA), cell(statistics.fmean(values), GIGA),
+            cell(max(values), GIGA)]
 
 
 def find_matrix(record: Record, name: str) -> Optional[List[List[Optional[float]]]]:
@@ -217,7 +214,7 @@ def pairs_tables(record: Record) -> List[RenderableType]:
             for j, value in enumerate(row):
                 shared = same is not None and i < len(same) and j < len(same[i]) and same[i][j]
                 cells.append(MISSING if value is None else
-                             _cell(value, GIGA) + ("*" if shared else ""))
+                             cell(value, GIGA) + ("*" if shared else ""))
             body.append([str(i), *cells])
         tables.append(titled_table("bandwidth matrix (GB/s)", "row: source rank, column: "
                              "destination rank; * the two ranks share a node",

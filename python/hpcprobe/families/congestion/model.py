@@ -21,10 +21,10 @@ from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from hpcprobe.families.contention.patterns import Machine
-from hpcprobe.families.contention.network import Network
-from hpcprobe.families.contention.simulate import LinkModel
-from hpcprobe.families.contention.tree import Tree
+from hpcprobe.netsim.patterns import Machine
+from hpcprobe.netsim.network import Network
+from hpcprobe.netsim.simulate import LinkModel
+from hpcprobe.netsim.tree import Tree
 from hpcprobe.families.congestion.cif import CONGESTORS
 
 _MASK = (1 << 64) - 1

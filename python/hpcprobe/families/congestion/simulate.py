@@ -17,18 +17,18 @@ from hpcprobe.families.congestion.cif import CONGESTORS, cif_row, conditions_of
 from hpcprobe.families.congestion.model import Prediction, predict, rank_roles, roles_summary
 from hpcprobe.families.congestion.options import name_list
 from hpcprobe.families.contention import options as contention_options
-from hpcprobe.families.contention.network import Network
-from hpcprobe.families.contention.patterns import Machine
-from hpcprobe.families.contention.simulate import PAPER_FLIT_BYTES, LinkModel
+from hpcprobe.netsim.network import Network
+from hpcprobe.netsim.patterns import Machine
+from hpcprobe.netsim.simulate import PAPER_FLIT_BYTES, LinkModel
 from hpcprobe.families.contention.simulate_report import (cluster_network, command_simulate as
                                                           contention_simulate, link_model,
                                                           record_link_model)
-from hpcprobe.families.contention.tree import Tree
-from hpcprobe.families.memory.tables import titled_table
+from hpcprobe.netsim.tree import Tree
+from hpcprobe.tables import titled_table
 from hpcprobe.launching import read_record_inputs, stdout_console
 from hpcprobe.report.common import parameter, section_of
 from hpcprobe.sanitize import plain
-from hpcprobe.stats import number, numbers
+from hpcprobe.records import number, numbers
 from hpcprobe.units import format_number
 
 PATTERN = "congestion"

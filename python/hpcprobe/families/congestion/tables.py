@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from rich.console import RenderableType
 
 from hpcprobe.families.congestion.cif import CifRow, cif_rows, congestor_bytes
-from hpcprobe.families.memory.tables import titled_table
+from hpcprobe.tables import titled_table
 from hpcprobe.report.common import parameter
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text

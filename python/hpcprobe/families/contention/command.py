@@ -24,8 +24,9 @@ from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext, choose_launcher, stderr_line, stdout_console
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.cluster import ClusterLauncher
-from hpcprobe.families.memory.tables import number, numbers, titled_table
-from hpcprobe.families.contention.network import Network
+from hpcprobe.records import number, numbers
+from hpcprobe.tables import titled_table
+from hpcprobe.netsim.network import Network
 from hpcprobe.families.contention.tables import contention_tables
 from hpcprobe.runner import bench_error_lines, stop_launch
 from hpcprobe.sanitize import plain

@@ -22,10 +22,10 @@ from hpcprobe.cli_types import (
 )
 from hpcprobe.errors import UsageError
 from hpcprobe.launch.kernels import variants
-from hpcprobe.families.ra.model import parse_shape
-from hpcprobe.families.contention.network import Network, make_network
-from hpcprobe.families.contention.patterns import PATTERNS, RA_PATTERNS
-from hpcprobe.families.contention.tree import Tree, parse_tree
+from hpcprobe.netsim.network import parse_shape
+from hpcprobe.netsim.network import Network, make_network
+from hpcprobe.netsim.patterns import PATTERNS, RA_PATTERNS
+from hpcprobe.netsim.tree import Tree, parse_tree
 
 # The variants come from `hpcprobe-bench list` (contention_variants()); these are offered
 # when the bench cannot be asked (launch/kernels.py).

@@ -12,13 +12,14 @@ from typing import Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from hpcprobe.families.contention.tables import (SUMMARY_HEADINGS, Points, numbered_series,
                                                   pair_curves, subject, summary_rows)
-from hpcprobe.families.memory.tables import binary_size, series_points
+from hpcprobe.units import binary_size
+from hpcprobe.records import series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, of_benchmark, parameter, plain, ranks,
                                     verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
-from hpcprobe.families.contention.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel
+from hpcprobe.netsim.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel
 from hpcprobe.families.contention.simulate_report import (cluster_network, compare_record,
                                                           record_link_model)
 from hpcprobe.units import MICRO, format_number

@@ -10,19 +10,20 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from hpcprobe.families.contention import patterns
+from hpcprobe.netsim import patterns
 from hpcprobe.families.contention.options import DEFAULT_SIZES
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED, UsageError
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
-from hpcprobe.families.memory.tables import number, series_points, titled_table
+from hpcprobe.records import number
+from hpcprobe.records import series_points
+from hpcprobe.tables import titled_table
 from hpcprobe.cluster.network_text import NetworkText, parse_network_text
-from hpcprobe.families.contention.network import Network, default_axis
-from hpcprobe.families.contention.tree import Tree
-from hpcprobe.families.contention.patterns import Machine, Phase
+from hpcprobe.netsim.network import Network, default_axis
+from hpcprobe.netsim.tree import Tree
+from hpcprobe.netsim.patterns import Machine, Phase
 from hpcprobe.results import shown_problems
 from hpcprobe.sanitize import plain
-from hpcprobe.families.contention.simulate import (BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel,
-                                                   simulate)
+from hpcprobe.netsim.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel, simulate
 from hpcprobe.units import MICRO, format_number
 
 Record = Dict[str, Any]

@@ -10,20 +10,18 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from rich.console import RenderableType
 
-from hpcprobe.families.memory.tables import number, series_points, titled_table
+from hpcprobe.records import number
+from hpcprobe.records import series_points
+from hpcprobe.tables import titled_table
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.units import MICRO, format_number
+from hpcprobe.records import parameter
 
 Record = Dict[str, Any]
 Points = Dict[float, Optional[float]]
 
 MAX_HOP_COLUMNS = 12
-
-
-def _param(record: Record, name: str) -> Any:
-    section = record.get("parameters")
-    return section.get(name) if isinstance(section, dict) else None
 
 
 def _us(value: Optional[float]) -> str:
@@ -33,23 +31,23 @@ def _us(value: Optional[float]) -> str:
 def subject(record: Record) -> str:
     """The topology a record assumed, e.g. "torus 4x4 (row-major), up to 1 rank(s) per node
     (emulated)"."""
-    kind, dims = _param(record, "topology_kind"), _param(record, "topology_dims")
+    kind, dims = parameter(record, "topology_kind"), parameter(record, "topology_dims")
     words = [plain(kind) if isinstance(kind, str) else "?"]
     if isinstance(dims, str) and dims:
         words.append(plain(dims))
-    source = _param(record, "coordinate_source")
-    rpn = number(_param(record, "ranks_per_node"))
+    source = parameter(record, "coordinate_source")
+    rpn = number(parameter(record, "ranks_per_node"))
     text = " ".join(words) + (f" ({plain(source)})" if isinstance(source, str) else "")
     if rpn is not None:
         text += f", up to {int(rpn)} rank(s) per node"
-    if _param(record, "ranks_per_node_source") == "option":
+    if parameter(record, "ranks_per_node_source") == "option":
         text += " (emulated)"
     return text
 
 
 def _title(record: Record, what: str) -> str:
     variant = plain(record.get("variant"))
-    pairs = _param(record, "pairs")
+    pairs = parameter(record, "pairs")
     extra = f" ({plain(pairs)} pairs)" if isinstance(pairs, str) else ""
     return f"hpcprobe contention {variant}{extra}: {what}"
 

@@ -8,15 +8,15 @@ use and every string is shown as plain text (a device name may say anything)."""
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from rich.console import RenderableType
 
 from hpcprobe.report.common import number, parameter, section_of
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import find_series, metric_samples, numbers
+from hpcprobe.stats import find_series, metric_samples
+from hpcprobe.records import numbers
 from hpcprobe.units import GIGA, MICRO, MISSING, binary_size, format_number
+from hpcprobe.tables import cell, titled_table
 
 Record = Dict[str, Any]
 
@@ -91,21 +91,6 @@ def copy_name(record: Record) -> str:
 
 # --- formatting ---------------------------------------------------------------------------
 
-def cell(value: Optional[float], divisor: float = 1.0) -> str:
-    return MISSING if value is None else format_number(value, divisor)
-
-
-def titled_table(title: str, caption: str, headings: Sequence[str],
-                 rows: Sequence[Sequence[str]]) -> RenderableType:
-    table = Table()
-    for index, heading in enumerate(headings):
-        table.add_column(heading, justify="left" if index == 0 else "right")
-    for row in rows:
-        table.add_row(*[Text(plain(value)) for value in row])
-    return Group(Text(plain(title, 160), style="italic"), table,
-                 Text(plain(caption, 600), style="dim"), Text(""))
-
-
 def stream_rows(record: Record) -> List[List[str]]:
     """Per kernel: best and median GB/s, and the best over the nominal bandwidth."""
     nominal = number(parameter(record, "nominal_bandwidth"))
@@ -132,7 +117,7 @@ def stream_table(record: Record) -> RenderableType:
                "Add, Triad: 3), summed over the ranks; of nominal: the best over the nominal "
                + (f"{format_number(nominal, GIGA)} GB/s (memory clock x bus width x 2)"
                   if nominal else "bandwidth, which the device did not give"))
-    return titled_table(title, caption, STREAM_HEADINGS, stream_rows(record))
+    return titled_table(title, caption, STREAM_HEADINGS, stream_rows(record), title_chars=160)
 
 
 RA_HEADINGS = ("algorithm", "table", "streams", "GUPS (median)", "GUPS (best)", "wrong words",
@@ -152,7 +137,7 @@ def ra_table(record: Record) -> RenderableType:
     title = f"hpcprobe gpu ra: {device_text(record)}"
     caption = ("GUPS = 10^9 updates/s, 4 updates per table word (HPCC); wrong words: after "
                "replaying the updates with atomic XOR, at most 1 % may be wrong")
-    return titled_table(title, caption, RA_HEADINGS, [ra_row(record)])
+    return titled_table(title, caption, RA_HEADINGS, [ra_row(record)], title_chars=160)
 
 
 COPY_HEADINGS = ("copy", "largest size", "GB/s there", "smallest size", "µs there",
@@ -170,7 +155,8 @@ def copy_table(records: Sequence[Record]) -> RenderableType:
     caption = ("GB/s there: the median bandwidth at the largest size; µs there: the copy "
                "time at the smallest size (the record's latency); device to device counts "
                "each byte read and written")
-    return titled_table(title, caption, COPY_HEADINGS, [copy_row(r) for r in records])
+    return titled_table(title, caption, COPY_HEADINGS, [copy_row(r) for r in records],
+                        title_chars=160)
 
 
 INFO_HEADINGS = ("device", "name", "compute capability", "SMs", "memory", "L2",
@@ -209,7 +195,7 @@ def info_table(devices: Sequence[Dict[str, Any]], build: str) -> RenderableType:
     return titled_table(f"hpcprobe gpu info: {len(rows)} device(s); build {plain(build, 40)}",
                         "nominal: memory clock x bus width x 2 (DDR/HBM), as the runtime "
                         "reports them; PCIe: one direction of the current link (sysfs), "
-                        "after its line code", INFO_HEADINGS, rows)
+                        "after its line code", INFO_HEADINGS, rows, title_chars=160)
 
 
 def gpu_tables(records: Sequence[Record]) -> List[RenderableType]:

@@ -11,10 +11,10 @@ STREAM and b_eff records, which HPCC's table also reads (report/registry.py)."""
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc.balance import Balance, balance_of, by_ranks, hpcc_keys_of
-from hpcprobe.families.hpcc.summary import hpcc_summary_entries, hpcc_summary_sections
-from hpcprobe.families.hpcc.balance_report import (balance_table_blocks, kiviat_figure,
-                                                   kiviat_table_blocks)
+from hpcprobe.hpcc_summary.balance import Balance, balance_of, by_ranks, hpcc_keys_of
+from hpcprobe.hpcc_summary.summary import hpcc_summary_entries, hpcc_summary_sections
+from hpcprobe.hpcc_summary.balance_report import (balance_table_blocks, kiviat_figure,
+                                                  kiviat_table_blocks)
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, int_parameter, newest_first, of_benchmark, parameter,
                                     plain, ranks, verdict_cell)
@@ -76,7 +76,7 @@ def _hpcc_table(groups: Sequence[Tuple[int, List[Record]]]) -> Table:
             for (test, key), found in values.items()]
     return Table.of("HPCC's summary keys, by test", ["test", "key"] + [
         f"P = {procs}" for procs, _ in groups], rows,
-        "the keys, units and formats of HPCC 1.5's summary block (families/hpcc/summary.py, "
+        "the keys, units and formats of HPCC 1.5's summary block (hpcc_summary/summary.py, "
         "as `run --suite hpcc` writes them), computed from this machine's records on each "
         "number of ranks P; a key is shown where a record measured it")
 

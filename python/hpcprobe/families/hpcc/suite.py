@@ -225,3 +225,14 @@ def sizing_from_memory(available_bytes: float, nodes: int, ranks: int, fraction:
     n = max(nb, n - n % nb)
     p, q = grid or square_grid(ranks)
     return HpccSizing(n, nb, p, q, f"{fraction:g} of the available memory")
+
+
+def tiny_hpcc_steps(scale: str, ranks: int) -> List[SuiteStep]:
+    """HPCC's tests at --scale tiny on one rank; `run --suite hpcc` sizes them itself."""
+    return hpcc_steps(HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny"))
+
+
+def describe_hpcc_suite(steps: List[SuiteStep]) -> str:
+    return (f"{', '.join(step.name for step in steps)}: every HPCC test in HPCC's order, "
+            "sized from HPL's N (--n, --hpccinf, --config, or --memory-fraction, default "
+            "0.25), then HPCC's summary block")

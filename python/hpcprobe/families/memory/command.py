@@ -5,7 +5,7 @@ import argparse
 import os
 from typing import Sequence
 
-from hpcprobe.families.hpcc.command import write_launch_summary
+from hpcprobe.hpcc_summary.write import write_launch_summary
 from hpcprobe.families.memory.tables import (default_ranks, memory_bench_options, memory_tables,
                                              threads_per_rank)
 from hpcprobe.launching import LaunchContext, bind_ranks, stdout_console

@@ -6,7 +6,7 @@ found (sysfs)."""
 from typing import List, Sequence
 
 from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs, worst_verdict
-from hpcprobe.families.memory.tables import binary_size
+from hpcprobe.units import binary_size
 from hpcprobe.report.common import Record, last_of, number, parameter, ranks
 
 GROUP = "memory"

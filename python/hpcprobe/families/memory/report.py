@@ -5,9 +5,10 @@ the caches, and the many- vs one-copy ratio curves."""
 import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.memory.tables import (STREAM_KERNELS, binary_size, cache_names,
-                                             series_points, stream_single_best, stream_star_best,
-                                             sysfs_caches)
+from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
+from hpcprobe.families.memory.tables import cache_names, sysfs_caches
+from hpcprobe.units import binary_size
+from hpcprobe.records import series_points
 from hpcprobe.report.blocks import Block, Paragraph, Table
 from hpcprobe.report.common import (Record, newest_first, parameter, plain, ranks, verdict_cell)
 from hpcprobe.report.registry import ReportSection

@@ -17,25 +17,26 @@ import math
 import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from rich.console import RenderableType
 
 from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import find_series, metric_samples, number, numbers
-from hpcprobe.units import GIGA, MISSING, NANO, binary_size, format_number
+from hpcprobe.stats import find_series
+from hpcprobe.records import number
+from hpcprobe.units import GIGA, MISSING, NANO, binary_size
+from hpcprobe.records import parameter, section_of
+from hpcprobe.records import series_points
+from hpcprobe.tables import titled_table
+from hpcprobe.tables import cell
+from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
 
 Record = Dict[str, Any]
 
 MEMORY_BENCHMARKS = ("stream", "mem")
-STREAM_KERNELS = ("copy", "scale", "add", "triad")
 _X_HEADINGS = {"stride_bytes": "stride", "block_bytes": "block size",
                "working_set_bytes": "working set"}
 _CACHE_LEVELS = (("L1d", "cache_l1d_bytes"), ("L2", "cache_l2_bytes"), ("L3", "cache_l3_bytes"))
-MAX_TITLE_CHARS = 120
-MAX_CAPTION_CHARS = 600
 
 
 # --- launching -------------------------------------------------------------------------
@@ -78,69 +79,17 @@ def default_ranks(variant: str, copies: Optional[str], threads: int, cores: int)
 
 # --- reading records ---------------------------------------------------------------------
 
-def _section(record: Record, name: str) -> Dict[str, Any]:
-    section = record.get(name)
-    return section if isinstance(section, dict) else {}
-
-
-
-def series_points(record: Record, name: str) -> Dict[float, Optional[float]]:
-    """x -> y of a series ({} when absent); y None where the point has no value."""
-    entry = find_series(record, name)
-    if entry is None or not isinstance(entry.get("x"), list) or not isinstance(
-            entry.get("y"), list):
-        return {}
-    points: Dict[float, Optional[float]] = {}
-    for x, y in zip(entry["x"], entry["y"]):
-        if number(x) is not None:
-            points[float(x)] = number(y)
-    return points
-
-
-def stream_single_best(record: Record, kernel: str) -> Optional[float]:
-    """Rank 0 alone: the best of its timed iterations (B/s), as STREAM reports it."""
-    rates = numbers(metric_samples(record, f"single_{kernel}_bandwidth"))
-    return max(rates) if rates else None
-
-
-def stream_star_best(record: Record, kernel: str) -> List[float]:
-    """Every copy at once: each copy's best rate (B/s), by rank."""
-    entry = find_series(record, f"star_{kernel}_best_bandwidth")
-    return numbers(entry.get("y")) if entry else []
-
-
-def _parameter(record: Record, name: str) -> Any:
-    return _section(record, "parameters").get(name)
-
-
 def _copies(record: Record) -> Optional[int]:
-    copies = number(_parameter(record, "copies"))
+    copies = number(parameter(record, "copies"))
     return int(copies) if copies is not None else None
 
 
 # --- formatting -------------------------------------------------------------------------
 
-def _cell(value: Optional[float], divisor: float = 1.0) -> str:
-    return MISSING if value is None else format_number(value, divisor)
-
-
 def _ratio(numerator: Optional[float], denominator: Optional[float]) -> Optional[float]:
     if numerator is None or not denominator:
         return None
     return numerator / denominator
-
-
-def titled_table(title: str, caption: str, headings: Sequence[str],
-           rows: Sequence[Sequence[str]]) -> RenderableType:
-    """The title, the table and the caption, each title and caption on lines of their
-    own (as the table's they would wrap at a narrow table's width)."""
-    table = Table()
-    for index, heading in enumerate(headings):
-        table.add_column(heading, justify="left" if index == 0 else "right")
-    for row in rows:
-        table.add_row(*[Text(plain(cell)) for cell in row])
-    return Group(Text(plain(title, MAX_TITLE_CHARS), style="italic"), table,
-                 Text(plain(caption, MAX_CAPTION_CHARS), style="dim"), Text(""))
 
 
 def _copies_text(copies: Optional[int]) -> str:
@@ -153,14 +102,14 @@ def _copies_text(copies: Optional[int]) -> str:
 
 def _stream_row(record: Record, kernel: str, with_star: bool) -> List[str]:
     single = stream_single_best(record, kernel)
-    row = [kernel.capitalize(), _cell(single, GIGA)]
+    row = [kernel.capitalize(), cell(single, GIGA)]
     if with_star:
         star = stream_star_best(record, kernel)
         mean = statistics.fmean(star) if star else None
-        row += [_cell(min(star) if star else None, GIGA), _cell(mean, GIGA),
-                _cell(max(star) if star else None, GIGA),
-                _cell(sum(star) if star else None, GIGA),
-                _cell(_ratio(mean, single))]
+        row += [cell(min(star) if star else None, GIGA), cell(mean, GIGA),
+                cell(max(star) if star else None, GIGA),
+                cell(sum(star) if star else None, GIGA),
+                cell(_ratio(mean, single))]
     return row
 
 
@@ -172,9 +121,9 @@ def stream_table(record: Record) -> RenderableType:
     if with_star:
         headings += ["star min", "star mean", "star max", "star sum", "star mean / single"]
     copies = _copies(record)
-    threads = int(number(_section(record, "layout").get("threads_per_rank")) or 1)
-    rule = _parameter(record, "array_size_rule")
-    size = binary_size(number(_parameter(record, "array_bytes")))
+    threads = int(number(section_of(record, "layout").get("threads_per_rank")) or 1)
+    rule = parameter(record, "array_size_rule")
+    size = binary_size(number(parameter(record, "array_bytes")))
     title = (f"hpcprobe stream {record.get('variant')}: {_copies_text(copies)} × {threads} "
              f"thread{'' if threads == 1 else 's'}, arrays of {size}"
              + (f" ({rule})" if isinstance(rule, str) else "")
@@ -195,12 +144,12 @@ def _x_heading(record: Record) -> str:
 
 
 def _mem_subject(record: Record) -> str:
-    sweep = _parameter(record, "sweep")
+    sweep = parameter(record, "sweep")
     if record.get("variant") == "latency":
-        hugepages = _parameter(record, "hugepages")
+        hugepages = parameter(record, "hugepages")
         return "pointer-chase latency" + (
             f", huge pages {plain(hugepages)}" if isinstance(hugepages, str) else "")
-    build = _parameter(record, "build_variant")
+    build = parameter(record, "build_variant")
     words = f"{plain(sweep)} sweep" if isinstance(sweep, str) else "sweep"
     return words + (f", {plain(build)} build" if isinstance(build, str) else "")
 
@@ -219,10 +168,10 @@ def mem_curve_table(record: Record) -> RenderableType:
                      "many / one"]
     rows = []
     for x, y in one.items():
-        row = [binary_size(x), _cell(y, NANO)]
+        row = [binary_size(x), cell(y, NANO)]
         if many:
             measured = ratio.get(x) if x in ratio else _ratio(many.get(x), y)
-            row += [_cell(many.get(x), NANO), _cell(slowest.get(x), NANO), _cell(measured)]
+            row += [cell(many.get(x), NANO), cell(slowest.get(x), NANO), cell(measured)]
         rows.append(row)
     title = (f"hpcprobe mem {record.get('variant')} ({_mem_subject(record)}): "
              f"{_copies_text(copies)}; validation {verdict_text(record)}")
@@ -235,7 +184,7 @@ def mem_curve_table(record: Record) -> RenderableType:
 
 def sysfs_caches(record: Record) -> List[Tuple[str, float]]:
     """(level, bytes) of the caches sysfs reported, smallest first."""
-    found = [(level, number(_parameter(record, key))) for level, key in _CACHE_LEVELS]
+    found = [(level, number(parameter(record, key))) for level, key in _CACHE_LEVELS]
     return [(level, size) for level, size in found if size]
 
 
@@ -272,16 +221,16 @@ def plateau_table(record: Record) -> Optional[RenderableType]:
     for index, ((size, latency), cache) in enumerate(zip(plateaus, names)):
         named = "memory" if index == len(plateaus) - 1 else (
             f"{cache[0]} ({binary_size(cache[1])})" if cache else MISSING)
-        rows.append([str(index + 1), binary_size(size), _cell(latency, NANO), named])
+        rows.append([str(index + 1), binary_size(size), cell(latency, NANO), named])
     listed = ", ".join(f"{level} {binary_size(size)}" for level, size in caches)
-    counters = _section(record, "counters")
+    counters = section_of(record, "counters")
     hugepage_bytes = number(counters.get("hugepage_bytes", counters.get("hugepage_bytes_rank0")))
     caption = ("up to: the largest working set still on the plateau; "
                + (f"sysfs cache: the nearest in size (log scale), one plateau each, of {listed}"
                   if listed else "sysfs gave no cache sizes")
                + (f"; huge pages given: {binary_size(hugepage_bytes)}"
                   if hugepage_bytes is not None else ""))
-    hugepages = _parameter(record, "hugepages")
+    hugepages = parameter(record, "hugepages")
     title = "hpcprobe mem latency: plateaus of the curve" + (
         f", huge pages {plain(hugepages)}" if isinstance(hugepages, str) else "")
     return titled_table(title, caption,

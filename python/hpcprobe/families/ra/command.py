@@ -4,7 +4,7 @@ launch several (sweep.py, multicore.py)."""
 import argparse
 from typing import Sequence
 
-from hpcprobe.families.hpcc.command import write_launch_summary
+from hpcprobe.hpcc_summary.write import write_launch_summary
 from hpcprobe.families.ra.multicore import command_ra_modes, command_ra_shared_table_study
 from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.families.ra.sweep import command_ra_sweep

@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
+from hpcprobe.netsim.network import parse_shape
+from hpcprobe.netsim.patterns import HPCC_LOOKAHEAD
 from hpcprobe.units import GIGA
 
-HPCC_LOOKAHEAD = 1024
-WORD_BYTES = 8
 # The most processes the crossover search looks at (2^40), far past any machine.
 MAX_CROSSOVER_PROCS = 1 << 40
 TOPOLOGY_KINDS = ("torus", "mesh", "fattree")
@@ -120,17 +120,6 @@ class Topology:
             return procs / 2.0 * link_bytes_per_s
         rings_cut = 2.0 if self.kind == "torus" else 1.0
         return rings_cut * procs / self.longest_dimension(procs) * link_bytes_per_s
-
-
-# Sizes joined by "x" ("8x8x16"): 1 to 8 dimensions of 1 to 999999 each.
-SHAPE_PATTERN = r"[1-9][0-9]{0,5}(x[1-9][0-9]{0,5}){0,7}"
-
-
-def parse_shape(text: str) -> Optional[Tuple[int, ...]]:
-    """"8x8x16" -> (8, 8, 16); None when `text` is not sizes joined by "x"."""
-    if not re.fullmatch(SHAPE_PATTERN, text):
-        return None
-    return tuple(int(size) for size in text.split("x"))
 
 
 def _shape_topology(kind: str, shape_text: str, spec: str) -> Topology:

@@ -8,13 +8,13 @@ missing or of the wrong type, and such a record is passed over, never trusted).
 - b, the bytes each update costs on the network: Σ bytes_sent / updates_executed.
 """
 
-import math
 import statistics
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import GIGA
+from hpcprobe.records import number, section_of
 
 Record = Dict[str, Any]
 
@@ -31,31 +31,18 @@ class Fit:
         return len(self.procs)
 
 
-def number(value: Any) -> Optional[float]:
-    """`value` as a finite float; None for anything else (bool, text, NaN, missing)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def _section(record: Record, name: str) -> Dict[str, Any]:
-    section = record.get(name)
-    return section if isinstance(section, dict) else {}
-
-
 def ranks_of(record: Record) -> Optional[int]:
-    ranks = number(_section(record, "layout").get("ranks"))
+    ranks = number(section_of(record, "layout").get("ranks"))
     return int(ranks) if ranks is not None and ranks >= 1 and ranks.is_integer() else None
 
 
 def lookahead_of(record: Record) -> Optional[int]:
-    value = number(_section(record, "parameters").get("lookahead"))
+    value = number(section_of(record, "parameters").get("lookahead"))
     return int(value) if value is not None and value >= 1 and value.is_integer() else None
 
 
 def gups_of(record: Record) -> Optional[float]:
-    rate = number(_section(record, "value").get("value"))
+    rate = number(section_of(record, "value").get("value"))
     return None if rate is None or rate < 0 else rate / GIGA
 
 
@@ -67,14 +54,14 @@ def mpi_records(records: Iterable[Record], algorithm: str) -> List[Record]:
         record for record in records
         if record.get("benchmark") == "ra" and record.get("variant") == "mpi"
         and record.get("algorithm") == algorithm and record.get("status") == "ok"
-        and _section(record, "validation").get("verdict") != "failed"
+        and section_of(record, "validation").get("verdict") != "failed"
         and ranks_of(record) is not None
-        and _section(record, "parameters").get("overlap") != "on"
+        and section_of(record, "parameters").get("overlap") != "on"
     ]
 
 
 def _updates_executed(record: Record) -> Optional[float]:
-    executed = _section(record, "counters").get("updates_executed")
+    executed = section_of(record, "counters").get("updates_executed")
     if isinstance(executed, list):
         counts = [number(count) for count in executed]
         return None if None in counts else sum(counts)  # type: ignore[arg-type]
@@ -111,7 +98,7 @@ def fit_t1(records: Iterable[Record], lookahead: int) -> Optional[Fit]:
 
 
 def _rank_column(record: Record, name: str) -> List[Optional[float]]:
-    column = _section(record, "counters").get(name)
+    column = section_of(record, "counters").get(name)
     return [number(value) for value in column] if isinstance(column, list) else []
 
 
@@ -137,7 +124,7 @@ def fit_tc(records: Iterable[Record], lookahead: int) -> Optional[Fit]:
         ranks = ranks_of(record) or 0
         if ranks < 2 or lookahead_of(record) != lookahead:
             continue
-        if _section(record, "parameters").get("mods") != "none":
+        if section_of(record, "parameters").get("mods") != "none":
             continue
         value = stage_time_s(record)
         if value is not None:

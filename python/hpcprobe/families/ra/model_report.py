@@ -29,14 +29,9 @@ from hpcprobe.launching import (
     stderr_line,
     stdout_console,
 )
-from hpcprobe.families.ra.model import (
-    HPCC_LOOKAHEAD,
-    MAX_CROSSOVER_PROCS,
-    WORD_BYTES,
-    Bottleneck,
-    HypercubeModel,
-    powers_of_two,
-)
+from hpcprobe.netsim.patterns import HPCC_LOOKAHEAD, WORD_BYTES
+from hpcprobe.families.ra.model import (MAX_CROSSOVER_PROCS, Bottleneck, HypercubeModel,
+                                        powers_of_two)
 from hpcprobe.families.ra.model_fit import (Fit, fit_t1, fit_tc, measured_bytes_per_update,
                                             measured_gups)
 from hpcprobe.results import RecordSet, shown_problems

@@ -30,11 +30,12 @@ from rich.text import Text
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED
 from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
-from hpcprobe.families.ra.model_fit import number
+from hpcprobe.records import number
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.sanitize import plain
 from hpcprobe.stats import metric_median
 from hpcprobe.units import GIGA, MICRO, format_number
+from hpcprobe.records import section_of
 
 Record = Dict[str, Any]
 
@@ -92,20 +93,15 @@ def relative(value: Optional[float], baseline: Optional[float]) -> Optional[floa
     return value / baseline
 
 
-def _section(record: Optional[Record], name: str) -> Dict[str, Any]:
-    section = record.get(name) if record else None
-    return section if isinstance(section, dict) else {}
-
-
 def wrong_words(record: Optional[Record]) -> List[float]:
     """Wrong table words of each timed repetition (the record's validation)."""
-    samples = _section(record, "validation").get("per_repetition")
+    samples = section_of(record, "validation").get("per_repetition")
     values = [number(sample) for sample in samples] if isinstance(samples, list) else []
     return [value for value in values if value is not None]
 
 
 def table_words(record: Optional[Record]) -> Optional[int]:
-    words = number(_section(record, "parameters").get("table_words"))
+    words = number(section_of(record, "parameters").get("table_words"))
     return int(words) if words is not None and words >= 1 and words.is_integer() else None
 
 
@@ -116,7 +112,7 @@ def gups(record: Optional[Record]) -> Optional[float]:
 
 
 def verdict(record: Optional[Record]) -> Optional[str]:
-    text = _section(record, "validation").get("verdict")
+    text = section_of(record, "validation").get("verdict")
     return text if isinstance(text, str) else None
 
 
@@ -158,7 +154,7 @@ def run_row(name: str, mode: Optional[int], ranks: int, threads: int, sync: Opti
     rate, algorithm = gups(record), (record or {}).get("algorithm")
     return RunRow(name, mode, algorithm if isinstance(algorithm, str) else None, ranks, threads,
                   sync, rate, relative(rate, baseline_gups),
-                  number(_section(record, "validation").get("error")), verdict(record))
+                  number(section_of(record, "validation").get("error")), verdict(record))
 
 
 class _Stopped(Exception):

@@ -18,7 +18,8 @@ from rich.text import Text
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK
 from hpcprobe.families.ra.options import ra_bench_options
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
-from hpcprobe.families.ra.model_fit import gups_of, number, ranks_of
+from hpcprobe.families.ra.model_fit import gups_of, ranks_of
+from hpcprobe.records import number
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.runner import LaunchOutcome
 from hpcprobe.sanitize import plain

@@ -11,11 +11,11 @@ same, e.g. MemProc=-1). Formats are block.py's: `decimal` where HPCC has `%g`.""
 import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc.block import decimal, exponent, integer
-from hpcprobe.families.memory.tables import number
+from hpcprobe.hpcc_summary.block import decimal, exponent, integer
 from hpcprobe.report.common import last_of as last
 from hpcprobe.stats import metric_median
 from hpcprobe.units import GIGA, TERA
+from hpcprobe.records import number, parameter, section_of
 
 Record = Dict[str, Any]
 Entry = Tuple[str, str]
@@ -37,17 +37,8 @@ def entry(key: str, value: Optional[float], fmt: Callable[[float], str]) -> List
     return [] if value is None else [(key, fmt(value))]
 
 
-def section(record: Record, name: str) -> Dict[str, Any]:
-    found = record.get(name)
-    return found if isinstance(found, dict) else {}
-
-
-def parameter(record: Optional[Record], name: str) -> Optional[float]:
-    return None if record is None else number(section(record, "parameters").get(name))
-
-
 def headline(record: Optional[Record]) -> Optional[float]:
-    return None if record is None else number(section(record, "value").get("value"))
+    return None if record is None else number(section_of(record, "value").get("value"))
 
 
 def scaled(value: Optional[float], divisor: float) -> Optional[float]:
@@ -66,7 +57,7 @@ C_TYPES = ("char", "short", "int", "long", "void_ptr", "size_t", "float", "doubl
 def _binary_metadata(records: Sequence[Record], key: str) -> Tuple[bool, Any]:
     """(found, value) of metadata `key` in the first record that has it."""
     for record in records:
-        metadata = section(record, "metadata")
+        metadata = section_of(record, "metadata")
         if key in metadata:
             return True, metadata[key]
     return False, None
@@ -124,7 +115,7 @@ def machine_entries(hpl: Optional[Record], records: Sequence[Record]) -> List[En
         entries += [(f"HPL_sMACH_{name}", e(value)) for name, value in single.items()]
     entries += entry("dweps", double and double["EPS"], e)
     entries += entry("sweps", single and single["EPS"], e)
-    procs = None if hpl is None else number(section(hpl, "layout").get("ranks"))
+    procs = None if hpl is None else number(section_of(hpl, "layout").get("ranks"))
     return entries + entry("HPLMaxProcs", procs, integer) + entry("HPLMinProcs", procs, integer)
 
 
@@ -141,10 +132,10 @@ def hpl_entries(records: Sequence[Record]) -> List[Entry]:
                *entry("HPL_time", metric_median(hpl, "time"), g),
                *entry("HPL_eps", (binary_arithmetic([hpl], "double") or {}).get("EPS"), g)]
     for key, name in norms:
-        entries += entry(key, parameter(hpl, name), g)
+        entries += entry(key, number(parameter(hpl, name)), g)
     for key, name in (("HPL_N", "n"), ("HPL_NB", "nb"), ("HPL_nprow", "p"),
                       ("HPL_npcol", "q"), ("HPL_depth", "lookahead_depth")):
-        entries += entry(key, parameter(hpl, name), integer)
+        entries += entry(key, number(parameter(hpl, name)), integer)
     # The panel factorization halves the panel (nbdiv 2) down to 16 columns (nbmin), both
     # recursive and right-looking (R); the broadcast is MPI_Ibcast, which has no HPL
     # topology number; processes are mapped row-major (R).
@@ -158,7 +149,7 @@ def hpl_entries(records: Sequence[Record]) -> List[Entry]:
 def dgemm_entries(records: Sequence[Record]) -> List[Entry]:
     star, single = last(records, "dgemm", "star"), last(records, "dgemm", "single")
     sized = star or single
-    return [*entry("DGEMM_N", parameter(sized, "n"), integer),
+    return [*entry("DGEMM_N", number(parameter(sized, "n")), integer),
             *entry("StarDGEMM_Gflops", scaled(headline(star), GIGA), g),
             *entry("SingleDGEMM_Gflops", scaled(headline(single), GIGA), g)]
 
@@ -167,15 +158,15 @@ def ptrans_entries(records: Sequence[Record]) -> List[Entry]:
     ptrans = last(records, "ptrans")
     if ptrans is None:
         return []
-    validation = section(ptrans, "validation")
+    validation = section_of(ptrans, "validation")
     residual = number(validation.get("error")) if validation.get("verdict") != "skipped" else None
     return [*entry("PTRANS_GBs", scaled(headline(ptrans), GIGA), g),
             *entry("PTRANS_time", metric_median(ptrans, "time"), g),
             *entry("PTRANS_residual", residual, g),
-            *entry("PTRANS_n", parameter(ptrans, "n"), integer),
-            *entry("PTRANS_nb", parameter(ptrans, "nb"), integer),
-            *entry("PTRANS_nprow", parameter(ptrans, "p"), integer),
-            *entry("PTRANS_npcol", parameter(ptrans, "q"), integer)]
+            *entry("PTRANS_n", number(parameter(ptrans, "n")), integer),
+            *entry("PTRANS_nb", number(parameter(ptrans, "nb")), integer),
+            *entry("PTRANS_nprow", number(parameter(ptrans, "p")), integer),
+            *entry("PTRANS_npcol", number(parameter(ptrans, "q")), integer)]
 
 
 # --- FFT --------------------------------------------------------------------------------
@@ -183,9 +174,10 @@ def ptrans_entries(records: Sequence[Record]) -> List[Entry]:
 def _fft_error(record: Optional[Record]) -> Optional[float]:
     """HPCC's MPIFFT_maxErr: the largest |x - ifft(fft(x))/m| (the record keeps it scaled
     by eps ln m)."""
-    if record is None or section(record, "validation").get("verdict") == "skipped":
+    if record is None or section_of(record, "validation").get("verdict") == "skipped":
         return None
-    scaled_error, m = number(section(record, "validation").get("error")), parameter(record, "m")
+    scaled_error = number(section_of(record, "validation").get("error"))
+    m = number(parameter(record, "m"))
     if scaled_error is None or not m or m < 2:
         return None
     return scaled_error * DOUBLE_EPS * math.log(m)
@@ -209,11 +201,11 @@ def _fft_phase_entries(mpi: Optional[Record]) -> List[Entry]:
 
 def fft_entries(records: Sequence[Record]) -> List[Entry]:
     star, single, mpi = (last(records, "fft", variant) for variant in ("star", "single", "mpi"))
-    procs = None if mpi is None else number(section(mpi, "layout").get("ranks"))
-    return [*entry("FFT_N", parameter(star or single, "m"), integer),
+    procs = None if mpi is None else number(section_of(mpi, "layout").get("ranks"))
+    return [*entry("FFT_N", number(parameter(star or single, "m")), integer),
             *entry("StarFFT_Gflops", scaled(headline(star), GIGA), g),
             *entry("SingleFFT_Gflops", scaled(headline(single), GIGA), g),
-            *entry("MPIFFT_N", parameter(mpi, "m"), integer),
+            *entry("MPIFFT_N", number(parameter(mpi, "m")), integer),
             *entry("MPIFFT_Gflops", scaled(headline(mpi), GIGA), g),
             *entry("MPIFFT_maxErr", _fft_error(mpi), g),
             *entry("MPIFFT_Procs", procs, integer),
@@ -243,7 +235,7 @@ def trailer_entries(records: Sequence[Record]) -> List[Entry]:
     """FFTE's tuning (no FFTE here) and memory-allocation switches (-1: not applicable),
     the binary's OpenMP, then HPCC's CPS_ compile switches as this run's counterparts."""
     ffts = [record for record in records if record.get("benchmark") == "fft"]
-    fftw = any(section(r, "parameters").get("fft_engine") == "fftw" for r in ffts)
+    fftw = any(section_of(r, "parameters").get("fft_engine") == "fftw" for r in ffts)
     hypercube = any(r.get("benchmark") == "ra" and r.get("algorithm") == "hypercube"
                     for r in records)
     entries = [(key, NOT_APPLICABLE) for key in ("FFTEnblk", "FFTEnp", "FFTEl2size")]

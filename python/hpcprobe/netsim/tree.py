@@ -20,7 +20,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from hpcprobe.families.contention.network import Network
+from hpcprobe.netsim.network import Network
 
 UP, DOWN = 0, 1
 HOST_HOPS, UPLINK_HOPS = 2, 4

@@ -14,7 +14,7 @@ from typing import Dict, Iterator, Tuple
 
 import numpy as np
 
-from hpcprobe.families.contention.network import Network
+from hpcprobe.netsim.network import Network
 
 # Messages routed per pass: bounds the temporaries (about 100 bytes per message).
 CHUNK_MESSAGES = 1 << 20

@@ -16,12 +16,15 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from hpcprobe.families.ra.model import HPCC_LOOKAHEAD, WORD_BYTES
-from hpcprobe.families.contention.network import Network
+from hpcprobe.netsim.network import Network
 
 # A phase holds at most this many messages (all-to-all grows as P²): 2^24, about 4096
 # ranks' all-to-all, a few hundred MB of arrays.
 MAX_PHASE_MESSAGES = 1 << 24
+# HPCC RandomAccess's updates in flight per rank and its word (the ra-* patterns; the ra
+# family's model takes them from here).
+HPCC_LOOKAHEAD = 1024
+WORD_BYTES = 8
 PATTERNS = ("wocon", "wicon-nn", "wicon-nn-torus", "wicon-rnd", "stress-link",
             "equidistant", "alltoall", "ra-alltoall", "ra-hypercube", "ra-torus")
 # Patterns whose message sizes follow from the algorithm (--lookahead), not --sizes.

@@ -21,11 +21,11 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from hpcprobe.families.contention.network import Network
-from hpcprobe.families.contention.patterns import Machine, Phase
-from hpcprobe.families.contention.routing import link_ends, link_loads, path_max_load
-from hpcprobe.families.contention.tree import (Tree, tree_alone_sharing, tree_links_valid,
-                                               tree_loads, tree_path_loads)
+from hpcprobe.netsim.network import Network
+from hpcprobe.netsim.patterns import Machine, Phase
+from hpcprobe.netsim.routing import link_ends, link_loads, path_max_load
+from hpcprobe.netsim.tree import (Tree, tree_alone_sharing, tree_links_valid, tree_loads,
+                                  tree_path_loads)
 
 # The paper's Blue Gene/P (section 2): 425 MB/s per link and direction; its eq. 1
 # example uses 32-byte flits.

@@ -31,15 +31,16 @@ the summary block; parsers read only between its Begin and End lines).
 import statistics
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc import keys as hpcc_keys
-from hpcprobe.families.hpcc.balance import balance_of, keys_from_records
-from hpcprobe.families.hpcc.block import FORMAT_VERSION, decimal, integer, whole_block
-from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
-from hpcprobe.families.hpcc.beff_summary import beff_summary_entries
-from hpcprobe.families.memory.tables import (STREAM_KERNELS, number, stream_single_best,
-                                             stream_star_best)
+from hpcprobe.hpcc_summary import keys as hpcc_keys
+from hpcprobe.hpcc_summary.balance import balance_of, keys_from_records
+from hpcprobe.hpcc_summary.block import FORMAT_VERSION, decimal, integer, whole_block
+from hpcprobe.hpcc_summary.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS
+from hpcprobe.hpcc_summary.beff import beff_summary_entries
+from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
+from hpcprobe.records import number
 from hpcprobe.sanitize import plain
 from hpcprobe.stats import metric_median
+from hpcprobe.records import section_of
 
 Record = Dict[str, Any]
 Entry = Tuple[str, str]
@@ -51,14 +52,9 @@ Entry = Tuple[str, str]
 HPCC_ALGORITHM_NUMBERS = {"reference": 0, "hypercube": 1}
 
 
-def _section(record: Record, name: str) -> Dict[str, Any]:
-    section = record.get(name)
-    return section if isinstance(section, dict) else {}
-
-
 def _rng_infix(record: Record) -> str:
     # HPCC reports its LCG runs under the same keys with "_LCG" inserted.
-    return "_LCG" if _section(record, "parameters").get("rng") == "lcg" else ""
+    return "_LCG" if section_of(record, "parameters").get("rng") == "lcg" else ""
 
 
 def _of_variant(records: Sequence[Record], variant: str, lcg: bool) -> List[Record]:
@@ -74,7 +70,7 @@ def _last(records: Sequence[Record], variant: str, lcg: bool) -> Optional[Record
 
 
 def _rate(record: Record) -> Optional[float]:
-    rate = _section(record, "value").get("value")
+    rate = section_of(record, "value").get("value")
     if isinstance(rate, bool) or not isinstance(rate, (int, float)):
         return None
     return float(rate)
@@ -87,7 +83,7 @@ def _gups(record: Record) -> Optional[float]:
 
 def _validated(record: Record) -> bool:
     return (record.get("status") == "ok" and record.get("compliant") is not False
-            and _section(record, "validation").get("verdict") == "passed"
+            and section_of(record, "validation").get("verdict") == "passed"
             and _rate(record) is not None)
 
 
@@ -106,7 +102,7 @@ def _chosen_mpi(records: Sequence[Record], lcg: bool) -> Optional[Record]:
 
 
 def _executed_updates(record: Record) -> Optional[float]:
-    executed = _section(record, "counters").get("updates_executed")
+    executed = section_of(record, "counters").get("updates_executed")
     if isinstance(executed, list):  # per-rank counts
         return sum(count for count in executed if isinstance(count, (int, float)))
     return executed
@@ -118,9 +114,9 @@ def _entry(key: str, value: Optional[float], fmt) -> List[Entry]:
 
 def _mpi_entries(record: Record) -> List[Entry]:
     prefix = f"MPIRandomAccess{_rng_infix(record)}_"
-    parameters = _section(record, "parameters")
+    parameters = section_of(record, "parameters")
     table_words = parameters.get("table_words")
-    errors = _section(record, "validation").get("error")
+    errors = section_of(record, "validation").get("error")
     fraction = None
     if errors is not None and table_words:
         fraction = errors / table_words
@@ -146,7 +142,7 @@ def _per_process_entries(records: Sequence[Record], lcg: bool) -> List[Entry]:
     sized = single or star
     entries: List[Entry] = []
     if sized is not None:
-        table_words = _section(sized, "parameters").get("table_words")
+        table_words = section_of(sized, "parameters").get("table_words")
         entries += _entry(f"RandomAccess{infix}_N", table_words, integer)
     if star is not None:
         entries += _entry(f"StarRandomAccess{infix}_GUPs", _gups(star), decimal)
@@ -166,7 +162,7 @@ def record_problems(records: Iterable[Record]) -> List[str]:
     status "ok" counts."""
     problems = []
     for record in records:
-        verdict = _section(record, "validation").get("verdict")
+        verdict = section_of(record, "validation").get("verdict")
         if record.get("status") == "failed" or verdict == "failed":
             problems.append(f"'{_record_name(record)}' failed validation")
         elif verdict == "skipped":
@@ -177,8 +173,8 @@ def record_problems(records: Iterable[Record]) -> List[str]:
 
 
 def _general_entries(records: Sequence[Record]) -> List[Entry]:
-    ranks = [_section(record, "layout").get("ranks") or 1 for record in records]
-    wticks = [_section(record, "metadata").get("mpi_wtick_s") for record in records]
+    ranks = [section_of(record, "layout").get("ranks") or 1 for record in records]
+    wticks = [section_of(record, "metadata").get("mpi_wtick_s") for record in records]
     wtick = next((tick for tick in wticks if tick is not None), None)
     return [
         *FORMAT_VERSION,
@@ -206,9 +202,9 @@ def _stream_entries(records: Sequence[Record]) -> List[Entry]:
     sized = single or star
     if sized is None:
         return []
-    parameters = _section(sized, "parameters")
+    parameters = section_of(sized, "parameters")
     threads = number(parameters.get("threads_per_rank")) or number(
-        _section(sized, "layout").get("threads_per_rank"))
+        section_of(sized, "layout").get("threads_per_rank"))
     entries = [*_entry("STREAM_VectorSize", number(parameters.get("array_elements")), integer),
                *_entry("STREAM_Threads", threads, integer)]
     for kernel in STREAM_KERNELS:
@@ -270,7 +266,7 @@ def hpcc_summary_entries(records: Iterable[Record]) -> List[Entry]:
 
 def _algorithm_label(record: Record) -> str:
     label = plain(record.get("algorithm"))
-    mods = _section(record, "parameters").get("mods")
+    mods = section_of(record, "parameters").get("mods")
     if isinstance(mods, str):
         label += f" (mods {plain(mods)})"
     number = HPCC_ALGORITHM_NUMBERS.get(str(record.get("algorithm")))

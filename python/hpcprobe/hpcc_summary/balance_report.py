@@ -6,9 +6,9 @@ both show them."""
 from typing import Dict, List, Optional
 
 from hpcprobe.analysis.compare import Column as CompareColumn
-from hpcprobe.families.hpcc.balance import (COLUMNS, Balance, keys_from_records, normalise,
-                                            summary_keys_of)
-from hpcprobe.families.hpcc.summary import hpcc_summary_entries
+from hpcprobe.hpcc_summary.balance import (COLUMNS, Balance, keys_from_records, normalise,
+                                           summary_keys_of)
+from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
 from hpcprobe.report.blocks import Figure, Paragraph, Table
 from hpcprobe.report.plots import FigureSink
 
@@ -46,7 +46,7 @@ def kiviat_table_blocks(found: Dict[str, Balance]) -> List:
 
 
 def balance_blocks(found: Dict[str, Balance]) -> List:
-    return balance_table_blocks(found, "from HPCC's summary keys (families/hpcc/summary.py "
+    return balance_table_blocks(found, "from HPCC's summary keys (hpcc_summary/summary.py "
                                        "for records: those on the most ranks with an HPL "
                                        "record)") + \
         kiviat_table_blocks(found)

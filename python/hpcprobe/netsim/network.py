@@ -13,16 +13,25 @@ Conventions shared with hpcprobe-bench (core/kernels/contention/cont_topo.c):
 """
 
 import math
+import re
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from hpcprobe.families.ra.model import parse_shape
 
 # Positions (nodes of the full grid) a network may have: 2^24, far past any machine's.
 MAX_POSITIONS = 1 << 24
 NETWORK_KINDS = ("torus", "mesh")
+# Sizes joined by "x" ("8x8x16"): 1 to 8 dimensions of 1 to 999999 each.
+SHAPE_PATTERN = r"[1-9][0-9]{0,5}(x[1-9][0-9]{0,5}){0,7}"
+
+
+def parse_shape(text: str) -> Optional[Tuple[int, ...]]:
+    """"8x8x16" -> (8, 8, 16); None when `text` is not sizes joined by "x"."""
+    if not re.fullmatch(SHAPE_PATTERN, text):
+        return None
+    return tuple(int(size) for size in text.split("x"))
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.errors import HpcprobeError
-from hpcprobe.families.hpcc.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS, EntriesFn
-from hpcprobe.families.memory.tables import number, stream_star_best
+from hpcprobe.hpcc_summary.keys import BEGIN_LINE, END_LINE, HPCC_BENCHMARKS, EntriesFn
+from hpcprobe.records import number
+from hpcprobe.hpcc_summary.stream import stream_star_best
 from hpcprobe.units import GIGA, TERA
 
 Record = Dict

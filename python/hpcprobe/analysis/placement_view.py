@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.analysis.compare import Column
-from hpcprobe.families.hpcc.balance_report import records_column
+from hpcprobe.hpcc_summary.balance_report import records_column
 from hpcprobe.report.common import Record, plain, section_of
 
 

@@ -17,13 +17,13 @@ in HPCC's order, in block.py's fixed point where HPCC has `%g`. The last beff re
 given is reported.
 """
 
-import math
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from hpcprobe.families.hpcc.block import decimal
+from hpcprobe.hpcc_summary.block import decimal
 from hpcprobe.stats import metric_samples
 from hpcprobe.units import GIGA, MICRO
+from hpcprobe.records import finite
 
 Record = Dict[str, Any]
 Entry = Tuple[str, str]
@@ -44,11 +44,6 @@ BEFF_KEYS = (
 )
 
 
-def _finite(values: Sequence[Any]) -> List[float]:
-    return [float(v) for v in values
-            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
-
-
 def _reduce(samples: List[float], how: str) -> Optional[float]:
     if not samples:
         return None
@@ -64,7 +59,7 @@ def _reduce(samples: List[float], how: str) -> Optional[float]:
 def beff_figures(record: Record) -> Dict[str, Optional[float]]:
     """HPCC's ten figures of one beff record, in SI units (s, B/s); None where the
     record lacks the samples."""
-    return {key: _reduce(_finite(metric_samples(record, metric)), how)
+    return {key: _reduce(finite(metric_samples(record, metric)), how)
             for key, metric, how, _ in BEFF_KEYS}
 
 

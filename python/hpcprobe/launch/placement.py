@@ -21,7 +21,7 @@ the hosts. The files given to the launcher are written into the output directory
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from hpcprobe.errors import UsageError
 from hpcprobe.launch.binding import mpi_flavour
@@ -193,3 +193,17 @@ def apply_placement(launch: Any, spec: Optional[str]) -> Any:
     if launch.benchmark in PLACED_BENCHMARKS:
         launch.bench_options = [*launch.bench_options, *plan.bench_args]
     return launch
+
+
+def place_launch(launch: Any, spec: Optional[str]) -> Any:
+    """The placement on a launch of two ranks or more (one rank has nowhere to go)."""
+    return apply_placement(launch, spec) if launch.np > 1 else launch
+
+
+def check_run_placement(spec: Optional[str], ranks: Iterable[int]) -> None:
+    """Before a suite starts: a placement file must cover each launch's ranks."""
+    if spec is None or spec in ORDERS:
+        return
+    for np in sorted(set(ranks)):
+        if np > 1:
+            read_placement(spec, np)

@@ -1,0 +1,34 @@
+"""`hpcprobe run --suite comm` (docs/kernels/comm.md): every comm function, HPCC's b_eff
+and the rank-pair matrix, on the run's ranks (two at least). Default scale: the bench's
+sizes (0 and 1 B to 4 MiB, 0.1 s per size; 4 MiB pair messages); tiny: sizes to 4 KiB,
+2 ms per size, b_eff's ping-pong budgets 1 s, 64 KiB pair messages once."""
+
+from typing import Dict, List, Tuple
+
+from hpcprobe.suite_step import SuiteStep
+
+COMM_BUDGET_S = 1800.0
+_COMM_SIZES: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "default": {"comm": (), "beff": (), "pairs": ()},
+    "tiny": {
+        "comm": ("--sizes", "0..4K", "--time-per-size", "0.002"),
+        "beff": ("--latency-pairs-time", "1", "--bandwidth-pairs-time", "1"),
+        "pairs": ("--size", "64K", "--repeat", "1"),
+    },
+}
+
+
+def comm_suite_steps(scale: str, ranks: int) -> List[SuiteStep]:
+    sizes = _COMM_SIZES[scale]
+    return [SuiteStep("comm", "all", sizes["comm"], COMM_BUDGET_S),
+            SuiteStep("beff", "hpcc", sizes["beff"], COMM_BUDGET_S),
+            SuiteStep("pairs", "bandwidth", sizes["pairs"], COMM_BUDGET_S)]
+
+
+def describe_comm_suite(steps: List[SuiteStep]) -> str:
+    return (
+        f"{', '.join(step.name for step in steps)}; every comm function over 0 and 1 B .. "
+        "4 MiB, HPCC's b_eff, the rank-pair bandwidth matrix (4 MiB messages), on the run's "
+        f"ranks (2 or more; --placement applies); tiny: sizes to 4 KiB, 64 KiB pair "
+        f"messages; budget {COMM_BUDGET_S:g} s each"
+    )
