@@ -9,7 +9,7 @@ import argparse
 import difflib
 import math
 import re
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from hpcprobe.errors import UsageError
 
@@ -220,3 +220,13 @@ def checked_as_typed(types: Mapping[str, Callable[[str], object]],
             check(text)
         return text
     return parse
+
+
+def bench_options(args: argparse.Namespace, values: Sequence[Tuple[str, str]]) -> List[str]:
+    """hpcprobe-bench options of the attributes given, as typed."""
+    options: List[str] = []
+    for attribute, option in values:
+        value = getattr(args, attribute, None)
+        if value is not None:
+            options += [option, value]
+    return options

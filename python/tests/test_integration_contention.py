@@ -17,7 +17,7 @@ from integration import bench_path, run_bench
 from test_integration_faults import _processes_mentioning as processes_mentioning
 
 from hpcprobe.results import read_records
-from hpcprobe.families.contention.simulate_report import machine_from_record
+from hpcprobe.netsim.report import machine_from_record
 
 TINY = ("--sizes", "8,1K", "--repeat", "2", "--messages", "4", "--quiet")
 

@@ -9,9 +9,8 @@ from typing import Iterator, List, Optional, Tuple
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hpcprobe"
 REGISTRY = {"hpcprobe.families", "hpcprobe.families.base"}
-# Family -> family edges still open (congestion's `simulate` is contention's simulator
-# command line, contention/options.py, with its pattern added): none may be added.
-OPEN_EDGES = {("congestion", "contention")}
+# Family -> family edges still open: none (an entry here is one a change must close).
+OPEN_EDGES: set = set()
 
 
 def module_name(path: Path) -> str:

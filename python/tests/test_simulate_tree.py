@@ -9,7 +9,7 @@ from hpcprobe.cluster.network_text import NetworkText, parse_network_text
 from hpcprobe.netsim import patterns
 from hpcprobe.netsim.patterns import Machine
 from hpcprobe.netsim.simulate import LinkModel, simulate
-from hpcprobe.families.contention.simulate_report import compare_record, record_link_model
+from hpcprobe.netsim.report import compare_record, record_link_model
 from hpcprobe.netsim.tree import Tree, parse_tree, tree_loads
 
 MIB = 1 << 20

@@ -70,4 +70,9 @@ void dense_record_common(struct hpcp_record *r, const struct dense_params *p);
  * when out of memory. Freed with free(). */
 void *dense_alloc(size_t bytes);
 
+/* describe (runtime/dense_params.c): the options of dgemm, hpl, ptrans and fft, and
+ * what they record. */
+extern const struct hpcp_options_desc dense_options_desc;
+extern const struct hpcp_records_desc dense_flop_records, dense_ptrans_records;
+
 #endif

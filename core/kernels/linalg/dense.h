@@ -17,9 +17,4 @@ long long grid_global(long long l, int nb, int me, int np);
 /* The BLAS threads of this rank (dgemm, hpl): set, and named in the record. */
 void dense_blas_setup(struct hpcp_record *r, int threads, const char *how);
 
-/* describe (dense_params.c): the options of dgemm, hpl, ptrans and fft, and
- * what they record. */
-extern const struct hpcp_options_desc dense_options_desc;
-extern const struct hpcp_records_desc dense_flop_records, dense_ptrans_records;
-
 #endif

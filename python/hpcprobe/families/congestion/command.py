@@ -6,7 +6,7 @@ import os
 from typing import List, Sequence
 
 from hpcprobe.families.congestion.options import CONGESTION_VALUE_OPTIONS
-from hpcprobe.families.contention.options import bench_options
+from hpcprobe.cli_types import bench_options
 from hpcprobe.families.congestion.tables import congestion_tables
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import LaunchContext, stdout_console

@@ -1,6 +1,6 @@
-"""The congestion family as the registry (families/__init__.py) sees it. It builds on
-contention: `hpcprobe simulate` is contention's simulator with the congestion pattern
-added (simulate.py)."""
+"""The congestion family as the registry (families/__init__.py) sees it. It registers
+`hpcprobe simulate`: the shared network simulator (netsim/), whose patterns are
+contention's, with the congestion pattern added (simulate.py)."""
 
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.congestion.command import command_congestion

@@ -1,6 +1,7 @@
 """`hpcprobe simulate congestion` and the congestion records of `simulate --compare`:
-contention's simulator (its parser, checks and command) with the congestion pattern
-added. The model is model.py's."""
+the shared network simulator's command line (netsim/cli.py, netsim/report.py: the parser,
+checks and command contention's patterns use) with the congestion pattern added. The model
+is model.py's."""
 
 import argparse
 import json
@@ -16,11 +17,11 @@ from hpcprobe.errors import EXIT_OK, UsageError
 from hpcprobe.families.congestion.cif import CONGESTORS, cif_row, conditions_of
 from hpcprobe.families.congestion.model import Prediction, predict, rank_roles, roles_summary
 from hpcprobe.families.congestion.options import name_list
-from hpcprobe.families.contention import options as contention_options
+from hpcprobe.netsim import cli as contention_options
 from hpcprobe.netsim.network import Network
 from hpcprobe.netsim.patterns import Machine
 from hpcprobe.netsim.simulate import PAPER_FLIT_BYTES, LinkModel
-from hpcprobe.families.contention.simulate_report import (cluster_network, command_simulate as
+from hpcprobe.netsim.report import (cluster_network, command_simulate as
                                                           contention_simulate, link_model,
                                                           record_link_model)
 from hpcprobe.netsim.tree import Tree

@@ -13,12 +13,9 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
-from hpcprobe.families.contention.options import (
-    CONTENTION_VALUE_OPTIONS,
-    TOPOLOGY_VALUE_OPTIONS,
-    bench_options,
-    network_of,
-)
+from hpcprobe.cli_types import bench_options
+from hpcprobe.families.contention.options import CONTENTION_VALUE_OPTIONS
+from hpcprobe.netsim.cli import TOPOLOGY_VALUE_OPTIONS, network_of
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext, choose_launcher, stderr_line, stdout_console

@@ -1,6 +1,6 @@
-"""The contention family as the registry (families/__init__.py) sees it. Its simulator's
-command, `hpcprobe simulate`, is registered by the congestion family, which adds its
-pattern to it (families/congestion/simulate.py)."""
+"""The contention family as the registry (families/__init__.py) sees it. The simulator's
+command, `hpcprobe simulate` (the shared netsim/: cli.py, report.py), is registered by the
+congestion family, which adds its pattern to it (families/congestion/simulate.py)."""
 
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.contention.report import SECTION

@@ -20,7 +20,7 @@ from hpcprobe.report.common import (Record, newest_first, of_benchmark, paramete
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.netsim.simulate import BGP_LINK_BANDWIDTH, PAPER_FLIT_BYTES, LinkModel
-from hpcprobe.families.contention.simulate_report import (cluster_network, compare_record,
+from hpcprobe.netsim.report import (cluster_network, compare_record,
                                                           record_link_model)
 from hpcprobe.units import MICRO, format_number
 

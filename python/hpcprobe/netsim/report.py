@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from hpcprobe.netsim import patterns
-from hpcprobe.families.contention.options import DEFAULT_SIZES
+from hpcprobe.netsim.cli import DEFAULT_SIZES
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED, UsageError
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
 from hpcprobe.records import number
