@@ -76,3 +76,33 @@ def test_every_exception_still_applies():
     stale = sorted(INCLUDE_EXCEPTIONS - relative_includes())
     stale += sorted(rel for rel in SIZE_EXCEPTIONS if counts.get(rel, 0) <= MAX_LINES)
     assert not stale, f"remove these exceptions from test_code_rules.py: {stale}"
+
+
+KERNEL_DECLARATION = re.compile(r"extern const struct hpcp_kernel (hpcp_\w+);")
+
+
+def kernel_symbols():
+    registry = (REPO / "core/runtime/registry.c").read_text()
+    return KERNEL_DECLARATION.findall(registry)
+
+
+def test_a_kernel_is_one_family_folder_and_one_registry_line():
+    """docs/adding-a-kernel.md: a kernel is defined in its family's folder (directly, or
+    through the family's one descriptor macro, COMM_KERNEL) and named outside that folder
+    only by runtime/registry.c, so adding one touches those two places and nothing
+    shared."""
+    texts = {path: path.read_text() for _, path in sources(["core"], C_SUFFIXES)}
+    symbols = kernel_symbols()
+    assert len(symbols) >= 40
+    for symbol in symbols:
+        defined = [p for p, text in texts.items()
+                   if re.search(rf"const struct hpcp_kernel {symbol}\b", text)
+                   and "extern" not in text.split(symbol)[0].splitlines()[-1]]
+        defined += [p for p, text in texts.items() if re.search(rf"KERNEL\({symbol}\b", text)]
+        folders = {p.parent for p in defined}
+        assert len(folders) == 1 and next(iter(folders)).parent.name == "kernels", \
+            (symbol, sorted(map(str, defined)))
+        named = {p.relative_to(REPO).as_posix() for p, text in texts.items()
+                 if re.search(rf"\b{symbol}\b", text) and p.parent not in folders
+                 and p.parent.name != "tests"}  # the C unit tests may run any kernel
+        assert named == {"core/runtime/registry.c"}, (symbol, named)

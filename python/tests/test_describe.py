@@ -1,6 +1,7 @@
 """`hpcprobe-bench describe --json`: the one description of every family, kernel and
 option, checked against schema/describe-v1.json and against `hpcprobe-bench list`."""
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -64,3 +65,32 @@ def test_describe_takes_only_json() -> None:
     completed = run_bench("describe")
     assert completed.returncode == 2
     assert "--json" in completed.stderr
+
+
+def _metric_pattern(name: str) -> "re.Pattern[str]":
+    """A described metric name as a pattern: <...> is a part named at run time."""
+    parts = re.split(r"<[^>]+>", name)
+    return re.compile("[a-z0-9_]+".join(re.escape(part) for part in parts) + r"\Z")
+
+
+def _kernel(described: dict, record: dict) -> dict:
+    for family in described["families"]:
+        for kernel in family["kernels"]:
+            if (family["name"], kernel["variant"], kernel["algorithm"]) == (
+                    record["benchmark"], record["variant"], record["algorithm"]):
+                return kernel
+    raise AssertionError(f"no described kernel for {record['benchmark']} "
+                         f"{record['variant']} {record['algorithm']}")
+
+
+@pytest.mark.parametrize("golden", sorted((Path(__file__).parent / "data").glob("*.json")),
+                         ids=lambda path: path.stem)
+def test_what_a_kernel_records_is_what_it_says(described: dict, golden: Path) -> None:
+    """The golden records (real runs, python/tests/data) against the description: every
+    metric a record has is one its kernel describes, and so is its headline."""
+    record = json.loads(golden.read_text())
+    kernel = _kernel(described, record)
+    patterns = [_metric_pattern(m["name"]) for m in kernel["records"]["metrics"]]
+    for metric in record["metrics"]:
+        assert any(p.match(metric["name"]) for p in patterns), (metric["name"], kernel["id"])
+    assert _metric_pattern(kernel["records"]["headline"]).match(record["value"]["metric"])
