@@ -10,17 +10,21 @@
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/sysinfo.h"
 
-#define DESCRIBE_VERSION "1.0" /* 1.x adds members only; a change of meaning is 2.0 */
+#define DESCRIBE_VERSION "1.1" /* 1.x adds members only; a change of meaning is 2.0 */
 #define MAX_OPTIONS 96
 #define MAX_TAKERS 64
 
 /* One option of a family, merged by name over its kernels (gpu's kernels
- * each parse their own table; --device is one option of the family). */
+ * each parse their own table; --device is one option of the family). Each
+ * taker keeps its own spec and table: where its default or limits differ
+ * from the family's (the first table's), its kernel says so. */
 struct merged {
     const struct hpcp_optspec *spec;
     const struct hpcp_cli *cli; /* the first table it came from: the family defaults */
     int common;                 /* HPCP_COMMON_* or -1 */
     const struct hpcp_kernel *takers[MAX_TAKERS];
+    const struct hpcp_optspec *taker_spec[MAX_TAKERS];
+    const struct hpcp_cli *taker_cli[MAX_TAKERS];
     int ntakers;
 };
 
@@ -44,10 +48,14 @@ static void add_taker(struct family *f, const struct hpcp_optspec *spec, const s
     if (i == f->n) {
         if (f->n == MAX_OPTIONS)
             return;
-        f->opt[f->n++] = (struct merged){spec, cli, common, {NULL}, 0};
+        f->opt[f->n++] = (struct merged){spec, cli, common, {NULL}, {NULL}, {NULL}, 0};
     }
-    if (f->opt[i].ntakers < MAX_TAKERS)
-        f->opt[i].takers[f->opt[i].ntakers++] = k;
+    struct merged *m = &f->opt[i];
+    if (m->ntakers < MAX_TAKERS) {
+        m->taker_spec[m->ntakers] = spec;
+        m->taker_cli[m->ntakers] = cli;
+        m->takers[m->ntakers++] = k;
+    }
 }
 
 /* Every option each kernel of family `name` takes: own, then common. */
@@ -91,35 +99,51 @@ static void choices(struct hpcp_json *j, const char *text)
     hpcp_json_end_array(j);
 }
 
-/* min, max, count_max as the kind has them (null where it has none). */
-static void limits(struct hpcp_json *j, const struct hpcp_optspec *s, long long min)
+static int int_kind(const struct hpcp_optspec *s)
 {
-    int ints = s->kind == HPCP_OPT_INT || s->kind == HPCP_OPT_BYTES || s->kind == HPCP_OPT_SIZES ||
-               s->kind == HPCP_OPT_GRID;
-    int counted = s->kind == HPCP_OPT_SIZES || s->kind == HPCP_OPT_LIST || s->kind == HPCP_OPT_GRID;
-    if (ints) {
+    return s->kind == HPCP_OPT_INT || s->kind == HPCP_OPT_BYTES || s->kind == HPCP_OPT_SIZES ||
+           s->kind == HPCP_OPT_GRID;
+}
+
+/* min and max as the kind has them (null where it has none). */
+static void bounds(struct hpcp_json *j, const struct hpcp_optspec *s, long long min)
+{
+    if (int_kind(s)) {
         hpcp_json_int(j, "min", min);
         hpcp_json_int(j, "max", s->int_max);
     } else if (s->kind == HPCP_OPT_DOUBLE) {
         hpcp_json_double(j, "min", s->dbl_min);
         hpcp_json_double(j, "max", s->dbl_max);
+    } else if (s->kind == HPCP_OPT_LIST) {
+        hpcp_json_int(j, "min", min); /* the fewest items: 0 allows "none" (1.1) */
+        hpcp_json_null(j, "max");
     } else {
         hpcp_json_null(j, "min");
         hpcp_json_null(j, "max");
     }
-    hpcp_json_bool(j, "min_exclusive", s->kind == HPCP_OPT_DOUBLE && s->min_open);
+}
+
+/* min, max, whether they are excluded, count_max. */
+static void limits(struct hpcp_json *j, const struct hpcp_optspec *s, long long min)
+{
+    int counted = s->kind == HPCP_OPT_SIZES || s->kind == HPCP_OPT_LIST || s->kind == HPCP_OPT_GRID;
+    int dbl = s->kind == HPCP_OPT_DOUBLE;
+    bounds(j, s, min);
+    hpcp_json_bool(j, "min_exclusive", dbl && (s->min_open & HPCP_OPEN_MIN));
+    hpcp_json_bool(j, "max_exclusive", dbl && (s->min_open & HPCP_OPEN_MAX));
     if (counted)
         hpcp_json_int(j, "count_max", s->count_max);
     else
         hpcp_json_null(j, "count_max");
 }
 
-/* A common option's default and lower bound are the family's (cli). */
-static const char *family_default(const struct merged *m, char *buf, size_t len, long long *min)
+/* An option's default and lower bound in one table (cli): a common option's
+ * are the table's, an own option's its spec's. */
+static const char *table_default(const struct hpcp_optspec *s, const struct hpcp_cli *c, int common,
+                                 char *buf, size_t len, long long *min)
 {
-    const struct hpcp_cli *c = m->cli;
-    *min = m->spec->int_min;
-    switch (m->common) {
+    *min = s->int_min;
+    switch (common) {
     case HPCP_COMMON_REPEAT:
         *min = c->repeat_min ? c->repeat_min : 1;
         snprintf(buf, len, "%d", c->repeat_default ? c->repeat_default : 1);
@@ -128,8 +152,13 @@ static const char *family_default(const struct merged *m, char *buf, size_t len,
     case HPCP_COMMON_SEED:
         snprintf(buf, len, "%llu", (unsigned long long)c->seed_default);
         return buf;
-    default: return m->spec->default_text;
+    default: return s->default_text;
     }
+}
+
+static const char *family_default(const struct merged *m, char *buf, size_t len, long long *min)
+{
+    return table_default(m->spec, m->cli, m->common, buf, len, min);
 }
 
 static void option(struct hpcp_json *j, const struct merged *m)
@@ -173,6 +202,50 @@ static void records(struct hpcp_json *j, const struct hpcp_records_desc *r)
     hpcp_json_end_object(j);
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether a kernel's own table gives option m another default or range than the
+ * family's: gpu stream's --repeat is at least 2 (10 by default), copy's 1 (5). */
+static int differs(const struct merged *m, const struct hpcp_optspec *s, const char *dflt,
+                   long long min)
+{
+    char buf[32];
+    long long fmin;
+    const char *fdflt = family_default(m, buf, sizeof buf, &fmin);
+    if (!same_text(dflt, fdflt) || s->kind != m->spec->kind)
+        return 1;
+    if (int_kind(s))
+        return min != fmin || s->int_max != m->spec->int_max;
+    return s->kind == HPCP_OPT_DOUBLE &&
+           (s->dbl_min != m->spec->dbl_min || s->dbl_max != m->spec->dbl_max);
+}
+
+/* The options whose default or range differ for kernel k (1.1). */
+static void option_defaults(struct hpcp_json *j, const struct family *f,
+                            const struct hpcp_kernel *k)
+{
+    hpcp_json_begin_array(j, "option_defaults");
+    for (int i = 0; i < f->n; i++)
+        for (int t = 0; t < f->opt[i].ntakers; t++) {
+            const struct merged *m = &f->opt[i];
+            const struct hpcp_optspec *s = m->taker_spec[t];
+            char buf[32];
+            long long min;
+            const char *dflt = table_default(s, m->taker_cli[t], m->common, buf, sizeof buf, &min);
+            if (m->takers[t] != k || s->kind == HPCP_OPT_FLAG || !differs(m, s, dflt, min))
+                continue;
+            hpcp_json_begin_object(j, NULL);
+            hpcp_json_string(j, "name", s->name);
+            hpcp_json_string(j, "default", dflt);
+            bounds(j, s, min);
+            hpcp_json_end_object(j);
+        }
+    hpcp_json_end_array(j);
+}
+
 static void kernel(struct hpcp_json *j, const struct family *f, const struct hpcp_kernel *k)
 {
     char id[96];
@@ -188,6 +261,7 @@ static void kernel(struct hpcp_json *j, const struct family *f, const struct hpc
             if (f->opt[i].takers[t] == k)
                 hpcp_json_string(j, NULL, f->opt[i].spec->name);
     hpcp_json_end_array(j);
+    option_defaults(j, f, k);
     records(j, k->records);
     hpcp_json_end_object(j);
 }
@@ -215,7 +289,7 @@ static void common_options(struct hpcp_json *j)
     static const struct hpcp_cli plain = {NULL, 0, HPCP_TAKES_ALL, 0, 0, 0, 0};
     hpcp_json_begin_array(j, "common_options");
     for (int o = 0; o < HPCP_COMMON_COUNT; o++) {
-        struct merged m = {hpcp_common_spec(o), &plain, -1, {NULL}, 0};
+        struct merged m = {hpcp_common_spec(o), &plain, -1, {NULL}, {NULL}, {NULL}, 0};
         option(j, &m); /* the harness's own declaration: its range and default */
     }
     hpcp_json_end_array(j);

@@ -51,10 +51,12 @@ static int parse_double(const struct hpcp_optspec *o, const char *text, struct h
     char *end;
     errno = 0;
     double x = strtod(text, &end);
-    int low_ok = o->min_open ? x > o->dbl_min : x >= o->dbl_min;
-    if (errno || *end || end == text || !isfinite(x) || !low_ok || x > o->dbl_max) {
-        snprintf(err, errlen, "%s: '%s' is not allowed (a number %s %g and <= %g)", o->name, text,
-                 o->min_open ? ">" : ">=", o->dbl_min, o->dbl_max);
+    int low_open = o->min_open & HPCP_OPEN_MIN, high_open = o->min_open & HPCP_OPEN_MAX;
+    int low_ok = low_open ? x > o->dbl_min : x >= o->dbl_min;
+    int high_ok = high_open ? x < o->dbl_max : x <= o->dbl_max;
+    if (errno || *end || end == text || !isfinite(x) || !low_ok || !high_ok) {
+        snprintf(err, errlen, "%s: '%s' is not allowed (a number %s %g and %s %g)", o->name, text,
+                 low_open ? ">" : ">=", o->dbl_min, high_open ? "<" : "<=", o->dbl_max);
         return -1;
     }
     v->d = x;

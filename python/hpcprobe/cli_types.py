@@ -182,6 +182,13 @@ class CliParser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+# (attribute, option) of the launch options that take a value (add_launch_options): what
+# a command that launches nothing refuses.
+LAUNCH_ATTRIBUTES = (("np", "--np"), ("out", "--out"), ("launcher", "--launcher"),
+                     ("time_budget", "--time-budget"), ("cluster", "--cluster"),
+                     ("ppn", "--ppn"))
+
+
 def add_launch_options(parser: CliParser, default_np: str, hpcc_summary: bool = True) -> None:
     """--np, --out, --launcher, --launcher-arg, --time-budget, [--hpcc-summary], --quiet."""
     parser.add_argument("--np", type=positive_int("--np"), metavar="N",

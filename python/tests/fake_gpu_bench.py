@@ -6,6 +6,7 @@ As the bench (HPCPROBE_BENCH points at a wrapper that runs this file):
                                   with 0, the bench's one-line refusal and exit status 2
   gpu stream|ra|copy ... --out F  appends made-up records (one per kind and host memory
                                   for copy), valid against schema/result-v1.json
+`describe --json` is the real bench's (FAKE_REAL_BENCH), not recorded.
 FAKE_GPU_NAME names the devices; FAKE_ARGV_FILE collects each call's argv and FAKE_NP (set
 by the tests' launcher template) as JSON lines.
 The records are also built by the tests themselves (gpu_record)."""
@@ -119,6 +120,9 @@ def _option(args, name, default):
 
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["describe"] and os.environ.get("FAKE_REAL_BENCH"):
+        # what the real bench declares: the parsers are built from it (describe.py)
+        os.execv(os.environ["FAKE_REAL_BENCH"], [os.environ["FAKE_REAL_BENCH"], *args])
     if os.environ.get("FAKE_ARGV_FILE"):
         with open(os.environ["FAKE_ARGV_FILE"], "a") as stream:
             stream.write(json.dumps({"argv": args, "np": os.environ.get("FAKE_NP")}) + "\n")

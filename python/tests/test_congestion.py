@@ -127,7 +127,8 @@ def test_bad_input_is_one_line(tmp_path):
     for args, words in ((["--canary", "latncy"], "did you mean 'latency'"),
                         (["--congestor", "none,incast"], "goes alone"),
                         (["--congestor", "incast,incast"], "twice"),
-                        (["--congestor-fraction", "1"], "above 0 and below 1"),
+                        (["--congestor-fraction", "1"], "a number > 0 and < 1"),
+                        (["--congestor-bytes", "4"], "from 8 to 64M"),
                         (["--samples", "0"], "--samples")):
         done = run_hpcprobe("congestion", *args, "--out", str(tmp_path))
         assert done.returncode == 2, done.stderr

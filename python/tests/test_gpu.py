@@ -25,6 +25,7 @@ from hpcprobe.families.gpu.headline import gpu_headline
 from hpcprobe.families.gpu.info import parse_info
 from hpcprobe.families.gpu.suite import gpu_main_steps
 from hpcprobe.families.gpu.tables import gpu_tables, info_table
+from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext
 from hpcprobe.main_suite import main_steps
 from hpcprobe.results import read_records
@@ -45,7 +46,8 @@ def stand_in(tmp_path, monkeypatch):
     bench.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} "
                      f"{shlex.quote(str(STAND_IN))} \"$@\"\n")
     bench.chmod(0o755)
-    env = dict(os.environ, HPCPROBE_BENCH=str(bench), FAKE_ARGV_FILE=str(tmp_path / "argv"))
+    env = dict(os.environ, HPCPROBE_BENCH=str(bench), FAKE_ARGV_FILE=str(tmp_path / "argv"),
+               FAKE_REAL_BENCH=find_bench(os.environ))
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return env
@@ -74,13 +76,25 @@ def text_of(tables):
     (["gpu", "copy", "--host-memory", "pined"],
      "unknown host memory 'pined' (allowed: pinned, pageable, both); did you mean 'pinned'?"),
     (["gpu", "copy", "--kinds", "h2d,h2d"], "--kinds 'h2d,h2d' names 'h2d' twice"),
+    # the wording of the bench's list grammar (docs/cli.md), which takes all too
     (["gpu", "copy", "--kinds", "h2d,x2d"], "--kinds 'h2d,x2d': unknown 'x2d'; did you mean "
-                                            "'h2d'? (allowed: a comma list of h2d, d2h, d2d, "
-                                            "p2p)"),
-    (["gpu", "stream", "--repeat", "0"], "--repeat must be a whole number >= 1, not '0'"),
-    (["gpu", "stream", "--device", "one"], "--device must be a whole number >= 0, not 'one'"),
+                                            "'h2d'? (allowed: all, or a comma list of h2d, "
+                                            "d2h, d2d, p2p, each once)"),
+    (["gpu", "copy", "--kinds", "all,h2d"], "--kinds 'all,h2d': all goes alone"),
+    # the ranges are the bench's: the loosest of the variants', then the variant's own
+    (["gpu", "stream", "--repeat", "0"], "--repeat must be a whole number from 1 to 1000, "
+                                         "not '0'"),
+    (["gpu", "stream", "--repeat", "1"], "--repeat must be a whole number from 2 to 1000, "
+                                         "not '1' ('gpu stream')"),
+    (["gpu", "stream", "--device", "one"], "--device must be a whole number from 0 to 1023, "
+                                           "not 'one'"),
     (["gpu", "ra", "--memory-fraction", "1.5"],
-     "--memory-fraction must be a share above 0 and at most 1, not '1.5'"),
+     "--memory-fraction must be a number > 0 and <= 0.9, not '1.5'"),
+    (["gpu", "copy", "--max-bytes", "1X"],
+     "--max-bytes must be a size in bytes from 8 to 1T (digits with an optional K, M, G or T, "
+     "such as 4096, 64K, 1MiB), not '1X'"),
+    (["gpu", "stream", "--algo", "plain"], "--algo applies to 'hpcprobe gpu ra' only, not to "
+                                           "'gpu stream'"),
     (["gpu", "ra", "--kinds", "h2d"], "--kinds applies to 'hpcprobe gpu copy' only, not to "
                                       "'gpu ra'"),
     (["gpu", "copy", "--no-verify"], "--no-verify applies to 'hpcprobe gpu stream|ra' only, "
@@ -293,4 +307,7 @@ def test_the_help_lists_every_option(capsys):
         main(["gpu", "--help"])
     assert exited.value.code == 0
     shown = capsys.readouterr().out
-    assert "--host-memory pinned|pageable|both" in shown and "1 % of words wrong" in shown
+    # the help is the bench's description: its options', its kernels' summaries, and the
+    # defaults of the variants that differ
+    assert "--host-memory pinned|pageable|both" in shown and "races within HPCC's 1%" in shown
+    assert "(default 10; ra: 1; copy: 5)" in " ".join(shown.split())

@@ -23,13 +23,18 @@ enum hpcp_opt_kind {
     HPCP_OPT_KIND_COUNT
 };
 
+/* Bits of hpcp_optspec.min_open (1 keeps its old meaning: the lower bound only). */
+#define HPCP_OPEN_MIN 1
+#define HPCP_OPEN_MAX 2
+
 struct hpcp_optspec {
     const char *name; /* "--table-log2" */
     enum hpcp_opt_kind kind;
     long long int_min, int_max; /* INT: the range; BYTES, SIZES, GRID: of each value;
                                    LIST: int_min 0 allows "none" */
-    double dbl_min, dbl_max;    /* HPCP_OPT_DOUBLE: (min, max] when min_open */
-    int min_open;               /* 1: the lower bound is excluded */
+    double dbl_min, dbl_max;    /* HPCP_OPT_DOUBLE: the range, each end included unless
+                                   min_open says otherwise */
+    int min_open;               /* HPCP_OPEN_MIN, HPCP_OPEN_MAX: that bound is excluded */
     const char *choices;        /* CHOICE, LIST: "poly|lcg" */
     int count_max;              /* SIZES, LIST, GRID: most items */
     const char *help;           /* one line, the same words as docs/cli.md */

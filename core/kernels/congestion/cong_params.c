@@ -44,7 +44,8 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
                      "latency and allreduce samples per rank and run", "1000"},
     [OPT_BANDWIDTH_SAMPLES] = {"--bandwidth-samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
                                "bandwidth samples per rank and run", "100"},
-    [OPT_FRACTION] = {"--congestor-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1.0, 1, NULL, 0,
+    [OPT_FRACTION] = {"--congestor-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1.0,
+                      HPCP_OPEN_MIN | HPCP_OPEN_MAX, NULL, 0,
                       "share of the nodes (one node: ranks) that congest, 0 < F < 1", "0.8"},
 };
 

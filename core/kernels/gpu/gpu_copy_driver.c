@@ -13,9 +13,9 @@
 enum { OPT_KINDS, OPT_HOST, OPT_DEVICE, OPT_PEER, OPT_MAX_BYTES, OPT_COUNT };
 
 static const struct hpcp_optspec copy_spec[OPT_COUNT] = {
-    [OPT_KINDS] = {"--kinds", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
-                   "a comma list of h2d, d2h, d2d, p2p (p2p needs a peer the device can reach "
-                   "directly; default h2d, d2h, d2d, and p2p where possible)",
+    [OPT_KINDS] = {"--kinds", HPCP_OPT_LIST, 1, 0, 0, 0, 0, "h2d|d2h|d2d|p2p", GPU_COPY_KINDS,
+                   "the copies, a comma list of h2d, d2h, d2d, p2p (p2p needs a peer the device "
+                   "can reach directly; default h2d, d2h, d2d, and p2p where possible)",
                    NULL},
     [OPT_HOST] = {"--host-memory", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "pinned|pageable|both", 0,
                   "host buffers page-locked, pageable, or each", "both"},
@@ -23,7 +23,7 @@ static const struct hpcp_optspec copy_spec[OPT_COUNT] = {
                     "the device every rank drives (default node-local rank mod devices)", NULL},
     [OPT_PEER] = {"--peer", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL, 0,
                   "the other device of p2p (default the next device)", NULL},
-    [OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+    [OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_BYTES, 8, 1LL << 40, 0, 0, 0, NULL, 0,
                        "the largest copy, at least 8; sizes from 8 B, x 4, and this one (default "
                        "1G, less where memory is short)",
                        NULL},
@@ -61,22 +61,16 @@ struct sweep {
     int not_intact;
 };
 
-/* "h2d,d2d" -> bits; -1 when a word is not a kind. */
-static int parse_kinds(const char *text, unsigned *kinds)
+/* The kinds given (already checked by the option's list grammar) as bits: the
+ * choices are named in enum gpu_copy_kind's order. */
+static unsigned kind_bits(const struct hpcp_optspec *o, const char *text)
 {
-    *kinds = 0;
-    for (const char *at = text; *at; at += *at == ',') {
-        size_t n = strcspn(at, ",");
-        int k = 0;
-        while (k < GPU_COPY_KINDS && (strlen(gpu_copy_kind_name((enum gpu_copy_kind)k)) != n ||
-                                      strncmp(at, gpu_copy_kind_name((enum gpu_copy_kind)k), n)))
-            k++;
-        if (k == GPU_COPY_KINDS)
-            return -1;
-        *kinds |= 1u << k;
-        at += n;
-    }
-    return *kinds ? 0 : -1;
+    int items[GPU_COPY_KINDS], n = 0;
+    unsigned kinds = 0;
+    if (hpcp_parse_list(o, text, items, &n, NULL, 0) == 0)
+        for (int i = 0; i < n; i++)
+            kinds |= 1u << items[i];
+    return kinds;
 }
 
 static int parse(struct gcopy *c, int argc, char **argv)
@@ -93,21 +87,10 @@ static int parse(struct gcopy *c, int argc, char **argv)
     c->peer_given = v[OPT_PEER].set;
     c->peer = c->peer_given ? (int)v[OPT_PEER].i : -1;
     c->kinds_given = v[OPT_KINDS].set;
-    if (c->kinds_given && parse_kinds(v[OPT_KINDS].s, &c->kinds)) {
-        hpcp_error(MPI_COMM_WORLD,
-                   "gpu copy: --kinds '%s' is not allowed (a comma list of "
-                   "h2d, d2h, d2d, p2p)",
-                   v[OPT_KINDS].s);
-        return HPCP_EXIT_USAGE;
-    }
-    if (v[OPT_MAX_BYTES].set &&
-        (hpcp_parse_bytes(v[OPT_MAX_BYTES].s, &c->max_bytes) || c->max_bytes < 8)) {
-        hpcp_error(MPI_COMM_WORLD,
-                   "gpu copy: --max-bytes '%s' is not allowed (bytes, at least "
-                   "8, with an optional K, M, G or T suffix)",
-                   v[OPT_MAX_BYTES].s);
-        return HPCP_EXIT_USAGE;
-    }
+    if (c->kinds_given)
+        c->kinds = kind_bits(&copy_spec[OPT_KINDS], v[OPT_KINDS].s);
+    if (v[OPT_MAX_BYTES].set)
+        c->max_bytes = (uint64_t)v[OPT_MAX_BYTES].i;
     return 0;
 }
 

@@ -14,7 +14,7 @@ enum { OPT_DEVICE, OPT_ARRAY_BYTES, OPT_FRACTION, OPT_COUNT };
 static const struct hpcp_optspec stream_spec[OPT_COUNT] = {
     [OPT_DEVICE] = {"--device", HPCP_OPT_INT, 0, 1023, 0, 0, 0, NULL, 0,
                     "the device every rank drives (default node-local rank mod devices)", NULL},
-    [OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
+    [OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_BYTES, 1024, 1LL << 50, 0, 0, 0, NULL, 0,
                          "bytes per array, at least 1024 (default >= 4x the L2, three arrays in "
                          "--memory-fraction of free device memory)",
                          NULL},
@@ -58,15 +58,7 @@ static int parse(struct gstream *s, int argc, char **argv)
     if (rc)
         return rc;
     s->fraction = v[OPT_FRACTION].set ? v[OPT_FRACTION].d : DEFAULT_FRACTION;
-    int bad = v[OPT_ARRAY_BYTES].set &&
-              (hpcp_parse_bytes(v[OPT_ARRAY_BYTES].s, &s->option_bytes) || s->option_bytes < 1024);
-    if (bad) {
-        hpcp_error(MPI_COMM_WORLD,
-                   "gpu stream: --array-bytes '%s' is not allowed (bytes per array, at least "
-                   "1K, with an optional K, M, G or T suffix)",
-                   v[OPT_ARRAY_BYTES].s);
-        return HPCP_EXIT_USAGE;
-    }
+    s->option_bytes = v[OPT_ARRAY_BYTES].set ? (uint64_t)v[OPT_ARRAY_BYTES].i : 0;
     s->requested = v[OPT_DEVICE].set ? (int)v[OPT_DEVICE].i : -1;
     return 0;
 }

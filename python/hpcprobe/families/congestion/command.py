@@ -3,10 +3,10 @@ congestion load, then the CIF tables of its record."""
 
 import argparse
 import os
-from typing import List, Sequence
+from typing import Sequence
 
-from hpcprobe.families.congestion.options import CONGESTION_VALUE_OPTIONS
-from hpcprobe.cli_types import bench_options
+from hpcprobe import describe
+from hpcprobe.families.congestion.options import FAMILY, congestion_bench_options, the_variant
 from hpcprobe.families.congestion.tables import congestion_tables
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import LaunchContext, stdout_console
@@ -15,15 +15,10 @@ from hpcprobe.launching import LaunchContext, stdout_console
 CONGESTION_BUDGET_S = 1800.0
 
 
-def bench_arguments(args: argparse.Namespace) -> List[str]:
-    options = bench_options(args, [(attribute, option)
-                                   for attribute, option, _, _ in CONGESTION_VALUE_OPTIONS])
-    return options + (["--no-verify"] if args.no_verify else [])
-
-
 def command_congestion(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
-    launch = context.launch("congestion", "load", bench_arguments(args), CONGESTION_BUDGET_S)
+    variant = the_variant(describe.family(FAMILY))
+    launch = context.launch(FAMILY, variant, congestion_bench_options(args), CONGESTION_BUDGET_S)
     outcome = context.run(launch, 1, 1)
     console = stdout_console()
     for table in congestion_tables(outcome.found.records):

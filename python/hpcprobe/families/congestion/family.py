@@ -4,7 +4,7 @@ contention's, with the congestion pattern added (simulate.py)."""
 
 from hpcprobe.families.base import Command, Family
 from hpcprobe.families.congestion.command import command_congestion
-from hpcprobe.families.congestion.options import add_congestion_parser
+from hpcprobe.families.congestion.options import add_congestion_parser, check_congestion
 from hpcprobe.families.congestion.report import SECTION
 from hpcprobe.families.congestion.simulate import (add_simulate_parser, check_simulate,
                                                    command_simulate)
@@ -12,7 +12,8 @@ from hpcprobe.families.congestion.tables import congestion_tables
 
 FAMILY = Family(
     "congestion", benchmarks=("congestion",),
-    commands=(Command("congestion", 53, add_congestion_parser, command_congestion),
+    commands=(Command("congestion", 53, add_congestion_parser, command_congestion,
+                      check_congestion),
               Command("simulate", 52, add_simulate_parser, command_simulate, check_simulate,
                       value_may_look_like_option=("--link-bandwidth", "--flit-bytes",
                                                   "--hop-latency"))),

@@ -6,17 +6,20 @@ is model.py's."""
 import argparse
 import json
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from hpcprobe.cli_types import CliParser, float_option, positive_int
+from hpcprobe import describe
+from hpcprobe.cli_described import add_option
+from hpcprobe.cli_grammars import parse_size
+from hpcprobe.cli_types import CliParser
 from hpcprobe.cluster.network_text import NetworkText, network_text
 from hpcprobe.cluster.store import load_cluster
 from hpcprobe.errors import EXIT_OK, UsageError
 from hpcprobe.families.congestion.cif import CONGESTORS, cif_row, conditions_of
 from hpcprobe.families.congestion.model import Prediction, predict, rank_roles, roles_summary
-from hpcprobe.families.congestion.options import name_list
+from hpcprobe.families.congestion.options import FAMILY
 from hpcprobe.netsim import cli as contention_options
 from hpcprobe.netsim.network import Network
 from hpcprobe.netsim.patterns import Machine
@@ -33,31 +36,30 @@ from hpcprobe.records import number, numbers
 from hpcprobe.units import format_number
 
 PATTERN = "congestion"
-DEFAULT_BANDWIDTH_BYTES = 131072
-# (attribute, option) that only `simulate congestion` takes.
-_OWN = (("cluster", "--cluster"), ("congestor", "--congestor"),
-        ("congestor_fraction", "--congestor-fraction"), ("bandwidth_bytes", "--bandwidth-bytes"))
+# The bench's congestion options that are the model's inputs, by attribute: their flags,
+# help, grammar and defaults are the bench's description (describe.py).
+_MODELLED = ("congestor", "congestor_fraction", "bandwidth_bytes")
 _HOST_NUMBER = re.compile(r".*-h([0-9]{1,6})")
+
+
+def _modelled() -> List[describe.Option]:
+    family = describe.family(FAMILY)
+    return [family.option(dest) for dest in _MODELLED]
 
 
 def add_simulate_parser(subparsers) -> CliParser:
     parser = contention_options.add_simulate_parser(subparsers, extra_patterns=(PATTERN,))
     parser.add_argument("--cluster", metavar="NAME",
                         help="congestion: the emulated cluster NAME's network and link rates")
-    parser.add_argument("--congestor", type=name_list("--congestor", list(CONGESTORS)),
-                        metavar="LIST", help="congestion: congestors (default all four)")
-    parser.add_argument("--congestor-fraction",
-                        type=float_option("--congestor-fraction", "a share above 0 and below 1",
-                                          lambda value: 0 < value < 1),
-                        metavar="F", help="congestion: share of the nodes that congest (0.8)")
-    parser.add_argument("--bandwidth-bytes", type=positive_int("--bandwidth-bytes"),
-                        metavar="B", help="congestion: the bandwidth canary's message (131072)")
+    for option in _modelled():
+        add_option(parser, describe.family(FAMILY), option, prefix="congestion: ")
     return parser
 
 
 def check_simulate(args: argparse.Namespace) -> None:
+    own = [("cluster", "--cluster")] + [(o.dest, o.name) for o in _modelled()]
     if args.pattern != PATTERN:
-        for attribute, option in _OWN:
+        for attribute, option in own:
             if getattr(args, attribute) is not None:
                 raise UsageError(f"{option} applies to 'hpcprobe simulate congestion' only")
         contention_options.check_simulate(args)
@@ -68,12 +70,28 @@ def check_simulate(args: argparse.Namespace) -> None:
         if getattr(args, attribute) is not None:
             raise UsageError(f"{option} does not apply to 'hpcprobe simulate congestion' "
                              "(allowed: --torus/--mesh/--tree or --cluster, --ranks-per-node, "
-                             "--congestor, --congestor-fraction, --bandwidth-bytes, --seed, and "
-                             "the link model)")
+                             f"{', '.join(name for _, name in own[1:])}, --seed, and the link "
+                             "model)")
+    if args.congestor == "none":
+        raise UsageError("--congestor none leaves nothing to predict for 'hpcprobe simulate "
+                         "congestion' (name congestors, or leave it out for all)")
     given = [o for o in ("torus", "mesh", "tree") if getattr(args, o)]
     if bool(args.cluster) == bool(given):
         raise UsageError("'hpcprobe simulate congestion' needs the network: --torus DIMS, "
                          "--mesh DIMS, --tree LxH, or --cluster NAME (one of them)")
+
+
+def _model_inputs(args: argparse.Namespace) -> Tuple[List[str], float, int]:
+    """(congestors, fraction, bandwidth canary bytes): as given, else the bench's defaults."""
+    congestor, fraction, size = _modelled()
+    names = args.congestor or congestor.default or "all"
+    congestors = list(congestor.choices or ()) if names == "all" else names.split(",")
+    return (congestors, float(args.congestor_fraction or fraction.default or 0),
+            parse_size(args.bandwidth_bytes or size.default or "") or 0)
+
+
+def _default_bandwidth_bytes() -> int:
+    return parse_size(describe.family(FAMILY).option("bandwidth_bytes").default or "") or 0
 
 
 def _cluster_network(name: str) -> NetworkText:
@@ -127,13 +145,13 @@ def simulate_congestion(args: argparse.Namespace) -> int:
         network, model = contention_options.network_of(args), link_model(args)
     per_node = int(args.ranks_per_node or 1)
     machine = Machine.block(network, per_node)
+    congestors, fraction, bandwidth_bytes = _model_inputs(args)
     try:
-        roles = rank_roles(machine, args.congestor_fraction or 0.8)
+        roles = rank_roles(machine, fraction)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    congestors = args.congestor.split(",") if args.congestor else list(CONGESTORS)
     found = predict(machine, roles, congestors, args.seed if args.seed is not None else 1, model,
-                    args.bandwidth_bytes or DEFAULT_BANDWIDTH_BYTES)
+                    bandwidth_bytes)
     result = {"pattern": PATTERN, "network": network.spec, "ranks": machine.ranks,
               **roles_summary(roles, machine), "link_bandwidth_bytes_per_s": model.bandwidth,
               "uplink_bandwidth_bytes_per_s": model.uplink_bandwidth,
@@ -182,7 +200,7 @@ def compare_congestion(record: Dict[str, Any], args: argparse.Namespace) -> Dict
     if len(roles) != machine.ranks or set(roles.tolist()) != {0, 1}:
         raise ValueError("counters.rank_congestor is missing or does not give both roles")
     seed = int(number(parameter(record, "seed")) or 0)
-    size = number(parameter(record, "bandwidth_bytes")) or DEFAULT_BANDWIDTH_BYTES
+    size = number(parameter(record, "bandwidth_bytes")) or _default_bandwidth_bytes()
     congestors = [c for c in conditions_of(record) if c in CONGESTORS]
     model = record_link_model(record, args)
     found = predict(machine, roles, congestors, seed, model, size)

@@ -7,9 +7,11 @@ import argparse
 import os
 from typing import List, Sequence, Tuple
 
+from hpcprobe import describe
+from hpcprobe.cli_described import bench_values
 from hpcprobe.errors import EXIT_OK, UsageError
 from hpcprobe.families.gpu.info import GpuInfo, ask_gpu_info, require_device
-from hpcprobe.families.gpu.options import gpu_bench_options
+from hpcprobe.families.gpu.options import FAMILY, gpu_bench_options
 from hpcprobe.families.gpu.tables import gpu_tables, info_table
 from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext, stdout_console
@@ -42,8 +44,9 @@ def device_launches(args: argparse.Namespace, info: GpuInfo,
     ranks = ranks_for(args, info)
     if args.devices is None or ranks < 2:
         return [(args.np or ranks, list(options), f"gpu {args.variant}")]
-    each = [(1, ["--device", str(index), *options], f"gpu {args.variant}, device {index}")
-            for index in range(ranks)]
+    family = describe.family(FAMILY)
+    each = [(1, [*bench_values(family, args.variant, {"device": str(index)}), *options],
+             f"gpu {args.variant}, device {index}") for index in range(ranks)]
     return each + [(ranks, list(options), f"gpu {args.variant}, {ranks} devices at once")]
 
 

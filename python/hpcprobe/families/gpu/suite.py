@@ -5,8 +5,11 @@ the reason is one note ("no GPU: gpu steps left out (...)") in run.json and the 
 
 from typing import List, Optional, Tuple
 
+from hpcprobe.cli_described import ALGO_OPTION, bench_values
+from hpcprobe.describe import load_description
 from hpcprobe.errors import HpcprobeError
 from hpcprobe.families.gpu.info import GpuInfo, ask_gpu_info
+from hpcprobe.families.gpu.options import FAMILY
 from hpcprobe.suite_step import SuiteStep
 
 GPU_STEP_BUDGET_S = 600.0
@@ -16,28 +19,33 @@ GPU_STEP_BUDGET_S = 600.0
 # sizes that take well under a second on any device, for a quick look at a GPU node.
 _SIZES = {
     "default": {
-        "stream": ("--repeat", "10"),
-        "ra": ("--memory-fraction", "0.25", "--repeat", "3"),
-        "copy": ("--max-bytes", "256M", "--host-memory", "both", "--repeat", "5"),
+        "stream": {"repeat": "10"},
+        "ra": {"memory_fraction": "0.25", "repeat": "3"},
+        "copy": {"max_bytes": "256M", "host_memory": "both", "repeat": "5"},
     },
     "tiny": {
-        "stream": ("--array-bytes", "4M", "--repeat", "3"),
-        "ra": ("--table-log2", "16", "--repeat", "2"),
-        "copy": ("--max-bytes", "1M", "--host-memory", "pinned", "--repeat", "3"),
+        "stream": {"array_bytes": "4M", "repeat": "3"},
+        "ra": {"table_log2": "16", "repeat": "2"},
+        "copy": {"max_bytes": "1M", "host_memory": "pinned", "repeat": "3"},
     },
 }
 
 
-def gpu_steps(scale: str) -> List[SuiteStep]:
-    """The three steps at `scale`. The copies are the bench's kinds: host to device and
-    back, within the device, and to a peer where device 0 can reach one directly (asking
-    for p2p where it cannot would be refused)."""
+def gpu_steps(scale: str, bench: Optional[str] = None) -> List[SuiteStep]:
+    """The three steps at `scale`, their options by attribute and named as `bench`
+    describes them. The copies are the bench's kinds: host to device and back, within the
+    device, and to a peer where device 0 can reach one directly (asking for p2p where it
+    cannot would be refused)."""
+    family = load_description(bench).family(FAMILY)
     sizes = _SIZES.get(scale, _SIZES["default"])
-    device = ("--device", "0")
-    return [SuiteStep("gpu", "stream", device + sizes["stream"], GPU_STEP_BUDGET_S, ranks=1),
-            SuiteStep("gpu", "ra", ("--algo", "atomic") + device + sizes["ra"],
+
+    def options(variant: str) -> Tuple[str, ...]:
+        return bench_values(family, variant, {"device": "0", **sizes[variant]})
+
+    return [SuiteStep("gpu", "stream", options("stream"), GPU_STEP_BUDGET_S, ranks=1),
+            SuiteStep("gpu", "ra", (ALGO_OPTION, "atomic") + options("ra"),
                       GPU_STEP_BUDGET_S, "atomic", ranks=1),
-            SuiteStep("gpu", "copy", device + sizes["copy"], GPU_STEP_BUDGET_S, ranks=1)]
+            SuiteStep("gpu", "copy", options("copy"), GPU_STEP_BUDGET_S, ranks=1)]
 
 
 def no_gpu_note(why: str) -> str:
@@ -57,5 +65,8 @@ def gpu_main_steps(scale: str, ranks: int, bench: str,
             return [], no_gpu_note(error.message)
     if not info.devices:
         return [], no_gpu_note(info.why)
-    return gpu_steps(scale), ""
+    try:
+        return gpu_steps(scale, bench), ""
+    except HpcprobeError as error:  # a bench that does not describe itself
+        return [], no_gpu_note(error.message)
 

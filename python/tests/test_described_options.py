@@ -1,0 +1,178 @@
+"""The families whose command line is the bench's description (describe.py,
+cli_described.py; docs/adding-a-kernel.md): gpu and congestion. Their Python sources name
+no option the bench declares; their parsers have exactly the described options and
+hpcprobe's own; their help shows the bench's; an option or a kernel added to the
+description appears, with its refusals, with no Python edit; the description is asked once
+per build (cached on disk, rebuilt when stale or damaged)."""
+
+import ast
+import dataclasses
+import json
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from hpcprobe import describe
+from hpcprobe.cli import build_parser, main, parse_arguments
+from hpcprobe.cli_described import ALGO_OPTION, user_options
+from hpcprobe.errors import UsageError
+from hpcprobe.families.gpu.options import gpu_bench_options
+from hpcprobe.launch import find_bench
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hpcprobe"
+CONVERTED = ("gpu", "congestion")
+# hpcprobe's own options on these command lines (the bench has none of them): the launch
+# options (cli_types.add_launch_options) and gpu's --devices; --algo is the bench's
+# choice of an algorithm, made from the described kernels.
+LAUNCH = {"--np", "--out", "--launcher", "--launcher-arg", "--time-budget", "--cluster",
+          "--ppn", "--quiet"}
+PYTHON_ONLY = {"gpu": LAUNCH | {"--devices", ALGO_OPTION}, "congestion": LAUNCH}
+
+
+@pytest.fixture(scope="module")
+def description() -> describe.Description:
+    return describe.load_description()
+
+
+def described_names(description: describe.Description) -> set:
+    names = {o.name for o in description.common_options}
+    for name in CONVERTED:
+        names |= {o.name for o in description.family(name).options}
+    return names
+
+
+def test_no_python_source_of_a_converted_family_names_a_bench_option(description):
+    names = described_names(description)
+    found = []
+    for name in CONVERTED:
+        for path in sorted((PACKAGE / "families" / name).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and node.value in names:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value}")
+    assert found == []
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_the_parser_has_the_described_options_and_hpcprobes_own(description, name):
+    parser = build_parser(only=name)[name]
+    family = description.family(name)
+    expected = {o.name for o in user_options(family)} | PYTHON_ONLY[name] | {"--help"}
+    assert set(parser.long_options) == expected
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())  # argparse wraps the help, also at hyphens
+
+
+@pytest.mark.parametrize("name", CONVERTED)
+def test_the_help_shows_each_described_options_help(description, capsys, name):
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    shown = _squeezed(capsys.readouterr().out)
+    for option in user_options(description.family(name)):
+        assert _squeezed(option.help) in shown, option.name
+        if option.default is not None and option.type != "flag":
+            assert _squeezed(f"(default {option.default}") in shown, option.name
+
+
+def _with_widgets(loaded: describe.Description) -> describe.Description:
+    """The description with an option only gpu copy takes and a new gpu variant."""
+    gpu = loaded.family("gpu")
+    widget = describe.Option(
+        name="--widget-count", type="int", grammar="a whole number in decimal", default="2",
+        default_computed=False, min=1, max=8, min_exclusive=False, max_exclusive=False,
+        count_max=None, choices=None, help="widgets per copy, made up by the test",
+        common=False, kernels=("copy/all", "burst/fast"))
+    burst = describe.Kernel("burst/fast", "burst", "fast", "a kernel the test adds",
+                            ("--device", "--widget-count"), {})
+    kernels = tuple(dataclasses.replace(k, options=k.options + ("--widget-count",))
+                    if k.id == "copy/all" else k for k in gpu.kernels) + (burst,)
+    families = dict(loaded.families)
+    families["gpu"] = dataclasses.replace(gpu, kernels=kernels, options=gpu.options + (widget,))
+    return dataclasses.replace(loaded, families=families)
+
+
+def test_a_described_option_and_kernel_need_no_python_edit(description, monkeypatch, capsys):
+    monkeypatch.setattr(describe, "load_description", lambda bench=None: _with_widgets(
+        description))
+    parser = build_parser(only="gpu")["gpu"]
+    assert "--widget-count" in parser.long_options
+    args = parse_arguments(["gpu", "copy", "--widget-count", "3", "--kinds", "h2d"])
+    assert gpu_bench_options(args) == ["--kinds", "h2d", "--widget-count", "3"]
+    assert parse_arguments(["gpu", "burst", "--widget-count", "8"]).variant == "burst"
+    for argv, line in (
+            (["gpu", "copy", "--widget-count", "9"],
+             "--widget-count must be a whole number from 1 to 8, not '9'"),
+            (["gpu", "ra", "--widget-count", "2"],
+             "--widget-count applies to 'hpcprobe gpu copy|burst' only, not to 'gpu ra'"),
+            (["gpu", "bursty"], "unknown variant 'bursty' (allowed: stream, ra, copy, info, "
+                                "burst); did you mean 'burst'?")):
+        with pytest.raises(UsageError) as refused:
+            parse_arguments(argv)
+        assert refused.value.message == line
+    with pytest.raises(SystemExit):
+        main(["gpu", "--help"])
+    assert "widgets per copy, made up by the test (default 2)" in " ".join(
+        capsys.readouterr().out.split())
+
+
+# --- the cache ------------------------------------------------------------------------
+
+@pytest.fixture
+def counted_bench(tmp_path, monkeypatch):
+    """A bench that counts its runs (one line each in `runs`) and is the real one."""
+    monkeypatch.setenv(describe.CACHE_ENV_VARIABLE, str(tmp_path / "cache"))
+    bench = tmp_path / "hpcprobe-bench"
+    runs = tmp_path / "runs"
+    bench.write_text(f"#!/bin/sh\necho run >> {shlex.quote(str(runs))}\n"
+                     f"exec {shlex.quote(find_bench(os.environ))} \"$@\"\n")
+    bench.chmod(0o755)
+    describe.forget_loaded()
+    yield str(bench), runs
+    describe.forget_loaded()
+
+
+def _runs(runs: Path) -> int:
+    return len(runs.read_text().splitlines()) if runs.exists() else 0
+
+
+def test_a_second_load_reads_the_cache(counted_bench):
+    bench, runs = counted_bench
+    first = describe.load_description(bench)
+    assert _runs(runs) == 1 and "gpu" in first.families
+    assert describe.load_description(bench) is first  # this process: from memory
+    describe.forget_loaded()
+    assert describe.load_description(bench).families == first.families
+    assert _runs(runs) == 1  # another process: from the cache on disk
+
+
+def test_a_stale_or_damaged_cache_is_rebuilt(counted_bench, tmp_path):
+    bench, runs = counted_bench
+    describe.load_description(bench)
+    (cached,) = (tmp_path / "cache").glob("describe-*.json")
+    with open(bench, "a") as rebuilt:  # another build: another size and time
+        rebuilt.write("# rebuilt\n")
+    describe.forget_loaded()
+    describe.load_description(bench)
+    assert _runs(runs) == 2
+    cached.write_text("{not json")
+    describe.forget_loaded()
+    assert "congestion" in describe.load_description(bench).families
+    assert _runs(runs) == 3
+    assert json.loads(cached.read_text())["document"]["families"]  # rewritten whole
+
+
+def test_a_bench_that_does_not_describe_itself_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv(describe.CACHE_ENV_VARIABLE, str(tmp_path / "cache"))
+    bench = tmp_path / "old-bench"
+    bench.write_text("#!/bin/sh\necho \"hpcprobe-bench: unknown command 'describe'\" >&2\n"
+                     "exit 2\n")
+    bench.chmod(0o755)
+    with pytest.raises(UsageError) as refused:
+        describe.load_description(str(bench))
+    assert refused.value.message == (
+        f"{bench} did not describe its options ('describe --json', exit status 2: "
+        "hpcprobe-bench: unknown command 'describe')")
+    assert not list((tmp_path / "cache").glob("describe-*.json"))
