@@ -1,7 +1,7 @@
-"""What this hpcprobe-bench runs, as `hpcprobe-bench list` prints it: one line per kernel,
-family, variant, algorithm and summary (core/runtime/main.c). The parsers take their
-variant and algorithm choices from it (asked once per process, and only by a command
-that needs them), so a kernel added to the C registry needs no Python edit.
+"""What this hpcprobe-bench runs, as its description says (`describe --json`, read through
+hpcprobe.describe: asked once per build and cached). The parsers take their variant and
+algorithm choices from it (only a command that needs them asks), so a kernel added to the
+C registry needs no Python edit.
 
 When the bench cannot be asked (not built yet, or a stand-in that answers nothing), each
 family falls back to the choices it was written with; a launch then says what is wrong
@@ -13,13 +13,12 @@ import subprocess
 from functools import lru_cache
 from typing import Dict, Optional, Sequence, Tuple
 
+from hpcprobe.describe import load_description
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, HpcprobeError
 from hpcprobe.launch import find_bench
 from hpcprobe.runner import bench_error_lines
 
 BENCH_QUERY_TIMEOUT_S = 60.0
-# Listing the kernels must not hold up a command line for long.
-LIST_TIMEOUT_S = 20.0
 
 Kernels = Tuple[Tuple[str, str, str], ...]
 
@@ -51,15 +50,15 @@ def run_bench_query(subcommand: str, timeout_s: float = BENCH_QUERY_TIMEOUT_S) -
 
 @lru_cache(maxsize=None)
 def bench_kernels() -> Optional[Kernels]:
-    """(family, variant, algorithm) of each kernel the bench lists, in its order; None
+    """(family, variant, algorithm) of each kernel the bench describes, in its order; None
     when it cannot be asked."""
     try:
-        output = run_bench_query("list", LIST_TIMEOUT_S)
+        description = load_description()
     except HpcprobeError:
         return None
-    kernels = tuple(tuple(line.split(None, 3)[:3]) for line in output.splitlines()
-                    if len(line.split(None, 3)) >= 3)
-    return kernels or None  # type: ignore[return-value]
+    kernels = tuple((family.name, kernel.variant, kernel.algorithm)
+                    for family in description.families.values() for kernel in family.kernels)
+    return kernels or None
 
 
 def _distinct(words: Sequence[str]) -> Tuple[str, ...]:
