@@ -21,7 +21,6 @@ INCLUDE_EXCEPTIONS: set = set()
 # if split as they are; they are to be split with their fixtures moved to conftest.py.
 SIZE_EXCEPTIONS = {
     "python/tests/test_memory.py": 574,
-    "python/tests/test_integration_cluster.py": 613,
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
