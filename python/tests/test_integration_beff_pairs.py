@@ -128,6 +128,15 @@ def test_bad_input_is_one_line(benchmark, np, argv, message):
     ("0 {h}\n1 {h}\n2 elsewhere\n3 {h}\n",
      "puts 1 rank(s) on host 'elsewhere' but the launcher started 0 there"),
 ])
+def test_hpcprobe_relays_the_benchs_one_line(tmp_path):
+    """hpcprobe leaves the ranks b_eff needs to the bench: its one line, exit 2."""
+    completed = run_hpcprobe("beff", "--np", "1", "--quiet", "--out", str(tmp_path / "out"),
+                             timeout=120)
+    assert completed.returncode == 2
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and "beff needs at least 2 ranks, 1 launched" in lines[0], lines
+
+
 def test_bad_placement_file(tmp_path, text, message):
     placement = tmp_path / "placement.txt"
     placement.write_text(text.format(h=socket.gethostname()))
