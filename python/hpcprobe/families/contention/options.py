@@ -57,8 +57,9 @@ def add_topology_parser(subparsers) -> CliParser:
     parser = subparsers.add_parser("topology", help="where the ranks sit; hops and routes")
     parser.add_argument("action", nargs="?", type=choice("action", actions),
                         metavar="{" + ",".join(actions) + "}",
-                        help=f"{ROUTE}: the hops between two nodes of --torus/--mesh, "
-                             "launching nothing; else the bench's")
+                        help="; ".join(f"{k.variant}: {k.summary}" for k in family.kernels)
+                        + f"; {ROUTE}: the hops between two nodes of the network, launching "
+                          "nothing")
     parser.add_argument("ends", nargs="*", metavar="NODE",
                         help=f"{ROUTE}: two nodes, as an index or coordinates x,y,z")
     add_described_options(parser, family)
