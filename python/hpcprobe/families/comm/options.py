@@ -22,7 +22,7 @@ from hpcprobe.cli_described import (add_option, bench_values, check_described,
 from hpcprobe.cli_types import add_launch_options, choice, unknown
 from hpcprobe.errors import UsageError
 from hpcprobe.families.comm.peer_formats import PEER_FORMATS
-from hpcprobe.launch.placement import ORDERS, read_placement
+from hpcprobe.launch.placement import ORDERS, PLACEMENT, PLACEMENT_BY, read_placement
 
 COMM_COMMANDS = ("comm", "beff", "pairs")
 COMM_HELP = {
@@ -33,7 +33,7 @@ COMM_HELP = {
 # Attributes of the described options hpcprobe gives the bench itself, not as typed:
 # the functions from the words, the timing from --format, the placement through the
 # launcher (launch/placement.py), which says who placed the ranks.
-FUNCTIONS, TIMING, PLACEMENT, PLACEMENT_BY = "functions", "timing", "placement", "placement_by"
+FUNCTIONS, TIMING = "functions", "timing"
 _GIVEN_BY_HPCPROBE = (FUNCTIONS, TIMING, PLACEMENT, PLACEMENT_BY)
 BUFFERS = "buffers"  # read: --buffers device without functions runs those that take it
 COMM_OUTPUT_FORMATS = ("table",) + PEER_FORMATS
