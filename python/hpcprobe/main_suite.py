@@ -12,8 +12,10 @@ follow the nodes the ranks run on (not the machine hpcprobe was started on):
 """
 
 import math
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple
 
+from hpcprobe import describe
+from hpcprobe.cli_described import bench_values
 from hpcprobe.report.common import Record, last_of, number, of_benchmark, parameter, section_of
 from hpcprobe.stats import metric_median
 from hpcprobe.suite_step import SuiteStep
@@ -30,24 +32,28 @@ RA_TABLE_OVER_LLC = 8      # a RandomAccess table per rank of 8x the last-level 
 RA_MEMORY_SHARE = 8        # ...and at most 1/8 of a node's memory over its ranks
 
 # Per scale: DGEMM's order, the FFT's log2 size (2^20 complex points: 16 MiB, planned by
-# FFTW_MEASURE in seconds; 2^22 took 29 s to plan here), the comm sizes and time per size,
-# b_eff's and pairs' options, the tiny sizes of the steps sized from records.
+# FFTW_MEASURE in seconds; 2^22 took 29 s to plan here), the tiny sizes of the steps
+# sized from records.
 _FIXED = {
     "default": {
         "dgemm": ("--n", "2000", "--repeat", "3"),
         "fft": ("--log2", "20", "--repeat", "3"),
-        "comm": ("--functions", "pingpong,allreduce", "--sizes", "8,1M"),
-        "beff": (),
-        "pairs": ("--size", "1M", "--repeat", "1"),
     },
     "tiny": {
         "dgemm": ("--n", "200", "--repeat", "2"),
         "fft": ("--log2", "12", "--repeat", "2"),
-        "comm": ("--functions", "pingpong,allreduce", "--sizes", "8,4K",
-                 "--time-per-size", "0.002"),
-        "beff": ("--latency-pairs-time", "1", "--bandwidth-pairs-time", "1"),
-        "pairs": ("--size", "64K", "--repeat", "1"),
     },
+}
+# Per scale, the interconnect steps' (benchmark, variant, bench options by attribute);
+# their names come from the bench's description (describe.py).
+_INTERCONNECT: Dict[str, Tuple[Tuple[str, str, Mapping[str, str]], ...]] = {
+    "default": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,1M"}),
+                ("beff", "hpcc", {}),
+                ("pairs", "bandwidth", {"size": "1M", "repeat": "1"})),
+    "tiny": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,4K",
+                              "time_per_size": "0.002"}),
+             ("beff", "hpcc", {"latency_pairs_time": "1", "bandwidth_pairs_time": "1"}),
+             ("pairs", "bandwidth", {"size": "64K", "repeat": "1"})),
 }
 _TINY_STREAM = ("--array-bytes", "1M", "--repeat", "3")
 _TINY_LATENCY_MAX = "1M"
@@ -129,6 +135,15 @@ def _ra_steps(scale: str, ranks: int) -> List[SuiteStep]:
                       sized=table(True))]
 
 
+def _interconnect_steps(scale: str, ranks: int) -> List[SuiteStep]:
+    """comm, b_eff and pairs need two ranks: on one they run on two (sharing a core)."""
+    pair_ranks = None if ranks >= 2 else 2
+    return [SuiteStep(benchmark, variant,
+                      bench_values(describe.family(benchmark), variant, values), BUDGET_S,
+                      ranks=pair_ranks)
+            for benchmark, variant, values in _INTERCONNECT[scale]]
+
+
 def main_steps(scale: str, ranks: int) -> List[SuiteStep]:
     """The main job's launches in order: memory, processor, interconnect, RandomAccess."""
     fixed = _FIXED[scale]
@@ -139,7 +154,6 @@ def main_steps(scale: str, ranks: int) -> List[SuiteStep]:
     latency = ("--oversubscribe", "--copies", "all", "--min-bytes", "4K",
                "--points-per-octave", "1", "--min-time", "0.002" if tiny else "0.005",
                "--repeat", "3")
-    pair_ranks = None if ranks >= 2 else 2
 
     def latency_sized(records: Sequence[Record]) -> Tuple[str, ...]:
         return ("--max-bytes", _TINY_LATENCY_MAX) if tiny else latency_options(records)
@@ -155,10 +169,7 @@ def main_steps(scale: str, ranks: int) -> List[SuiteStep]:
         SuiteStep("hpl", "mpi", (), BUDGET_S, sized=hpl_sized),
         SuiteStep("fft", "single", fixed["fft"], BUDGET_S),
         SuiteStep("fft", "star", fixed["fft"], BUDGET_S),
-        SuiteStep("comm", "all", fixed["comm"], BUDGET_S, ranks=pair_ranks),
-        SuiteStep("beff", "hpcc", fixed["beff"], BUDGET_S, ranks=pair_ranks),
-        SuiteStep("pairs", "bandwidth", fixed["pairs"], BUDGET_S, ranks=pair_ranks),
-    ] + _ra_steps(scale, ranks)
+    ] + _interconnect_steps(scale, ranks) + _ra_steps(scale, ranks)
 
 
 def describe_main(steps: Sequence[SuiteStep]) -> str:

@@ -19,8 +19,8 @@ from hpcprobe.families.comm.tables import comm_tables
 from hpcprobe.errors import UsageError
 from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
-from hpcprobe.launch.placement import (HOSTFILE, RANKFILE, apply_placement, parse_placement_text,
-                                       plan_placement, read_placement)
+from hpcprobe.launch.placement import (HOSTFILE, RANKFILE, apply_placement, bench_placement,
+                                       parse_placement_text, plan_placement, read_placement)
 from hpcprobe.families.comm.report import compare_label
 from hpcprobe.results import parse_record_line
 from hpcprobe.runner import Launch
@@ -159,7 +159,6 @@ def test_order_argv_mpiexec_and_mpirun(tmp_path, flavour, spec, expected):
                      MpirunLauncher(str(folder / "mpirun"))):
         plan = plan_placement(read_placement(spec, 4), launcher, tmp_path)
         assert plan.launcher_args == expected and plan.by == "launcher"
-        assert plan.bench_args == ["--placement", spec, "--placement-by", "launcher"]
 
 
 @pytest.mark.parametrize("spec, expected", [("block", ["--distribution=block"]),
@@ -197,14 +196,15 @@ def test_file_argv_hydra_and_srun(tmp_path):
     srun = plan_placement(placement, SrunLauncher("srun"), out)
     assert srun.launcher_args == ["--distribution=arbitrary"]
     assert srun.env == {"SLURM_HOSTFILE": str(out / HOSTFILE)}
-    assert srun.bench_args[-2:] == ["--placement-by", "launcher"]
+    assert srun.by == "launcher"
 
 
 def test_templates_leave_it_to_the_bench(tmp_path):
     plan = plan_placement(read_placement("round-robin", 4),
                           TemplateLauncher("aprun -n {np} {cmd}"), tmp_path)
     assert plan.launcher_args == [] and plan.by == "hpcprobe"
-    assert plan.bench_args == ["--placement", "round-robin", "--placement-by", "hpcprobe"]
+    assert bench_placement("comm", "round-robin", plan.by) == [
+        "--placement", "round-robin", "--placement-by", "hpcprobe"]
 
 
 def make_launch(tmp_path, benchmark, np, launcher):
@@ -286,8 +286,11 @@ def test_bench_variant_and_options():
     assert comm_bench_variant(namespace(functions=["bcast"])) == "bcast"
     options = comm_bench_options(namespace(functions=["bcast", "gather"], sizes="0..1K",
                                            check=True))
+    # As typed, in the bench's order; then the functions and timing hpcprobe chose.
     assert options == ["--sizes", "0..1K", "--check", "--functions", "bcast,gather",
                        "--timing", "hpcprobe"]
+    # The bench gets --placement from the launch (launch/placement.py), not as typed.
+    assert "--placement" not in comm_bench_options(namespace(placement="block"))
     # The layout chooses the policy unless --timing says otherwise.
     assert comm_bench_options(namespace(format="osu-tail"))[-2:] == ["--timing", "osu"]
     assert comm_bench_options(namespace(format="imb", timing="hpcprobe"))[-1] == "hpcprobe"
@@ -296,13 +299,13 @@ def test_bench_variant_and_options():
 
 def test_buffers_passed_to_the_bench():
     options = comm_bench_options(namespace(functions=["pingpong"], buffers="device"))
-    assert options[-2:] == ["--buffers", "device"]
-    assert comm_bench_options(namespace(buffers="host"))[-2:] == ["--buffers", "host"]
+    assert options == ["--buffers", "device", "--timing", "hpcprobe"]
+    assert comm_bench_options(namespace(buffers="host"))[:2] == ["--buffers", "host"]
     assert "--buffers" not in comm_bench_options(namespace())   # the bench's default: host
     # Without functions, --buffers device runs those that take it.
     device = namespace(buffers="device")
     assert comm_bench_variant(device) == "all"
-    assert comm_bench_options(device)[:2] == ["--functions", "pingpong,allreduce,alltoall"]
+    assert comm_bench_options(device)[2:4] == ["--functions", "pingpong,allreduce,alltoall"]
     pairs = SimpleNamespace(command="pairs", buffers="device", size="1M")
     assert comm_bench_options(pairs) == ["--size", "1M", "--buffers", "device"]
 
@@ -339,9 +342,7 @@ def run_main(capsys, *argv):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["comm", "pingpong", "--np", "1"], "comm pingpong needs at least 2 ranks, --np 1 given"),
     (["comm", "alreduce"], "unknown function 'alreduce' (allowed: pingpong, pingping, "),
-    (["beff", "--np", "1"], "beff measures between ranks: it needs --np 2 or more"),
     (["pairs", "--sizes", "1K"], "unknown option '--sizes' for 'hpcprobe pairs'"),
     (["comm", "--seed", "1"], "unknown option '--seed' for 'hpcprobe comm'"),
     (["comm", "bcast", "--np-swep"], "unknown option '--np-swep' for 'hpcprobe comm'"),
@@ -349,7 +350,10 @@ def run_main(capsys, *argv):
     (["pairs", "--placement", "/nonexistent"], "--placement /nonexistent: no such file"),
     (["run", "--placement", "/nonexistent"], "--placement /nonexistent: no such file"),
     (["comm", "bcast", "--buffers", "device"],
-     "--buffers device applies to pingpong, allreduce, alltoall, not to comm bcast"),
+     "--buffers applies to 'hpcprobe comm all|pingpong|allreduce|alltoall' only, not to "
+     "'comm bcast'"),
+    (["comm", "--time-per-size", "0"], "--time-per-size must be a number > 0 and <= 600"),
+    (["pairs", "--size", "2G"], "--size must be a size in bytes from 1 to 1G"),
     (["comm", "--buffers", "gpu"], "unknown buffers 'gpu'"),
     (["beff", "--buffers", "device"], "unknown option '--buffers' for 'hpcprobe beff'"),
 ])

@@ -122,6 +122,15 @@ def test_bad_input_is_one_line(benchmark, np, argv, message):
     assert len(lines) == 1 and message in lines[0], completed.stderr
 
 
+def test_hpcprobe_relays_the_benchs_one_line(tmp_path):
+    """hpcprobe leaves the ranks b_eff needs to the bench: its one line, exit 2."""
+    completed = run_hpcprobe("beff", "--np", "1", "--quiet", "--out", str(tmp_path / "out"),
+                             timeout=120)
+    assert completed.returncode == 2
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and "beff needs at least 2 ranks, 1 launched" in lines[0], lines
+
+
 @pytest.mark.parametrize("text, message", [
     ("0 {h}\n1 {h}\n3 {h}\n", "rank 2 is missing; the file must list every rank 0..3 once"),
     ("0 {h}\n1 {h}\n1 {h}\n2 {h}\n3 {h}\n", "rank 1 is listed twice (lines 2 and 3)"),

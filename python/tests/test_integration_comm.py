@@ -6,10 +6,18 @@ receive fails validation and names the rank, function and size; bad input is one
 import re
 
 import pytest
+from helpers import run_hpcprobe
 from integration import run_bench
 
-from hpcprobe.families.comm.options import COMM_FUNCTIONS, TWO_RANK_FUNCTIONS
+from hpcprobe.families.comm.options import comm_functions
 from hpcprobe.results import read_records
+
+# IMB-MPI1's order (docs/kernels/comm.md), which the bench's description keeps; PingPong
+# and PingPing run on two ranks.
+COMM_FUNCTIONS = ("pingpong", "pingping", "sendrecv", "exchange", "allreduce", "reduce",
+                  "reduce_scatter", "allgather", "allgatherv", "gather", "scatter",
+                  "alltoall", "alltoallv", "bcast", "barrier")
+TWO_RANK_FUNCTIONS = ("pingpong", "pingping")
 
 TINY = ("--sizes", "0..1K", "--time-per-size", "0.001")
 SIZES = [0] + [2 ** k for k in range(11)]            # 0, 1 .. 1 KiB
@@ -132,6 +140,19 @@ def test_bad_input_is_one_line(argv, np, message):
     lines = completed.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], completed.stderr
     assert completed.stdout.strip() == ""
+
+
+def test_the_functions_are_the_described_variants():
+    assert comm_functions() == COMM_FUNCTIONS
+
+
+def test_hpcprobe_relays_the_benchs_one_line(tmp_path):
+    """hpcprobe leaves the ranks a function needs to the bench: its one line, exit 2."""
+    completed = run_hpcprobe("comm", "pingpong", "--np", "1", "--quiet", "--out",
+                             str(tmp_path / "out"), timeout=120)
+    assert completed.returncode == 2
+    assert completed.stderr.strip().splitlines() == [
+        "hpcprobe-bench: comm pingpong needs at least 2 ranks, 1 launched (launch 2 or more)"]
 
 
 def test_list_names_every_function():

@@ -23,13 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from hpcprobe.describe import load_description
 from hpcprobe.errors import UsageError
 from hpcprobe.launch.binding import mpi_flavour
 from hpcprobe.output_files import write_text_atomically
 
 ORDERS = ("block", "round-robin")
-# Benchmarks whose hpcprobe-bench takes --placement (and records rank hosts and CPUs).
-PLACED_BENCHMARKS = ("comm", "beff", "pairs")
+# The bench's placement options, by attribute (describe.py): the placement, and who
+# carried it out.
+PLACEMENT, PLACEMENT_BY = "placement", "placement_by"
 MAX_FILE_BYTES = 16 << 20
 HOSTFILE = "placement.hosts"
 RANKFILE = "placement.rankfile"
@@ -56,7 +58,6 @@ class PlacementPlan:
     launcher_args: List[str] = field(default_factory=list)
     env: Dict[str, str] = field(default_factory=dict)
     files: Dict[str, str] = field(default_factory=dict)  # name in the output dir -> text
-    bench_args: List[str] = field(default_factory=list)
     by: str = "launcher"  # or "hpcprobe": the bench reorders the ranks
 
 
@@ -158,10 +159,10 @@ _ORDER_ARGS = {
 
 
 def plan_placement(placement: Placement, launcher: Any, out_dir: Path) -> PlacementPlan:
-    """Launcher arguments, environment and files for the placement, and the bench's
-    --placement arguments; a launcher hpcprobe does not know gets nothing and the bench
-    reorders the ranks (it cannot move a rank to another host: a FILE must then match
-    the hosts the launcher used)."""
+    """Launcher arguments, environment and files for the placement, and who carries it
+    out; a launcher hpcprobe does not know gets nothing and the bench reorders the ranks
+    (it cannot move a rank to another host: a FILE must then match the hosts the
+    launcher used)."""
     flavour = _flavour(launcher)
     if flavour is None:
         plan = PlacementPlan(by="hpcprobe")
@@ -169,8 +170,21 @@ def plan_placement(placement: Placement, launcher: Any, out_dir: Path) -> Placem
         plan = _file_plan(placement, flavour, out_dir)
     else:
         plan = PlacementPlan(launcher_args=list(_ORDER_ARGS[(flavour, placement.spec)]))
-    plan.bench_args = ["--placement", placement.spec, "--placement-by", plan.by]
     return plan
+
+
+def bench_placement(benchmark: str, spec: str, by: str) -> List[str]:
+    """The bench's placement options, named as it describes them, where the benchmark's
+    family takes them (none where it does not: ra's ranks are placed by the launcher
+    alone)."""
+    family = load_description().families.get(benchmark)
+    if family is None:
+        return []
+    try:
+        placement, placement_by = (family.option(dest).name for dest in (PLACEMENT, PLACEMENT_BY))
+    except KeyError:
+        return []
+    return [placement, spec, placement_by, by]
 
 
 def write_plan_files(plan: PlacementPlan, out_dir: Path) -> None:
@@ -186,12 +200,13 @@ def apply_placement(launch: Any, spec: Optional[str]) -> Any:
     file is read for the launch's rank count (UsageError if it does not fit)."""
     if spec is None:
         return launch
-    plan = plan_placement(read_placement(spec, launch.np), launch.launcher, launch.out_dir)
+    placement = read_placement(spec, launch.np)
+    plan = plan_placement(placement, launch.launcher, launch.out_dir)
     write_plan_files(plan, launch.out_dir)
     launch.launcher_args = [*launch.launcher_args, *plan.launcher_args]
     launch.env = {**launch.env, **plan.env}
-    if launch.benchmark in PLACED_BENCHMARKS:
-        launch.bench_options = [*launch.bench_options, *plan.bench_args]
+    launch.bench_options = [*launch.bench_options,
+                            *bench_placement(launch.benchmark, placement.spec, plan.by)]
     return launch
 
 

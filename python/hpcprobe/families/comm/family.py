@@ -8,7 +8,6 @@ from hpcprobe.families.comm.command import command_comm_family
 from hpcprobe.families.comm.headline import comm_headline
 from hpcprobe.families.comm.options import (COMM_COMMANDS, add_comm_parser, add_placement_option,
                                             check_comm)
-from hpcprobe.launch.placement import PLACED_BENCHMARKS
 from hpcprobe.families.comm.peer_formats import PEER_FORMATS, peer_text
 from hpcprobe.families.comm.suite import comm_suite_steps, describe_comm_suite
 from hpcprobe.families.comm.tables import comm_tables
@@ -20,7 +19,7 @@ FAMILY = Family(
                    for index, name in enumerate(COMM_COMMANDS)),
     tables=comm_tables, report=SECTION, add_run_options=add_placement_option,
     run_options_last=True, check_run=check_comm,
-    bound=PLACED_BENCHMARKS, headline=comm_headline,
+    bound=COMM_COMMANDS, headline=comm_headline,
     text_formats=tuple((name, partial(peer_text, name)) for name in PEER_FORMATS),
     suites=(Suite("comm", comm_suite_steps, describe_comm_suite),),
 )

@@ -1,71 +1,65 @@
 """The command lines of `hpcprobe comm`, `beff` and `pairs`, and `--placement`
-(docs/cli.md): the parsers, their checks, and the hpcprobe-bench
-options they become. Values the bench validates (sizes, times) go to it
-as typed; what only hpcprobe uses (function names, placement files) is checked here."""
+(docs/cli.md), built from the bench's description of its comm, beff and pairs families
+(describe.py, cli_described.py): the functions (comm's variants), every option with its
+help, default and grammar, the check that refuses an option of another function with one
+line, and the hpcprobe-bench options they become.
+
+Only what the bench does not have is declared here: comm's function words and --format,
+and the launch options. hpcprobe gives the bench some of its options itself: --functions
+(from the function words), --timing (by default the one of the layout --format prints),
+and --placement with --placement-by (launch/placement.py: the launcher places the ranks
+where it can). Checks that need the launch (enough ranks, a --timing that fixes its
+repetitions) are the bench's own one line.
+"""
 
 import argparse
 import os
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Tuple
 
+from hpcprobe import describe
+from hpcprobe.cli_described import (add_option, bench_values, check_described,
+                                    described_bench_options, user_options, variants_taking)
 from hpcprobe.cli_types import add_launch_options, choice, unknown
 from hpcprobe.errors import UsageError
-from hpcprobe.launch.kernels import variants
 from hpcprobe.families.comm.peer_formats import PEER_FORMATS
-from hpcprobe.launch.placement import ORDERS, read_placement
+from hpcprobe.launch.placement import ORDERS, PLACEMENT, PLACEMENT_BY, read_placement
 
-# IMB-MPI1's order (docs/kernels/comm.md); PingPong and PingPing need two ranks. The
-# functions come from `hpcprobe-bench list` (comm_functions()); these are offered when the
-# bench cannot be asked (launch/kernels.py).
-COMM_FUNCTIONS = ("pingpong", "pingping", "sendrecv", "exchange", "allreduce", "reduce",
-                  "reduce_scatter", "allgather", "allgatherv", "gather", "scatter",
-                  "alltoall", "alltoallv", "bcast", "barrier")
-TWO_RANK_FUNCTIONS = ("pingpong", "pingping")
-# --buffers device: the functions (and `pairs`) whose buffers can live on a GPU; `hpcprobe
-# comm --buffers device` without functions runs these.
-DEVICE_FUNCTIONS = ("pingpong", "allreduce", "alltoall")
-BUFFERS = ("host", "device")
 COMM_COMMANDS = ("comm", "beff", "pairs")
-# The bench variant each command runs (comm: a function, or `all`).
-BENCH_VARIANTS = {"beff": "hpcc", "pairs": "bandwidth"}
 COMM_HELP = {
     "comm": "IMB-style MPI functions (PingPong ... Barrier) over message sizes",
     "beff": "HPCC's b_eff: ping-pong latency/bandwidth over pairs, natural and random rings",
     "pairs": "bandwidth of every ordered rank pair, and which pairs share a node",
 }
-# (attribute, option, metavar, the commands that take it, help): passed as typed.
-COMM_VALUE_OPTIONS = (
-    ("sizes", "--sizes", "LIST", ("comm",),
-     "message sizes in bytes: SIZE or A..B (A, 2A, 4A ... B) items, comma separated, "
-     "increasing; K, M, G suffixes (default 0..4M)"),
-    ("time_per_size", "--time-per-size", "S", ("comm",),
-     "seconds of timed calls per size, after a warm-up (default 0.1)"),
-    ("seed", "--seed", "N", ("beff",), "seed of the random ring orderings (default 1)"),
-    ("latency_pairs_time", "--latency-pairs-time", "S", ("beff",),
-     "seconds for the latency ping-pong pairs; fewer pairs on many ranks (HPCC: 10)"),
-    ("bandwidth_pairs_time", "--bandwidth-pairs-time", "S", ("beff",),
-     "seconds for the bandwidth ping-pong pairs (HPCC: 30)"),
-    ("size", "--size", "SIZE", ("pairs",), "message size (default 4M)"),
-    ("messages", "--messages", "N", ("pairs",), "timed messages per transfer (default 4)"),
-    ("repeat", "--repeat", "N", ("pairs",),
-     "runs of the whole schedule; the matrix holds each pair's median (default 3)"),
-)
-COMM_FLAG_OPTIONS = (
-    ("off_cache", "--off-cache", "rotate buffers through twice the last-level cache"),
-    ("check", "--check", "check the data of every timed call (default: one call per size)"),
-    ("np_sweep", "--np-sweep", "also on 2, 4, 8 ... ranks (sub-communicators), like IMB's "
-                               "-npmin 2"),
-)
-
-
-# comm --timing: whose repetition and timing policy (docs/kernels/comm.md); by default
-# the one of the tool whose layout --format prints.
-TIMINGS = ("hpcprobe", "imb", "osu")
+# Attributes of the described options hpcprobe gives the bench itself, not as typed:
+# the functions from the words, the timing from --format, the placement through the
+# launcher (launch/placement.py), which says who placed the ranks.
+FUNCTIONS, TIMING = "functions", "timing"
+_GIVEN_BY_HPCPROBE = (FUNCTIONS, TIMING, PLACEMENT, PLACEMENT_BY)
+BUFFERS = "buffers"  # read: --buffers device without functions runs those that take it
 COMM_OUTPUT_FORMATS = ("table",) + PEER_FORMATS
+
+
+def _has(family: describe.Family, dest: str) -> bool:
+    return any(option.dest == dest for option in family.options)
+
+
+def every_function_variant(family: describe.Family) -> str:
+    """comm's variant that runs several functions: the one taking --functions ('all')."""
+    return variants_taking(family, family.option(FUNCTIONS).name)[0]
 
 
 def comm_functions() -> Tuple[str, ...]:
     """The functions `hpcprobe comm` takes: the bench's comm variants but `all`."""
-    return tuple(name for name in variants("comm", ("all",) + COMM_FUNCTIONS) if name != "all")
+    family = describe.family("comm")
+    every = every_function_variant(family)
+    return tuple(variant for variant in family.variants() if variant != every)
+
+
+def device_functions() -> Tuple[str, ...]:
+    """The functions whose buffers can live on a GPU (those taking --buffers)."""
+    family = describe.family("comm")
+    return tuple(variant for variant in variants_taking(family, family.option(BUFFERS).name)
+                 if variant in comm_functions())
 
 
 def default_ranks(cores: int) -> int:
@@ -73,68 +67,60 @@ def default_ranks(cores: int) -> int:
     return max(2, cores)
 
 
-def _add_bench_options(parser: Any, command: str) -> None:
-    for attribute, option, metavar, commands, text in COMM_VALUE_OPTIONS:
-        if command in commands:
-            parser.add_argument(option, dest=attribute, metavar=metavar, help=text)
-    if command == "comm":
-        for attribute, option, text in COMM_FLAG_OPTIONS:
-            parser.add_argument(option, dest=attribute, action="store_true", help=text)
-        parser.add_argument("--format", default="table", type=choice("format", COMM_OUTPUT_FORMATS),
-                            help="print the figures in hpcprobe's tables, or in IMB-MPI1's or "
-                                 "OSU's layout (osu-full: with min, max and iterations; "
-                                 "osu-tail: with P50/P90/P99)")
-        parser.add_argument("--timing", type=choice("timing", TIMINGS),
-                            help="repeat and time each size as hpcprobe, IMB-MPI1 or OSU does "
-                                 "(default: the tool whose layout --format prints, else "
-                                 "hpcprobe)")
+def _add_described(parser: Any, family: describe.Family) -> None:
+    """The family's described options but those hpcprobe gives itself; --placement as
+    add_placement_option's."""
+    for option in user_options(family):
+        if option.dest not in _GIVEN_BY_HPCPROBE:
+            add_option(parser, family, option)
+    if _has(family, TIMING):
+        add_option(parser, family, family.option(TIMING),
+                   prefix="by default the tool whose layout --format prints; ")
 
 
-def _add_buffers_option(parser: Any, command: str) -> None:
-    if command in ("comm", "pairs"):
-        parser.add_argument("--buffers", type=choice("buffers", BUFFERS), metavar="host|device",
-                            help="where the messages live: host memory (default) or the GPU "
-                                 "(each rank the node-local rank %% devices); device: MPI "
-                                 "gets the device pointers when it is CUDA-aware, else each "
-                                 "call is staged through pinned host memory and the times "
-                                 "include the copies (comm: " + ", ".join(DEVICE_FUNCTIONS)
-                                 + ")")
-
-
-def add_placement_option(parser: Any) -> None:
-    parser.add_argument("--placement", metavar="block|round-robin|FILE",
-                        help="where the ranks run: consecutive ranks on one node (block), on "
-                             "different nodes in turn (round-robin), or per a file of lines "
-                             "'RANK HOST [CPU]'; passed to the launcher where it can")
+def add_placement_option(parser: Any, command: str = "comm") -> None:
+    """--placement, as the bench describes it (`hpcprobe run`: as comm's); hpcprobe
+    hands it to the launcher where it can, and tells the bench who placed the ranks."""
+    family = describe.family(command)
+    add_option(parser, family, family.option(PLACEMENT),
+               prefix="passed to the launcher where it can, else the bench reorders the "
+                      "ranks; ")
 
 
 def add_comm_parser(subparsers: Any, command: str) -> Any:
     """The parser of `hpcprobe comm`, `beff` or `pairs`."""
+    family = describe.family(command)
     parser = subparsers.add_parser(command, help=COMM_HELP[command])
     if command == "comm":
         # Checked after the options (check_comm): "--seed 1" is an unknown option,
         # not an unknown function "1".
         parser.add_argument("functions", nargs="*", metavar="FUNCTION",
                             help="any of " + ", ".join(comm_functions()) + " (default all)")
-    _add_bench_options(parser, command)
-    _add_buffers_option(parser, command)
-    add_placement_option(parser)
+        parser.add_argument("--format", default="table", type=choice("format", COMM_OUTPUT_FORMATS),
+                            help="print the figures in hpcprobe's tables, or in IMB-MPI1's or "
+                                 "OSU's layout (osu-full: with min, max and iterations; "
+                                 "osu-tail: with P50/P90/P99)")
+    _add_described(parser, family)
+    add_placement_option(parser, command)
     add_launch_options(parser, default_np="number of CPU cores, at least 2",
                        hpcc_summary=command == "beff")
     return parser
 
 
 def check_placement_spec(spec: str) -> None:
-    """An order, or a file that exists (it is read for each launch's rank count)."""
+    """An order, or a file that exists: hpcprobe reads it before the launch, for the
+    launcher's arguments (launch/placement.py)."""
     if spec in ORDERS:
         return
     if not spec or not os.path.isfile(spec):
-        raise UsageError(f"--placement {spec or repr(spec)}: no such file (allowed: "
+        name = describe.family("comm").option(PLACEMENT).name
+        raise UsageError(f"{name} {spec or repr(spec)}: no such file (allowed: "
                          f"{', '.join(ORDERS)}, or a file of lines 'RANK HOST [CPU]')")
 
 
 def check_comm(args: argparse.Namespace) -> None:
-    """--placement (comm, beff, pairs, run); ranks enough for the benchmark."""
+    """--placement (comm, beff, pairs, run); the functions named; each option one the
+    chosen variant takes."""
     if args.placement is not None:
         check_placement_spec(args.placement)
         if args.np is not None and args.placement not in ORDERS and args.np > 1:
@@ -142,85 +128,60 @@ def check_comm(args: argparse.Namespace) -> None:
     if args.command == "run":
         return
     if args.command == "comm":
-        _check_functions(args.functions, args.np)
-        _check_timing(args)
-        _check_device_functions(args)
-    if args.command in ("beff", "pairs") and args.np == 1:
-        raise UsageError(f"{args.command} measures between ranks: it needs --np 2 or more, not 1")
+        allowed = comm_functions()
+        for name in args.functions:
+            if name not in allowed:
+                raise unknown("function", name, allowed)
+    check_described(_typed(args), describe.family(args.command), comm_bench_variant(args))
 
 
-def _check_timing(args: argparse.Namespace) -> None:
-    """IMB and OSU fix their repetitions and check as they do: hpcprobe's budget and
-    --check belong to its own policy (the bench refuses them too)."""
-    timing = comm_timing(args)
-    for attribute, option in (("time_per_size", "--time-per-size"), ("check", "--check")):
-        if timing != "hpcprobe" and getattr(args, attribute, None):
-            raise UsageError(f"{option} does not apply to --timing {timing} (it repeats and "
-                             f"checks as {timing} does; allowed with --timing hpcprobe)")
+def _typed(args: argparse.Namespace) -> argparse.Namespace:
+    """The arguments without those hpcprobe gives the bench itself (the function words
+    share --functions' attribute)."""
+    return argparse.Namespace(**{name: value for name, value in vars(args).items()
+                                 if name not in _GIVEN_BY_HPCPROBE})
 
 
 def on_device(args: argparse.Namespace) -> bool:
     """--buffers device was asked for."""
-    return getattr(args, "buffers", None) == "device"
-
-
-def _check_device_functions(args: argparse.Namespace) -> None:
-    """--buffers device: only the functions that take it (the bench refuses the others)."""
-    other = [name for name in args.functions if name not in DEVICE_FUNCTIONS]
-    if on_device(args) and other:
-        raise UsageError(f"--buffers device applies to {', '.join(DEVICE_FUNCTIONS)}, not "
-                         f"to comm {other[0]}")
+    return getattr(args, BUFFERS, None) == "device"
 
 
 def _functions(args: argparse.Namespace) -> List[str]:
     """The functions named, or with --buffers device and none named, those that take it."""
     if not args.functions and on_device(args):
-        return list(DEVICE_FUNCTIONS)
+        return list(device_functions())
     return list(args.functions)
 
 
-def _check_functions(functions: Sequence[str], np: Optional[int]) -> None:
-    allowed = comm_functions()
-    for name in functions:
-        if name not in allowed:
-            raise unknown("function", name, allowed)
-    if np == 1:
-        named = [name for name in functions if name in TWO_RANK_FUNCTIONS]
-        if named:
-            raise UsageError(f"comm {named[0]} needs at least 2 ranks, --np 1 given (allowed: "
-                             "--np 2 or more)")
-
-
 def comm_bench_variant(args: argparse.Namespace) -> str:
-    """comm: the function when one is named, else `all`; beff and pairs: their variant."""
-    if args.command != "comm":
-        return BENCH_VARIANTS[args.command]
+    """comm: the function when one is named, else `all`; beff and pairs: their one."""
+    family = describe.family(args.command)
+    if not _has(family, FUNCTIONS):
+        return family.variants()[0]
     functions = _functions(args)
-    return functions[0] if len(functions) == 1 else "all"
+    return functions[0] if len(functions) == 1 else every_function_variant(family)
 
 
 def comm_bench_options(args: argparse.Namespace) -> List[str]:
-    """hpcprobe-bench options from the arguments, passed on as typed."""
-    options: List[str] = []
-    for attribute, option, *_ in COMM_VALUE_OPTIONS:
-        value = getattr(args, attribute, None)
-        if value is not None:
-            options += [option, value]
-    for attribute, option, _ in COMM_FLAG_OPTIONS:
-        if getattr(args, attribute, False):
-            options.append(option)
-    if args.command == "comm" and len(_functions(args)) > 1:
-        options += ["--functions", ",".join(_functions(args))]
-    if args.command == "comm":
-        options += ["--timing", comm_timing(args)]
-    if getattr(args, "buffers", None):
-        options += ["--buffers", args.buffers]
-    return options
+    """hpcprobe-bench options from the arguments, passed on as typed, in the bench's
+    order; then --functions and --timing as hpcprobe chooses them."""
+    family = describe.family(args.command)
+    variant = comm_bench_variant(args)
+    chosen = {}
+    if _has(family, FUNCTIONS) and len(_functions(args)) > 1:
+        chosen[FUNCTIONS] = ",".join(_functions(args))
+    if _has(family, TIMING):
+        chosen[TIMING] = comm_timing(args)
+    return described_bench_options(_typed(args), family, variant) + list(
+        bench_values(family, variant, chosen))
 
 
 def comm_timing(args: argparse.Namespace) -> str:
     """--timing as given, else the policy of the tool whose layout --format prints."""
-    if getattr(args, "timing", None):
-        return args.timing
+    timing = describe.family("comm").option(TIMING)
+    given = getattr(args, timing.dest, None)
+    if given:
+        return given
     layout = getattr(args, "format", "table")
-    return layout.split("-")[0] if layout != "table" else "hpcprobe"
+    return layout.split("-")[0] if layout != "table" else str(timing.default)

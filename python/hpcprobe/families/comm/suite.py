@@ -3,26 +3,33 @@ and the rank-pair matrix, on the run's ranks (two at least). Default scale: the 
 sizes (0 and 1 B to 4 MiB, 0.1 s per size; 4 MiB pair messages); tiny: sizes to 4 KiB,
 2 ms per size, b_eff's ping-pong budgets 1 s, 64 KiB pair messages once."""
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Mapping
 
+from hpcprobe import describe
+from hpcprobe.cli_described import bench_values
 from hpcprobe.suite_step import SuiteStep
 
 COMM_BUDGET_S = 1800.0
-_COMM_SIZES: Dict[str, Dict[str, Tuple[str, ...]]] = {
-    "default": {"comm": (), "beff": (), "pairs": ()},
+# Per scale and command, the bench options of its step, by attribute (describe.py).
+_COMM_SIZES: Dict[str, Dict[str, Mapping[str, str]]] = {
+    "default": {"comm": {}, "beff": {}, "pairs": {}},
     "tiny": {
-        "comm": ("--sizes", "0..4K", "--time-per-size", "0.002"),
-        "beff": ("--latency-pairs-time", "1", "--bandwidth-pairs-time", "1"),
-        "pairs": ("--size", "64K", "--repeat", "1"),
+        "comm": {"sizes": "0..4K", "time_per_size": "0.002"},
+        "beff": {"latency_pairs_time": "1", "bandwidth_pairs_time": "1"},
+        "pairs": {"size": "64K", "repeat": "1"},
     },
 }
 
 
+def _step(command: str, variant: str, values: Mapping[str, str]) -> SuiteStep:
+    options = bench_values(describe.family(command), variant, values)
+    return SuiteStep(command, variant, options, COMM_BUDGET_S)
+
+
 def comm_suite_steps(scale: str, ranks: int) -> List[SuiteStep]:
     sizes = _COMM_SIZES[scale]
-    return [SuiteStep("comm", "all", sizes["comm"], COMM_BUDGET_S),
-            SuiteStep("beff", "hpcc", sizes["beff"], COMM_BUDGET_S),
-            SuiteStep("pairs", "bandwidth", sizes["pairs"], COMM_BUDGET_S)]
+    return [_step("comm", "all", sizes["comm"]), _step("beff", "hpcc", sizes["beff"]),
+            _step("pairs", "bandwidth", sizes["pairs"])]
 
 
 def describe_comm_suite(steps: List[SuiteStep]) -> str:

@@ -13,9 +13,10 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
-from hpcprobe.cli_types import bench_options
-from hpcprobe.families.contention.options import CONTENTION_VALUE_OPTIONS
-from hpcprobe.netsim.cli import TOPOLOGY_VALUE_OPTIONS, network_of
+from hpcprobe import describe
+from hpcprobe.families.contention.options import (ROUTE, contention_bench_options,
+                                                  topology_bench_options)
+from hpcprobe.netsim.cli import network_of
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError, UsageError
 from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext, choose_launcher, stderr_line, stdout_console
@@ -35,18 +36,13 @@ Record = Dict[str, Any]
 CONTENTION_BUDGET_S = 3600.0
 TOPOLOGY_BUDGET_S = 120.0
 MAX_NODE_ROWS = 4096
-_TOPOLOGY_OPTIONS = tuple((attribute, option) for attribute, option, *_ in TOPOLOGY_VALUE_OPTIONS)
-_BENCH_OPTIONS = tuple((attribute, option) for attribute, option, *_ in
-                       CONTENTION_VALUE_OPTIONS) + _TOPOLOGY_OPTIONS
 
 
 # --- launching ---------------------------------------------------------------------------
 
 def command_contention(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
-    options = bench_options(args, _BENCH_OPTIONS)
-    if args.no_verify:
-        options.append("--no-verify")
+    options = contention_bench_options(args)
     launch = context.launch("contention", args.variant,
                             options + _cluster_topology(context, args), CONTENTION_BUDGET_S)
     outcome = context.run(launch, 1, 1)
@@ -63,7 +59,11 @@ def _cluster_topology(context: LaunchContext, args: argparse.Namespace) -> List[
     axes from it (axis 0 across leaves, 1 within one), and the record's
     `cluster_network` says it was a tree, for `simulate --compare`."""
     launcher = context.launcher
-    if not isinstance(launcher, ClusterLauncher) or args.torus or args.mesh or args.coords:
+    family = describe.family("contention")
+    network = {kind: family.option(kind) for kind in ("torus", "mesh")}
+    coords = family.option("coords")
+    if not isinstance(launcher, ClusterLauncher) or any(
+            getattr(args, option.dest, None) for option in (*network.values(), coords)):
         return []
     topology = launcher.cluster.topology
     if not topology.grid and topology.kind != "tree":
@@ -75,14 +75,14 @@ def _cluster_topology(context: LaunchContext, args: argparse.Namespace) -> List[
     path = context.out_dir / "cluster.coords"
     write_text_atomically(path, "\n".join(lines) + "\n")
     kind = "mesh" if topology.kind == "tree" else topology.kind
-    return [f"--{kind}", "x".join(map(str, topology.dims)), "--coords", str(path)]
+    return [network[kind].name, "x".join(map(str, topology.dims)), coords.name, str(path)]
 
 
 def _topology_json(args: argparse.Namespace) -> Dict[str, Any]:
     """Run `hpcprobe-bench topology show` under the launcher; its one JSON line. The
     bench's own line when it refuses the input is relayed as is (exit status 2)."""
     launcher = choose_launcher(args)
-    program = [find_bench(os.environ), "topology", "show", *bench_options(args, _TOPOLOGY_OPTIONS)]
+    program = [find_bench(os.environ), "topology", args.action, *topology_bench_options(args)]
     np_default = allocation_cores(os.environ)
     env = dict(os.environ)
     if isinstance(launcher, ClusterLauncher):
@@ -145,7 +145,7 @@ class RelayedError(HpcprobeError):
 
 
 def command_topology(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    if args.action == "route":
+    if args.action == ROUTE:
         return command_route(args)
     try:
         info = _topology_json(args)
