@@ -58,7 +58,7 @@ def test_model_options_reach_eq1(capsys):
     (["simulate"], "missing pattern for 'hpcprobe simulate'"),
     (["simulate", "wicon-rdn", "--torus", "4"], "did you mean 'wicon-rnd'?"),
     (["simulate", "wicon-rnd"], "needs the network: --torus DIMS, --mesh DIMS or --tree LxH"),
-    (["simulate", "wicon-rnd", "--torus", "8x"], "--torus takes sizes joined by 'x'"),
+    (["simulate", "wicon-rnd", "--torus", "8x"], "--torus takes 1 to 8 whole numbers"),
     (["simulate", "wicon-rnd", "--torus", "4", "--mesh", "4"], "alternatives"),
     (["simulate", "wicon-rnd", "--torus", "4x4", "--wrap", "1"], "one 0 or 1 per dimension"),
     (["simulate", "wocon", "--torus", "4", "--seed", "3"], "--seed applies to"),

@@ -1,50 +1,58 @@
 """The command line of `hpcprobe simulate` (docs/cli.md, docs/kernels/contention.md), which
 the contention family and the congestion family share: the topology options every
-network-placing command takes, the simulator's parser and its checks. Shared, so that
+network-placing command takes (the bench's, from its description), the simulator's parser
+and its checks. Shared, so that
 neither family imports the other: a family adds its own patterns through
 add_simulate_parser's `extra_patterns` and checks and runs them itself."""
 
 import argparse
-from typing import Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from hpcprobe.cli_types import (CliParser, byte_sizes, choice, distance_list, nonnegative_int,
-                                nonnegative_seconds, positive_int, positive_number)
+from hpcprobe import describe
+from hpcprobe.cli_grammars import argparse_type, expand_sizes, metavar
+from hpcprobe.cli_types import (CliParser, choice, distance_list, nonnegative_seconds,
+                                positive_number)
+from hpcprobe.describe import Option
 from hpcprobe.errors import UsageError
 from hpcprobe.netsim.network import Network, make_network, parse_shape
 from hpcprobe.netsim.patterns import PATTERNS, RA_PATTERNS
 from hpcprobe.netsim.tree import Tree, parse_tree
 
-# Where the ranks sit (every variant, `topology show`).
-TOPOLOGY_VALUE_OPTIONS = (
-    ("torus", "--torus", "DIMS", "a torus of these sizes, e.g. 8x8x16"),
-    ("mesh", "--mesh", "DIMS", "a mesh (no wraparound links)"),
-    ("wrap", "--wrap", "LIST", "wraparound per dimension, e.g. 0,0,1 (with --torus/--mesh)"),
-    ("ranks_per_node", "--ranks-per-node", "N",
-     "emulate nodes of N consecutive ranks (default: the real nodes)"),
-    ("coords", "--coords", "FILE|slurm",
-     "coordinates from a CSV of rank,x,y,... or Slurm's SLURM_TOPOLOGY_ADDR"),
-)
+# The bench's options whose meaning the simulator shares, by attribute, with the family
+# that describes them: their flags, grammars and help are the bench's (describe.py), so a
+# network is given to `simulate` as to `contention` and a look-ahead as to `ra`. The
+# simulator reads each value as the converter gives it.
+TOPOLOGY = ("torus", "mesh", "wrap", "ranks_per_node", "coords")
+_DESCRIBED = {**{dest: "contention" for dest in TOPOLOGY + ("sizes", "seed", "axis",
+                                                             "distance", "max_pairs")},
+              "lookahead": "ra", "grid": "ra"}
 DEFAULT_SIZES = (32, 1024, 16384)  # paper 004's Table 1
-MAX_LOOKAHEAD = 32768
+
+
+def described(dest: str) -> Option:
+    """The bench option the simulator shares under attribute `dest`."""
+    return describe.family(_DESCRIBED[dest]).option(dest)
+
+
+def option_name(dest: str) -> str:
+    return described(dest).name
+
+
+def _add_described(parser: CliParser, dest: str, prefix: str = "",
+                   convert: Callable[[str], Any] = str, default: str = "",
+                   about: str = "") -> None:
+    """The shared option: the bench's grammar and range, then `convert` of its text; its
+    help the bench's unless `about` says what it means to the simulator."""
+    option = described(dest)
+    check = argparse_type(option, option.min, option.max)
+    text = prefix + (about or option.help) + (f" (default {default})" if default else "")
+    parser.add_argument(option.name, dest=option.dest, metavar=metavar(option),
+                        type=lambda value: convert(check(value)), help=text.replace("%", "%%"))
 
 
 def add_topology_options(parser: CliParser) -> None:
-    for attribute, option, metavar, text in TOPOLOGY_VALUE_OPTIONS:
-        parser.add_argument(option, dest=attribute, metavar=metavar, help=text)
-
-
-def _lookahead(text: str) -> int:
-    value = positive_int("--lookahead")(text)
-    if value > MAX_LOOKAHEAD:
-        raise UsageError(f"--lookahead must be at most {MAX_LOOKAHEAD}, not '{text}'")
-    return value
-
-
-def _grid(text: str) -> Tuple[int, ...]:
-    shape = parse_shape(text)
-    if shape is None:
-        raise UsageError(f"--grid takes sizes joined by 'x' such as 4x4x2, not '{text}'")
-    return shape
+    for dest in TOPOLOGY:
+        _add_described(parser, dest)
 
 
 def add_simulate_parser(subparsers, extra_patterns: Sequence[str] = ()) -> CliParser:
@@ -56,8 +64,8 @@ def add_simulate_parser(subparsers, extra_patterns: Sequence[str] = ()) -> CliPa
     parser.add_argument("pattern", nargs="?", type=choice("pattern", found),
                         metavar="PATTERN", help=", ".join(found))
     add_topology_options(parser)
-    parser.add_argument("--sizes", type=byte_sizes("--sizes"), metavar="LIST",
-                        help="message sizes (default 32,1024,16384: Table 1)")
+    _add_described(parser, "sizes", convert=expand_sizes,
+                   default=",".join(map(str, DEFAULT_SIZES)) + ": Table 1")
     parser.add_argument("--tree", metavar="LxH",
                         help="a two-level tree: L leaf switches of H hosts, one uplink each")
     parser.add_argument("--link-bandwidth", type=positive_number("--link-bandwidth", "bytes/s"),
@@ -69,22 +77,25 @@ def add_simulate_parser(subparsers, extra_patterns: Sequence[str] = ()) -> CliPa
                         help="L_f of eq. 1 (default 32)")
     parser.add_argument("--hop-latency", type=nonnegative_seconds("--hop-latency"),
                         metavar="S", help="a fixed delay per hop (default 0, as eq. 1)")
-    parser.add_argument("--seed", type=nonnegative_int("--seed"), metavar="S",
-                        help="wicon-rnd: the matching's seed (default 1)")
-    parser.add_argument("--axis", type=nonnegative_int("--axis"), metavar="K",
-                        help="stress-link, equidistant, wicon-nn-torus (default the longest)")
-    parser.add_argument("--distance", type=distance_list, metavar="LIST",
-                        help="equidistant: hop distances (default 1 to the largest)")
-    parser.add_argument("--max-pairs", type=positive_int("--max-pairs"), metavar="K",
-                        help="stress-link: stop after K pairs")
-    parser.add_argument("--lookahead", type=_lookahead, metavar="Q",
-                        help="ra-*: updates per rank per step (default 1024)")
-    parser.add_argument("--grid", type=_grid, metavar="AxBxC",
-                        help="ra-torus: the virtual grid (default as MPI_Dims_create)")
+    _add_described(parser, "seed", "wicon-rnd: ", int, "1", "the matching's seed")
+    _add_described(parser, "axis", "stress-link, equidistant, wicon-nn-torus: ", int)
+    _add_described(parser, "distance", "equidistant: ", _distances)
+    _add_described(parser, "max_pairs", "stress-link: ", int)
+    _add_described(parser, "lookahead", "ra-*: ", int, "1024", "updates per rank per step")
+    _add_described(parser, "grid", "ra-torus: ", _shape, "as MPI_Dims_create",
+                   "the virtual grid, its sizes multiplying to the ranks")
     parser.add_argument("--compare", nargs="+", metavar="FILE|DIR",
                         help="contention records to put beside their prediction")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     return parser
+
+
+def _distances(text: str) -> List[int]:
+    return distance_list(text)
+
+
+def _shape(text: str) -> Tuple[int, ...]:
+    return parse_shape(text) or ()
 
 
 def _flit(text: str) -> float:
@@ -120,22 +131,20 @@ def network_of(args: argparse.Namespace) -> Optional[Network]:
 
 # Simulator options that only some patterns take.
 _SIM_ONLY = (
-    ("seed", "--seed", ("wicon-rnd",)),
-    ("axis", "--axis", ("stress-link", "equidistant", "wicon-nn-torus")),
-    ("distance", "--distance", ("equidistant",)),
-    ("max_pairs", "--max-pairs", ("stress-link",)),
-    ("lookahead", "--lookahead", RA_PATTERNS),
-    ("grid", "--grid", ("ra-torus",)),
-    ("sizes", "--sizes", tuple(p for p in PATTERNS if p not in RA_PATTERNS)),
+    ("seed", ("wicon-rnd",)),
+    ("axis", ("stress-link", "equidistant", "wicon-nn-torus")),
+    ("distance", ("equidistant",)),
+    ("max_pairs", ("stress-link",)),
+    ("lookahead", RA_PATTERNS),
+    ("grid", ("ra-torus",)),
+    ("sizes", tuple(p for p in PATTERNS if p not in RA_PATTERNS)),
 )
 
 
 def check_simulate(args: argparse.Namespace) -> None:
     if args.compare:
-        given = [option for attribute, option, _, _ in TOPOLOGY_VALUE_OPTIONS
-                 if getattr(args, attribute) is not None]
-        given += [option for attribute, option, _ in _SIM_ONLY
-                  if getattr(args, attribute) is not None]
+        given = [option_name(dest) for dest in TOPOLOGY + tuple(d for d, _ in _SIM_ONLY)
+                 if getattr(args, dest) is not None]
         given += ["--tree"] if args.tree is not None else []
         if args.pattern is not None or given:
             what = f"'{args.pattern}'" if args.pattern else given[0]
@@ -146,10 +155,10 @@ def check_simulate(args: argparse.Namespace) -> None:
     if args.pattern is None:
         raise UsageError(f"missing pattern for 'hpcprobe simulate' (allowed: "
                          f"{', '.join(PATTERNS)}), or --compare FILE|DIR")
-    for attribute, option, patterns in _SIM_ONLY:
-        if getattr(args, attribute) is not None and args.pattern not in patterns:
-            raise UsageError(f"{option} applies to 'hpcprobe simulate {'|'.join(patterns)}' "
-                             f"only, not to '{args.pattern}'")
+    for dest, patterns in _SIM_ONLY:
+        if getattr(args, dest) is not None and args.pattern not in patterns:
+            raise UsageError(f"{option_name(dest)} applies to 'hpcprobe simulate "
+                             f"{'|'.join(patterns)}' only, not to '{args.pattern}'")
     if args.coords is not None:
         raise UsageError("--coords applies to 'hpcprobe contention' and 'topology show'; the "
                          "simulator places nodes in row-major order (compare a measured "

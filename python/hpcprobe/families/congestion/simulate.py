@@ -39,6 +39,8 @@ PATTERN = "congestion"
 # The bench's congestion options that are the model's inputs, by attribute: their flags,
 # help, grammar and defaults are the bench's description (describe.py).
 _MODELLED = ("congestor", "congestor_fraction", "bandwidth_bytes")
+# The simulator's options (netsim/cli.py) the congestion model does not read.
+_NOT_MODELLED = ("sizes", "axis", "distance", "max_pairs", "lookahead", "grid", "coords")
 _HOST_NUMBER = re.compile(r".*-h([0-9]{1,6})")
 
 
@@ -64,9 +66,8 @@ def check_simulate(args: argparse.Namespace) -> None:
                 raise UsageError(f"{option} applies to 'hpcprobe simulate congestion' only")
         contention_options.check_simulate(args)
         return
-    for attribute, option in (("sizes", "--sizes"), ("axis", "--axis"), ("distance", "--distance"),
-                              ("max_pairs", "--max-pairs"), ("lookahead", "--lookahead"),
-                              ("grid", "--grid"), ("coords", "--coords"), ("compare", "--compare")):
+    refused = [(dest, contention_options.option_name(dest)) for dest in _NOT_MODELLED]
+    for attribute, option in refused + [("compare", "--compare")]:
         if getattr(args, attribute) is not None:
             raise UsageError(f"{option} does not apply to 'hpcprobe simulate congestion' "
                              "(allowed: --torus/--mesh/--tree or --cluster, --ranks-per-node, "
