@@ -22,8 +22,10 @@ from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
 from hpcprobe.launch.binding import binding_args
 from hpcprobe.units import binary_size
-from hpcprobe.families.memory.tables import (default_ranks, memory_bench_options, memory_tables,
-                                             cache_names, threads_per_rank)
+from hpcprobe.families.memory.options import memory_bench_options
+from hpcprobe.families.memory.tables import (default_ranks, memory_tables, cache_names,
+                                             threads_per_rank)
+from hpcprobe.launch import find_bench
 from hpcprobe.results import read_records, schema_problem
 from hpcprobe.suites import describe_suite, suite_steps
 
@@ -154,22 +156,39 @@ def test_help_lists_the_options():
 # --- bench options, ranks, binding ---------------------------------------------------------
 
 def test_values_pass_through_to_the_bench_as_typed():
-    args = parse_arguments(["mem", "stride", "--sweep", "blok", "--build-variant", "O0",
-                            "--buffer-bytes", "64K", "--min-stride", "8", "--max-stride", "2x",
-                            "--min-bytes", "1K", "--max-bytes", "1M", "--repeat", "1",
-                            "--min-time", "-3", "--copies", "two", "--hugepages", "maybe",
+    """In the bench's order (its description), as the user typed them; values the
+    description's grammar allows (the bench judges --copies and what needs several)."""
+    args = parse_arguments(["mem", "stride", "--sweep", "block", "--build-variant", "O0",
+                            "--buffer-bytes", "64K", "--min-stride", "8", "--max-stride", "2K",
+                            "--min-bytes", "1K", "--max-bytes", "1M", "--repeat", "2",
+                            "--min-time", "0.5", "--copies", "two", "--hugepages", "off",
                             "--oversubscribe", "--no-verify"])
     assert memory_bench_options(args) == [
-        "--sweep", "blok", "--build-variant", "O0", "--buffer-bytes", "64K", "--min-stride", "8",
-        "--max-stride", "2x", "--min-bytes", "1K", "--max-bytes", "1M", "--min-time", "-3",
-        "--hugepages", "maybe", "--repeat", "1", "--copies", "two", "--oversubscribe",
+        "--buffer-bytes", "64K", "--min-bytes", "1K", "--max-bytes", "1M", "--min-stride", "8",
+        "--max-stride", "2K", "--sweep", "block", "--build-variant", "O0", "--copies", "two",
+        "--oversubscribe", "--min-time", "0.5", "--hugepages", "off", "--repeat", "2",
         "--no-verify"]
-    args = parse_arguments(["stream", "star", "--array-bytes", "1M", "--threads", "2"])
+    args = parse_arguments(["stream", "star", "--threads", "2", "--array-bytes", "1M"])
     assert memory_bench_options(args) == ["--array-bytes", "1M", "--threads", "2"]
     args = parse_arguments(["mem", "latency", "--points-per-octave", "4", "--seed", "9",
                             "--hugepages", "on"])
-    assert memory_bench_options(args) == ["--points-per-octave", "4", "--seed", "9",
-                                          "--hugepages", "on"]
+    assert memory_bench_options(args) == ["--hugepages", "on", "--points-per-octave", "4",
+                                          "--seed", "9"]
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["mem", "stride", "--sweep", "blok"],
+     "unknown sweep 'blok' (allowed: stride, block); did you mean 'block'?"),
+    (["mem", "stride", "--max-stride", "2x"], "--max-stride must be a size in bytes"),
+    (["mem", "latency", "--min-time", "-3"], "--min-time must be a number > 0 and <= 60, not '-3'"),
+    (["mem", "latency", "--repeat", "1"], "--repeat must be a whole number from 2 to 1000, not '1'"),
+    (["stream", "star", "--threads", "0"], "--threads must be a whole number from 1 to 256"),
+    (["stream", "single", "--hugepages", "maybe"], "unknown hugepages 'maybe' (allowed: on, off)"),
+])
+def test_values_the_description_refuses_are_one_line(capsys, argv, expected):
+    status, lines = run_main(capsys, *argv)
+    assert status == 2 and len(lines) == 1
+    assert lines[0].startswith(f"hpcprobe: {expected}")
 
 
 @pytest.mark.parametrize("variant, copies, threads, cores, ranks", [
@@ -445,7 +464,10 @@ def test_quick_suite_is_unchanged():
 def fake(tmp_path):
     bench = tmp_path / "bin" / "hpcprobe-bench"
     bench.parent.mkdir()
-    bench.write_text("#!/bin/sh\nexit 99\n")
+    # Launched only through the fake launcher; asked for its description (which the
+    # parsers are built from), it is the real bench.
+    bench.write_text(f"#!/bin/sh\n[ \"$1\" = describe ] && exec "
+                     f"{shlex.quote(find_bench(os.environ))} \"$@\"\nexit 99\n")
     bench.chmod(0o755)
 
     class Fake:

@@ -124,7 +124,7 @@ def hpcc_steps(s: HpccSizing) -> List[SuiteStep]:
     return steps + [step("hpl", "mpi", o["hpl"])]
 
 
-def describe(s: HpccSizing) -> str:
+def describe_sizing(s: HpccSizing) -> str:
     return (f"HPL N = {s.n}, NB = {s.nb}, grid {s.p}x{s.q} ({s.source}); "
             f"{8.0 * s.n * s.n / s.ranks / 2 ** 20:.1f} MiB per rank")
 
