@@ -116,6 +116,21 @@ def test_an_option_of_another_variant_or_command_is_one_line(description):
         assert refused.value.message == line
 
 
+@pytest.mark.parametrize("argv, expected", [
+    (["mem", "stride", "--sweep", "blok"],
+     "unknown sweep 'blok' (allowed: stride, block); did you mean 'block'?"),
+    (["mem", "stride", "--max-stride", "2x"], "--max-stride must be a size in bytes"),
+    (["mem", "latency", "--min-time", "-3"], "--min-time must be a number > 0 and <= 60, not '-3'"),
+    (["mem", "latency", "--repeat", "1"], "--repeat must be a whole number from 2 to 1000"),
+    (["stream", "star", "--threads", "0"], "--threads must be a whole number from 1 to 256"),
+    (["stream", "single", "--hugepages", "maybe"], "unknown hugepages 'maybe' (allowed: on, off)"),
+])
+def test_values_the_description_refuses_are_one_line(capsys, argv, expected):
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"hpcprobe: {expected}")
+
+
 def test_the_other_memory_commands_options_are_unknown_here(capsys):
     assert main(["stream", "single", "--sweep", "block"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
