@@ -9,7 +9,10 @@ import pytest
 from helpers import DATA, run_hpcprobe, stderr_lines
 from hpcc_parsers import HPCC15_KEYS
 
+from hpcprobe import describe
+from hpcprobe.cli import parse_arguments
 from hpcprobe.errors import UsageError
+from hpcprobe.families.hpcc.options import default_np
 from hpcprobe.families.hpcc.suite import HpccSizing, hpcc_steps, parse_hpccinf, step_values
 
 # An HPCC input file as bench/hpcc_suite writes it (N = 2000 on a 1x2 grid).
@@ -160,3 +163,16 @@ def test_the_suite_sized_from_an_hpccinf_and_from_memory(tmp_path):
     assert "of the available memory" in done.stderr
     n = int(summary_values(tmp_path / "b")["HPL_N"])
     assert n >= 64 and n % 64 == 0
+
+
+@pytest.mark.parametrize("argv, ranks", [
+    (["hpl", "--grid", "2x3"], 6),
+    (["ptrans", "mpi", "--grid", "1x4", "--n", "64"], 4),
+    (["hpl", "--grid", "2y3"], 8),  # not PxQ: the cores; the bench says what is wrong
+    (["hpl"], 8),
+    (["dgemm", "single"], 1),
+    (["fft", "star"], 8),
+])
+def test_ranks_without_np(argv, ranks):
+    args = parse_arguments(argv)
+    assert default_np(args, describe.family(args.command), 8) == ranks
