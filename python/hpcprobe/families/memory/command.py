@@ -16,8 +16,8 @@ MEMORY_DEFAULT_BUDGET_S = 3600.0
 
 
 def _threads(args: argparse.Namespace, family: describe.Family) -> int:
-    """OpenMP threads per rank where the family takes them (stream's test below proves it
-    does); a mem copy is one thread."""
+    """OpenMP threads per rank where the family takes --threads (stream; test_memory.py's
+    OMP_NUM_THREADS test fails should it lose them); a mem copy is one thread."""
     try:
         option = family.option("threads")
     except KeyError:
