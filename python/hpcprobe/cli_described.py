@@ -13,6 +13,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from hpcprobe.cli_grammars import argparse_type, metavar
 from hpcprobe.cli_types import CliParser, choice, unknown
+from hpcprobe import describe
 from hpcprobe.describe import Family, Kernel, Option
 from hpcprobe.errors import UsageError
 
@@ -188,3 +189,24 @@ def bench_values(family: Family, variant: str, values: Mapping[str, str]) -> Tup
             raise KeyError(f"hpcprobe-bench {family.name} {variant} takes no {name}")
         options += [name, value]
     return tuple(options)
+
+
+def bench_flags(family: Family, variant: str, *dests: str) -> Tuple[str, ...]:
+    """Bench flags hpcprobe gives itself (the suites' --oversubscribe), by attribute, in
+    the order given; KeyError for one no kernel of the variant takes, or not a flag."""
+    taken = {name for k in family.kernels_of(variant) for name in k.options}
+    flags: List[str] = []
+    for dest in dests:
+        option = family.option(dest)
+        if option.name not in taken or option.type != "flag":
+            raise KeyError(f"hpcprobe-bench {family.name} {variant} takes no flag {option.name}")
+        flags.append(option.name)
+    return tuple(flags)
+
+
+def bench_step_options(benchmark: str, variant: str, values: Mapping[str, str],
+                       flags: Sequence[str] = ()) -> Tuple[str, ...]:
+    """The bench options of a suite's step: bench_values, then bench_flags, of the bench
+    family `benchmark`."""
+    family = describe.family(benchmark)
+    return bench_values(family, variant, values) + bench_flags(family, variant, *flags)

@@ -14,8 +14,7 @@ follow the nodes the ranks run on (not the machine hpcprobe was started on):
 import math
 from typing import Dict, List, Mapping, Sequence, Tuple
 
-from hpcprobe import describe
-from hpcprobe.cli_described import bench_values
+from hpcprobe.cli_described import bench_step_options
 from hpcprobe.report.common import Record, last_of, number, of_benchmark, parameter, section_of
 from hpcprobe.stats import metric_median
 from hpcprobe.suite_step import SuiteStep
@@ -31,18 +30,12 @@ LATENCY_OVER_LLC = 8       # the latency sweep ends in DRAM, 8x the last-level c
 RA_TABLE_OVER_LLC = 8      # a RandomAccess table per rank of 8x the last-level cache...
 RA_MEMORY_SHARE = 8        # ...and at most 1/8 of a node's memory over its ranks
 
-# Per scale: DGEMM's order, the FFT's log2 size (2^20 complex points: 16 MiB, planned by
-# FFTW_MEASURE in seconds; 2^22 took 29 s to plan here), the tiny sizes of the steps
-# sized from records.
-_FIXED = {
-    "default": {
-        "dgemm": ("--n", "2000", "--repeat", "3"),
-        "fft": ("--log2", "20", "--repeat", "3"),
-    },
-    "tiny": {
-        "dgemm": ("--n", "200", "--repeat", "2"),
-        "fft": ("--log2", "12", "--repeat", "2"),
-    },
+# Per scale, by the bench option's attribute (cli_described.bench_values): DGEMM's order
+# and the FFT's log2 size (2^20 complex points: 16 MiB, planned by FFTW_MEASURE in
+# seconds; 2^22 took 29 s to plan here).
+_DENSE = {
+    "default": {"dgemm": {"n": "2000", "repeat": "3"}, "fft": {"log2": "20", "repeat": "3"}},
+    "tiny": {"dgemm": {"n": "200", "repeat": "2"}, "fft": {"log2": "12", "repeat": "2"}},
 }
 # Per scale, the interconnect steps' (benchmark, variant, bench options by attribute);
 # their names come from the bench's description (describe.py).
@@ -55,9 +48,11 @@ _INTERCONNECT: Dict[str, Tuple[Tuple[str, str, Mapping[str, str]], ...]] = {
              ("beff", "hpcc", {"latency_pairs_time": "1", "bandwidth_pairs_time": "1"}),
              ("pairs", "bandwidth", {"size": "64K", "repeat": "1"})),
 }
-_TINY_STREAM = ("--array-bytes", "1M", "--repeat", "3")
+_TINY_STREAM = {"array_bytes": "1M", "repeat": "3"}
 _TINY_LATENCY_MAX = "1M"
-_TINY_HPL = ("--n", "400", "--nb", "32")
+_TINY_HPL = {"n": "400", "nb": "32"}
+# The latency sweep: every rank at once, from 4K, one working set per doubling.
+_LATENCY = {"copies": "all", "min_bytes": "4K", "points_per_octave": "1"}
 _TINY_RA_LOG2 = 14
 
 
@@ -86,7 +81,8 @@ def _node_memory(records: Sequence[Record]) -> Tuple[float, int]:
 
 
 def latency_options(records: Sequence[Record]) -> Tuple[str, ...]:
-    return ("--max-bytes", str(_pow2_at_least(LATENCY_OVER_LLC * llc_bytes(records))))
+    size = _pow2_at_least(LATENCY_OVER_LLC * llc_bytes(records))
+    return bench_step_options("mem", "latency", {"max_bytes": str(size)})
 
 
 def hpl_order(dgemm_rate_per_rank: float, ranks: int, node_bytes: float, nodes: int) -> int:
@@ -102,9 +98,9 @@ def hpl_options(records: Sequence[Record], ranks: int) -> Tuple[str, ...]:
     dgemm = last_of(records, "dgemm", "star")
     rate = metric_median(dgemm, "flop_rate") if dgemm is not None else None
     if not rate:  # DGEMM failed: HPL still runs, at the smallest time-boxed size
-        return ("--n", str(HPL_MIN_N))
+        return bench_step_options("hpl", "mpi", {"n": str(HPL_MIN_N)})
     memory, nodes = _node_memory(records)
-    return ("--n", str(hpl_order(rate, ranks, memory, nodes)))
+    return bench_step_options("hpl", "mpi", {"n": str(hpl_order(rate, ranks, memory, nodes))})
 
 
 def ra_log2(records: Sequence[Record], ranks: int) -> int:
@@ -139,36 +135,42 @@ def _interconnect_steps(scale: str, ranks: int) -> List[SuiteStep]:
     """comm, b_eff and pairs need two ranks: on one they run on two (sharing a core)."""
     pair_ranks = None if ranks >= 2 else 2
     return [SuiteStep(benchmark, variant,
-                      bench_values(describe.family(benchmark), variant, values), BUDGET_S,
+                      bench_step_options(benchmark, variant, values), BUDGET_S,
                       ranks=pair_ranks)
             for benchmark, variant, values in _INTERCONNECT[scale]]
 
 
 def main_steps(scale: str, ranks: int) -> List[SuiteStep]:
     """The main job's launches in order: memory, processor, interconnect, RandomAccess."""
-    fixed = _FIXED[scale]
+    dense = _DENSE[scale]
     tiny = scale == "tiny"
     # More ranks than cores (a laptop, a test) share cores: the user asked for them, and
     # the records say so; with a rank per core the flag changes nothing.
-    stream = (_TINY_STREAM if tiny else ()) + ("--oversubscribe",)
-    latency = ("--oversubscribe", "--copies", "all", "--min-bytes", "4K",
-               "--points-per-octave", "1", "--min-time", "0.002" if tiny else "0.005",
-               "--repeat", "3")
+    shared = ("oversubscribe",)
+    stream = _TINY_STREAM if tiny else {}
+    latency = bench_step_options("mem", "latency", {
+        **_LATENCY, "min_time": "0.002" if tiny else "0.005", "repeat": "3"}, shared)
 
     def latency_sized(records: Sequence[Record]) -> Tuple[str, ...]:
-        return ("--max-bytes", _TINY_LATENCY_MAX) if tiny else latency_options(records)
+        if tiny:
+            return bench_step_options("mem", "latency", {"max_bytes": _TINY_LATENCY_MAX})
+        return latency_options(records)
 
     def hpl_sized(records: Sequence[Record]) -> Tuple[str, ...]:
-        return _TINY_HPL if tiny else hpl_options(records, ranks)
+        if tiny:
+            return bench_step_options("hpl", "mpi", _TINY_HPL)
+        return hpl_options(records, ranks)
 
     return [
-        SuiteStep("stream", "single", stream[:-1], BUDGET_S),
-        SuiteStep("stream", "star", stream, BUDGET_S),
+        SuiteStep("stream", "single", bench_step_options("stream", "single", stream), BUDGET_S),
+        SuiteStep("stream", "star", bench_step_options("stream", "star", stream, shared),
+                  BUDGET_S),
         SuiteStep("mem", "latency", latency, BUDGET_S, sized=latency_sized),
-        SuiteStep("dgemm", "star", fixed["dgemm"], BUDGET_S),
+        SuiteStep("dgemm", "star", bench_step_options("dgemm", "star", dense["dgemm"]),
+                  BUDGET_S),
         SuiteStep("hpl", "mpi", (), BUDGET_S, sized=hpl_sized),
-        SuiteStep("fft", "single", fixed["fft"], BUDGET_S),
-        SuiteStep("fft", "star", fixed["fft"], BUDGET_S),
+        SuiteStep("fft", "single", bench_step_options("fft", "single", dense["fft"]), BUDGET_S),
+        SuiteStep("fft", "star", bench_step_options("fft", "star", dense["fft"]), BUDGET_S),
     ] + _interconnect_steps(scale, ranks) + _ra_steps(scale, ranks)
 
 

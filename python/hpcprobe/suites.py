@@ -1,7 +1,8 @@
 """Suites: fixed lists of benchmark launches for `hpcprobe run --suite NAME`."""
 
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional
 
+from hpcprobe.cli_described import bench_step_options
 from hpcprobe.errors import UsageError
 from hpcprobe.families import FAMILIES
 from hpcprobe.families.base import Suite
@@ -21,22 +22,23 @@ SCALES: Dict[str, int] = {"default": 24, "tiny": 14}
 # two latency runs (huge pages off, on) 26 s each; each run gets a generous budget.
 MEMORY_BUDGET_S = 600.0
 # --scale tiny: every size small, one-millisecond samples, two repetitions (the
-# fewest the mem kernels take): seconds in all, for tests and CI.
-_TINY_REPEAT = ("--repeat", "2")
-_TINY_MIN_TIME = ("--min-time", "0.001")
-_MEMORY_SIZES: Dict[str, Dict[str, Tuple[str, ...]]] = {
+# fewest the mem kernels take): seconds in all, for tests and CI. By the bench option's
+# attribute (cli_described.bench_values).
+_TINY_REPEAT = {"repeat": "2"}
+_TINY_MIN_TIME = {"min_time": "0.001"}
+_MEMORY_SIZES: Dict[str, Dict[str, Dict[str, str]]] = {
     "default": {
-        "stream": (),
-        "stride": (),
-        "block": (),
-        "latency": (),
+        "stream": {},
+        "stride": {},
+        "block": {},
+        "latency": {},
     },
     "tiny": {
-        "stream": ("--array-bytes", "1M") + _TINY_REPEAT,
-        "stride": ("--buffer-bytes", "256K", "--max-stride", "64K") + _TINY_MIN_TIME
-                  + _TINY_REPEAT,
-        "block": ("--max-bytes", "256K") + _TINY_MIN_TIME + _TINY_REPEAT,
-        "latency": ("--max-bytes", "1M") + _TINY_MIN_TIME + _TINY_REPEAT,
+        "stream": {"array_bytes": "1M", **_TINY_REPEAT},
+        "stride": {"buffer_bytes": "256K", "max_stride": "64K", **_TINY_MIN_TIME,
+                   **_TINY_REPEAT},
+        "block": {"max_bytes": "256K", **_TINY_MIN_TIME, **_TINY_REPEAT},
+        "latency": {"max_bytes": "1M", **_TINY_MIN_TIME, **_TINY_REPEAT},
     },
 }
 
@@ -57,23 +59,23 @@ def _memory(scale: str) -> List[SuiteStep]:
     curve: every rank at once (--copies all, one rank per core) except the block sweeps,
     which compare the -O3 and -O0 builds on one rank alone."""
     sizes = _MEMORY_SIZES[scale]
-    every = ("--copies", "all")
+    every = {"copies": "all"}
 
-    def step(benchmark: str, variant: str, options: Tuple[str, ...], label: str = "",
+    def step(benchmark: str, variant: str, values: Dict[str, str], label: str = "",
              ranks: Optional[int] = None) -> SuiteStep:
-        return SuiteStep(benchmark, variant, options, MEMORY_BUDGET_S, label=label or None,
-                         ranks=ranks)
+        return SuiteStep(benchmark, variant, bench_step_options(benchmark, variant, values),
+                         MEMORY_BUDGET_S, label=label or None, ranks=ranks)
 
-    block = ("--sweep", "block", "--copies", "one") + sizes["block"]
+    block = {"sweep": "block", "copies": "one", **sizes["block"]}
     return [
         step("stream", "single", sizes["stream"]),
-        step("stream", "star", every + sizes["stream"]),
-        step("mem", "stride", ("--sweep", "stride") + every + sizes["stride"]),
-        step("mem", "stride", block + ("--build-variant", "O3"), "block O3", ranks=1),
-        step("mem", "stride", block + ("--build-variant", "O0"), "block O0", ranks=1),
-        step("mem", "latency", ("--hugepages", "off") + every + sizes["latency"],
+        step("stream", "star", {**every, **sizes["stream"]}),
+        step("mem", "stride", {"sweep": "stride", **every, **sizes["stride"]}),
+        step("mem", "stride", {**block, "build_variant": "O3"}, "block O3", ranks=1),
+        step("mem", "stride", {**block, "build_variant": "O0"}, "block O0", ranks=1),
+        step("mem", "latency", {"hugepages": "off", **every, **sizes["latency"]},
              "hugepages off"),
-        step("mem", "latency", ("--hugepages", "on") + every + sizes["latency"],
+        step("mem", "latency", {"hugepages": "on", **every, **sizes["latency"]},
              "hugepages on"),
     ]
 

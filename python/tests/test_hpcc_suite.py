@@ -9,8 +9,11 @@ import pytest
 from helpers import DATA, run_hpcprobe, stderr_lines
 from hpcc_parsers import HPCC15_KEYS
 
+from hpcprobe import describe
+from hpcprobe.cli import parse_arguments
 from hpcprobe.errors import UsageError
-from hpcprobe.families.hpcc.suite import HpccSizing, hpcc_steps, parse_hpccinf, step_options
+from hpcprobe.families.hpcc.options import default_np
+from hpcprobe.families.hpcc.suite import HpccSizing, hpcc_steps, parse_hpccinf, step_values
 
 # An HPCC input file as bench/hpcc_suite writes it (N = 2000 on a 1x2 grid).
 HPCCINF = (DATA / "hpccinf.txt").read_text()
@@ -21,15 +24,18 @@ HPCC_AT_2000 = {"STREAM_VectorSize": 666666, "FFT_N": 2 ** 18, "MPIFFT_N": 2 ** 
 
 
 def test_sizes_from_n_are_hpccs():
-    options = step_options(HpccSizing(2000, 80, 1, 2, "test"))
-    assert int(options["stream"][1]) // 8 == HPCC_AT_2000["STREAM_VectorSize"]
-    assert 2 ** int(options["fft_local"][1]) == HPCC_AT_2000["FFT_N"]
-    assert 2 ** int(options["fft_mpi"][1]) == HPCC_AT_2000["MPIFFT_N"]
-    assert 2 ** int(options["ra_local"][1]) == HPCC_AT_2000["RandomAccess_N"]
-    assert 2 ** int(options["ra_mpi"][1]) == HPCC_AT_2000["MPIRandomAccess_N"]
-    assert int(options["ptrans"][1]) == HPCC_AT_2000["PTRANS_n"]
-    assert abs(int(options["dgemm"][1]) - 815) <= 1  # HPCC 1.5.0 printed 815
-    assert options["hpl"][:4] == ("--n", "2000", "--nb", "80")
+    values = step_values(HpccSizing(2000, 80, 1, 2, "test"))
+    assert int(values["stream"]["array_bytes"]) // 8 == HPCC_AT_2000["STREAM_VectorSize"]
+    assert 2 ** int(values["fft_local"]["log2"]) == HPCC_AT_2000["FFT_N"]
+    assert 2 ** int(values["fft_mpi"]["log2"]) == HPCC_AT_2000["MPIFFT_N"]
+    assert 2 ** int(values["ra_local"]["table_log2"]) == HPCC_AT_2000["RandomAccess_N"]
+    assert 2 ** int(values["ra_mpi"]["table_log2"]) == HPCC_AT_2000["MPIRandomAccess_N"]
+    assert int(values["ptrans"]["n"]) == HPCC_AT_2000["PTRANS_n"]
+    assert abs(int(values["dgemm"]["n"]) - 815) <= 1  # HPCC 1.5.0 printed 815
+    steps = hpcc_steps(HpccSizing(2000, 80, 1, 2, "test"))
+    assert steps[-1].bench_options == ("--n", "2000", "--nb", "80", "--lookahead", "1",
+                                       "--grid", "1x2")
+    assert steps[3].bench_options[-2:] == ("--rng", "lcg")
 
 
 def test_steps_follow_hpccs_order():
@@ -157,3 +163,16 @@ def test_the_suite_sized_from_an_hpccinf_and_from_memory(tmp_path):
     assert "of the available memory" in done.stderr
     n = int(summary_values(tmp_path / "b")["HPL_N"])
     assert n >= 64 and n % 64 == 0
+
+
+@pytest.mark.parametrize("argv, ranks", [
+    (["hpl", "--grid", "2x3"], 6),
+    (["ptrans", "mpi", "--grid", "1x4", "--n", "64"], 4),
+    (["hpl", "--grid", "2y3"], 8),  # not PxQ: the cores; the bench says what is wrong
+    (["hpl"], 8),
+    (["dgemm", "single"], 1),
+    (["fft", "star"], 8),
+])
+def test_ranks_without_np(argv, ranks):
+    args = parse_arguments(argv)
+    assert default_np(args, describe.family(args.command), 8) == ranks

@@ -22,8 +22,10 @@ from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
 from hpcprobe.launch.binding import binding_args
 from hpcprobe.units import binary_size
-from hpcprobe.families.memory.tables import (default_ranks, memory_bench_options, memory_tables,
-                                             cache_names, threads_per_rank)
+from hpcprobe.families.memory.options import memory_bench_options
+from hpcprobe.families.memory.tables import (default_ranks, memory_tables, cache_names,
+                                             threads_per_rank)
+from hpcprobe.launch import find_bench
 from hpcprobe.results import read_records, schema_problem
 from hpcprobe.suites import describe_suite, suite_steps
 
@@ -154,22 +156,23 @@ def test_help_lists_the_options():
 # --- bench options, ranks, binding ---------------------------------------------------------
 
 def test_values_pass_through_to_the_bench_as_typed():
-    args = parse_arguments(["mem", "stride", "--sweep", "blok", "--build-variant", "O0",
-                            "--buffer-bytes", "64K", "--min-stride", "8", "--max-stride", "2x",
-                            "--min-bytes", "1K", "--max-bytes", "1M", "--repeat", "1",
-                            "--min-time", "-3", "--copies", "two", "--hugepages", "maybe",
+    """In the bench's order, as typed (the bench judges --copies and combinations)."""
+    args = parse_arguments(["mem", "stride", "--sweep", "block", "--build-variant", "O0",
+                            "--buffer-bytes", "64K", "--min-stride", "8", "--max-stride", "2K",
+                            "--min-bytes", "1K", "--max-bytes", "1M", "--repeat", "2",
+                            "--min-time", "0.5", "--copies", "two", "--hugepages", "off",
                             "--oversubscribe", "--no-verify"])
     assert memory_bench_options(args) == [
-        "--sweep", "blok", "--build-variant", "O0", "--buffer-bytes", "64K", "--min-stride", "8",
-        "--max-stride", "2x", "--min-bytes", "1K", "--max-bytes", "1M", "--min-time", "-3",
-        "--hugepages", "maybe", "--repeat", "1", "--copies", "two", "--oversubscribe",
+        "--buffer-bytes", "64K", "--min-bytes", "1K", "--max-bytes", "1M", "--min-stride", "8",
+        "--max-stride", "2K", "--sweep", "block", "--build-variant", "O0", "--copies", "two",
+        "--oversubscribe", "--min-time", "0.5", "--hugepages", "off", "--repeat", "2",
         "--no-verify"]
-    args = parse_arguments(["stream", "star", "--array-bytes", "1M", "--threads", "2"])
+    args = parse_arguments(["stream", "star", "--threads", "2", "--array-bytes", "1M"])
     assert memory_bench_options(args) == ["--array-bytes", "1M", "--threads", "2"]
     args = parse_arguments(["mem", "latency", "--points-per-octave", "4", "--seed", "9",
                             "--hugepages", "on"])
-    assert memory_bench_options(args) == ["--points-per-octave", "4", "--seed", "9",
-                                          "--hugepages", "on"]
+    assert memory_bench_options(args) == ["--hugepages", "on", "--points-per-octave", "4",
+                                          "--seed", "9"]
 
 
 @pytest.mark.parametrize("variant, copies, threads, cores, ranks", [
@@ -445,7 +448,9 @@ def test_quick_suite_is_unchanged():
 def fake(tmp_path):
     bench = tmp_path / "bin" / "hpcprobe-bench"
     bench.parent.mkdir()
-    bench.write_text("#!/bin/sh\nexit 99\n")
+    # Launched only by the fake launcher; its description (the parsers') is the real one.
+    bench.write_text(f"#!/bin/sh\n[ \"$1\" = describe ] && exec "
+                     f"{shlex.quote(find_bench(os.environ))} \"$@\"\nexit 99\n")
     bench.chmod(0o755)
 
     class Fake:

@@ -10,9 +10,10 @@ import subprocess
 from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
+from hpcprobe import describe
 from hpcprobe.errors import EXIT_OK, HpcprobeError, UsageError
 from hpcprobe.families.hpcc.suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, TINY_NB, HpccSizing,
-                                          describe, hpcc_steps, parse_grid, read_config,
+                                          describe_sizing, hpcc_steps, parse_grid, read_config,
                                           sizing_from_hpccinf, sizing_from_memory, square_grid,
                                           write_config)
 from hpcprobe.families.hpcc.options import default_np, hpcc_bench_options
@@ -72,7 +73,7 @@ def _sizing(args: argparse.Namespace, context: LaunchContext) -> HpccSizing:
 
 def hpcc_suite_steps(args: argparse.Namespace, context: LaunchContext) -> List[SuiteStep]:
     sizing = _sizing(args, context)
-    stderr_line(f"hpcprobe: hpcc suite: {describe(sizing)}")
+    stderr_line(f"hpcprobe: hpcc suite: {describe_sizing(sizing)}")
     return hpcc_steps(sizing)
 
 
@@ -82,14 +83,15 @@ def command_config(args: argparse.Namespace) -> int:
         stderr_line(f"hpcprobe: {note}")
     out = Path(args.out)
     write_config(sizing, out)
-    print(f"{describe(sizing)}; written to {out}")
+    print(f"{describe_sizing(sizing)}; written to {out}")
     print(f"run it: hpcprobe run --suite hpcc --np {sizing.ranks} --config {out}")
     return EXIT_OK
 
 
 def command_hpcc_family(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
-    """`hpcprobe dgemm|hpl|ptrans|fft`: one rank per core, bound where the launcher can."""
-    ranks = default_np(args.command, args.variant, allocation_cores(os.environ))
+    """`hpcprobe dgemm|hpl|ptrans|fft`: one rank per core (or P*Q of the grid given), bound
+    where the launcher can."""
+    ranks = default_np(args, describe.family(args.command), allocation_cores(os.environ))
     context = LaunchContext(args, user_argv, default_np=ranks)
     launch = context.launch(args.command, args.variant, hpcc_bench_options(args),
                             HPCC_DEFAULT_BUDGET_S)

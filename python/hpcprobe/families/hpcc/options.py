@@ -1,87 +1,100 @@
-"""The options of `hpcprobe dgemm|hpl|ptrans|fft` (docs/kernels/hpl.md, dgemm.md,
-ptrans.md, fft.md) and which family takes which: the parser (parsers.py) and the launch
-(command.py) both use them. Values are passed to hpcprobe-bench as typed; it checks them
-and answers bad input with its own one line."""
+"""What the command lines of `hpcprobe dgemm|hpl|ptrans|fft` (docs/cli.md,
+docs/kernels/hpl.md, dgemm.md, ptrans.md, fft.md; parsers.py) take, from the bench's
+description of those families (describe.py, cli_described.py): the checks that refuse an
+option of another variant or of another of these commands with one line, the
+hpcprobe-bench options they become, and the ranks they launch. The bench checks
+the values again, and what needs several of them together (--nb at most --n, a grid of
+the launched ranks) is its one line.
+
+Only what the bench does not have is declared here: each command's help line and what
+--np defaults to; the launch options are cli_types'."""
 
 import argparse
-from typing import List, Tuple
+import re
+from typing import Dict, List, Optional, Tuple
 
+from hpcprobe import describe
+from hpcprobe.cli_described import check_described, described_bench_options, user_options
 from hpcprobe.errors import UsageError
-from hpcprobe.launch.kernels import variants
 
-# Their variants come from `hpcprobe-bench list` (hpcc_variants()); these are offered
-# when the bench cannot be asked (launch/kernels.py).
-FALLBACK_VARIANTS = {"dgemm": ("single", "star"), "hpl": ("mpi",), "ptrans": ("mpi",),
-                     "fft": ("single", "star", "mpi")}
-HPCC_FAMILIES = tuple(FALLBACK_VARIANTS)
-_ALL = HPCC_FAMILIES
-# (attribute, option, metavar, the families that take it, help)
-HPCC_VALUE_OPTIONS = (
-    ("n", "--n", "N", ("dgemm", "hpl", "ptrans"),
-     "matrix order (default: sized from --memory-fraction as HPCC sizes it)"),
-    ("nb", "--nb", "NB", ("hpl", "ptrans"), "block size (default 192, at most --n)"),
-    ("grid", "--grid", "PxQ", ("hpl", "ptrans"),
-     "process grid with P*Q = ranks (default: as square as the ranks allow, P <= Q)"),
-    ("lookahead", "--lookahead", "0|1", ("hpl",), "look-ahead depth (default 1)"),
-    ("log2", "--log2", "K", ("fft",), "transform m = 2^K points"),
-    ("m", "--m", "M", ("fft",), "transform M points (a power of two)"),
-    ("fft", "--fft", "fftw|internal", ("fft",),
-     "local FFTs through FFTW3 (default when built with it) or the internal Stockham FFT"),
-    ("memory_fraction", "--memory-fraction", "F", _ALL,
-     "size from this fraction of the available memory (default 0.25)"),
-    ("repeat", "--repeat", "R", _ALL, "timed repetitions (default 1)"),
-    ("threads", "--threads", "T", ("dgemm", "hpl"), "BLAS threads per rank (default 1)"),
-    ("seed", "--seed", "S", _ALL, "seed of the generated data"),
-)
-HPCC_FLAG_OPTIONS = (("no_verify", "--no-verify"),)
+# The dense commands, each a family of the bench; their variants and options are the bench's.
 HPCC_HELP = {
     "dgemm": "HPCC DGEMM: C <- beta C + alpha A B through the BLAS (single: one rank; star: all)",
     "hpl": "HPL: LU solve of a random dense system on a PxQ grid (HPCC's HPL_Tflops)",
     "ptrans": "HPCC PTRANS: C <- A^T + C on a PxQ block-cyclic grid",
     "fft": "HPCC FFT: 1-D complex FFT of 2^k points (single, star, or distributed: mpi)",
 }
-HPCC_DEFAULT_NP = {
-    "dgemm": "1; star: number of CPU cores", "hpl": "number of CPU cores",
-    "ptrans": "number of CPU cores", "fft": "1; star and mpi: number of CPU cores",
-}
+HPCC_FAMILIES = tuple(HPCC_HELP)
+# The variant that runs on one rank; the others run one rank per core.
+ONE_RANK_VARIANT = "single"
 
 
-def hpcc_variants(family: str) -> Tuple[str, ...]:
-    return variants(family, FALLBACK_VARIANTS[family])
+def _grid(family: describe.Family) -> Optional[describe.Option]:
+    """The process grid option, where the command has one (hpl, ptrans)."""
+    try:
+        return family.option("grid")
+    except KeyError:
+        return None
 
 
-def default_variant(family: str) -> str:
-    found = hpcc_variants(family)
-    return found[0] if len(found) == 1 else ""
+def grid_ranks(args: argparse.Namespace, family: describe.Family) -> Optional[int]:
+    """P*Q of the process grid given (hpl, ptrans), which is how many ranks it needs;
+    None when none is given or it is not PxQ (the bench says what is wrong)."""
+    grid = _grid(family)
+    text = getattr(args, grid.dest, None) if grid is not None else None
+    match = re.fullmatch(r"([1-9][0-9]*)x([1-9][0-9]*)", text or "")
+    return int(match.group(1)) * int(match.group(2)) if match else None
 
 
-def default_np(family: str, variant: str, cores: int) -> int:
-    return 1 if variant == "single" else max(1, cores)
+def default_np(args: argparse.Namespace, family: describe.Family, cores: int) -> int:
+    """Ranks to launch without --np: P*Q of --grid; one for single; else one per core."""
+    ranks = grid_ranks(args, family)
+    if ranks is not None:
+        return ranks
+    return 1 if args.variant == ONE_RANK_VARIANT else max(1, cores)
+
+
+def default_np_text(family: describe.Family) -> str:
+    """What --np defaults to (default_np above), naming the bench's --grid."""
+    variants = family.variants()
+    text = "number of CPU cores"
+    if ONE_RANK_VARIANT in variants:
+        others = " and ".join(v for v in variants if v != ONE_RANK_VARIANT)
+        text = f"1; {others}: number of CPU cores"
+    grid = _grid(family)
+    return text + (f"; {grid.name} PxQ: P*Q" if grid is not None else "")
+
+
+def foreign_options(name: str) -> Dict[str, Tuple[describe.Option, Tuple[str, ...]]]:
+    """The options of the other dense commands that `name` does not take, with the
+    commands that take them."""
+    own = {o.name for o in user_options(describe.family(name))}
+    found: Dict[str, Tuple[describe.Option, Tuple[str, ...]]] = {}
+    for other in HPCC_FAMILIES:
+        for option in user_options(describe.family(other)):
+            if option.name not in own:
+                first, takers = found.get(option.name, (option, ()))
+                found[option.name] = (first, takers + (other,))
+    return found
 
 
 def check_hpcc(args: argparse.Namespace) -> None:
-    """The variant is given (hpl and ptrans have one), each option belongs to the family."""
-    family, variants = args.command, hpcc_variants(args.command)
+    """The variant is given (hpl and ptrans have one, which is taken), each option
+    belongs to the command and its variant."""
+    family = describe.family(args.command)
+    for option, takers in foreign_options(family.name).values():
+        if getattr(args, option.dest, None) not in (None, False):
+            raise UsageError(f"{option.name} applies to 'hpcprobe {'|'.join(takers)}' only, "
+                             f"not to '{family.name}'")
+    variants = family.variants()
+    if args.variant is None and len(variants) == 1:
+        args.variant = variants[0]
     if args.variant is None:
-        args.variant = default_variant(family) or None
-    if args.variant is None:
-        raise UsageError(f"missing variant for 'hpcprobe {family}' (allowed: "
+        raise UsageError(f"missing variant for 'hpcprobe {family.name}' (allowed: "
                          f"{', '.join(variants)})")
-    for attribute, option, _, families, _ in HPCC_VALUE_OPTIONS:
-        if getattr(args, attribute, None) is not None and family not in families:
-            raise UsageError(f"{option} applies to 'hpcprobe {'|'.join(families)}' only, not to "
-                             f"'{family}'")
-    if getattr(args, "threads", None) is not None and family not in ("dgemm", "hpl"):
-        raise UsageError("--threads applies to 'hpcprobe dgemm|hpl' only")
+    check_described(args, family, args.variant)
 
 
 def hpcc_bench_options(args: argparse.Namespace) -> List[str]:
-    options: List[str] = []
-    for attribute, option, *_ in HPCC_VALUE_OPTIONS:
-        value = getattr(args, attribute, None)
-        if value is not None:
-            options += [option, value]
-    for attribute, option in HPCC_FLAG_OPTIONS:
-        if getattr(args, attribute, False):
-            options.append(option)
-    return options
+    """hpcprobe-bench options from `hpcprobe dgemm|hpl|ptrans|fft` arguments, as typed."""
+    return described_bench_options(args, describe.family(args.command), args.variant)

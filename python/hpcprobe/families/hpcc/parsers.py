@@ -1,12 +1,14 @@
-"""The parsers of `hpcprobe dgemm|hpl|ptrans|fft` and `hpcprobe config`, and the sizing
-options of `hpcprobe run --suite hpcc` with their checks (family.py hands them to the registry)."""
+"""The parsers of `hpcprobe dgemm|hpl|ptrans|fft`, built from the bench's description of
+those families (cli_described.py), and of `hpcprobe config`, and the sizing options of
+`hpcprobe run --suite hpcc` with their checks (family.py hands them to the registry)."""
 
 import argparse
 
+from hpcprobe import describe
+from hpcprobe.cli_described import add_algo_option, add_described_options, add_variant_argument
 from hpcprobe.cli_types import CliParser, add_launch_options, choice, float_option, positive_int
 from hpcprobe.errors import UsageError
-from hpcprobe.families.hpcc.options import (HPCC_DEFAULT_NP, HPCC_FLAG_OPTIONS, HPCC_HELP,
-                                            HPCC_VALUE_OPTIONS, hpcc_variants)
+from hpcprobe.families.hpcc.options import HPCC_HELP, default_np_text, foreign_options
 
 CONFIG_ACTIONS = ("import-hpccinf",)
 # `run --suite hpcc` sizing options (attribute, option): HPCC sizes every test from N.
@@ -16,18 +18,19 @@ HPCC_SUITE_OPTIONS = (("n", "--n"), ("nb", "--nb"), ("grid", "--grid"),
 
 
 def add_hpcc_parser(subparsers, family: str) -> CliParser:
-    variants = hpcc_variants(family)
+    described = describe.family(family)
     parser = subparsers.add_parser(family, help=HPCC_HELP[family])
-    parser.add_argument("variant", nargs="?", type=choice("variant", variants),
-                        metavar="{" + ",".join(variants) + "}")
-    # Every option is known to every family, so that one given to the wrong family gets
-    # "applies to ... only" (check_hpcc) rather than being taken for the variant.
-    for attribute, option, metavar, families, text in HPCC_VALUE_OPTIONS:
-        where = "" if family in families else f"({'|'.join(families)} only) "
-        parser.add_argument(option, dest=attribute, metavar=metavar, help=where + text)
-    for attribute, option in HPCC_FLAG_OPTIONS:
-        parser.add_argument(option, dest=attribute, action="store_true", help="skip verification")
-    add_launch_options(parser, default_np=HPCC_DEFAULT_NP[family])
+    add_variant_argument(parser, described)
+    add_algo_option(parser, described)
+    add_described_options(parser, described)
+    # The options of the other dense commands are known too, out of the help and of the
+    # allowed list: given here, they get "applies to ... only" (check_hpcc) rather than
+    # their value being taken for the variant.
+    for option, _ in foreign_options(family).values():
+        parser.add_argument(option.name, dest=option.dest, help=argparse.SUPPRESS,
+                            action="store_true" if option.type == "flag" else "store")
+        parser.long_options.remove(option.name)
+    add_launch_options(parser, default_np=default_np_text(described))
     return parser
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from hpcprobe.cli_described import bench_step_options
 from hpcprobe.errors import UsageError
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.suite_step import SuiteStep
@@ -72,43 +73,45 @@ def _floor_log2(x: float) -> int:
     return max(0, math.floor(math.log2(x))) if x >= 1 else 0
 
 
-def step_options(s: HpccSizing) -> Dict[str, Tuple[str, ...]]:
-    """The bench options of each test, sized from N as HPCC sizes them."""
+def step_values(s: HpccSizing) -> Dict[str, Dict[str, str]]:
+    """The bench option values of each test, by attribute (cli_described.bench_values),
+    sized from N as HPCC sizes them."""
     m = s.proc_bytes
-    grid = ("--grid", f"{s.p}x{s.q}")
+    grid = {"grid": f"{s.p}x{s.q}"}
     ra_local = max(_MIN_LOG2, _floor_log2(m / 8))
     fft_local = max(_MIN_LOG2, _floor_log2(m / 32))
     fft_mpi = max(_MIN_LOG2, _floor_log2(m / 64) + _floor_log2(s.ranks))
     dgemm_n = max(1, math.isqrt(int(m / 24)))
     stream_bytes = 8 * max(1024, int(m / 24))
     return {
-        "ra_local": ("--table-log2", str(ra_local)),
-        "ra_mpi": ("--table-log2", str(max(_MIN_LOG2, _floor_log2(m * s.ranks / 8)))),
-        "ptrans": ("--n", str(max(1, s.n // 2)), "--nb", str(min(s.nb, max(1, s.n // 2))))
-                  + grid,
-        "dgemm": ("--n", str(dgemm_n)),
-        "stream": ("--array-bytes", str(stream_bytes)),
-        "fft_local": ("--log2", str(fft_local)),
-        "fft_mpi": ("--log2", str(fft_mpi)),
-        "hpl": ("--n", str(s.n), "--nb", str(s.nb), "--lookahead", str(s.lookahead)) + grid,
+        "ra_local": {"table_log2": str(ra_local)},
+        "ra_mpi": {"table_log2": str(max(_MIN_LOG2, _floor_log2(m * s.ranks / 8)))},
+        "ptrans": {"n": str(max(1, s.n // 2)), "nb": str(min(s.nb, max(1, s.n // 2))), **grid},
+        "dgemm": {"n": str(dgemm_n)},
+        "stream": {"array_bytes": str(stream_bytes)},
+        "fft_local": {"log2": str(fft_local)},
+        "fft_mpi": {"log2": str(fft_mpi)},
+        "hpl": {"n": str(s.n), "nb": str(s.nb), "lookahead": str(s.lookahead), **grid},
     }
 
 
 def hpcc_steps(s: HpccSizing) -> List[SuiteStep]:
     """Every HPCC test, in the order HPCC 1.5 runs them (b_eff before HPL)."""
-    o = step_options(s)
-    lcg = ("--rng", "lcg")
+    o = step_values(s)
+    # HPCC's own generator: RandomAccess again with it (docs/kernels/ra.md).
+    lcg = {"rng": "lcg"}
 
-    def step(benchmark: str, variant: str, options: Tuple[str, ...], label: str = "") -> SuiteStep:
-        return SuiteStep(benchmark, variant, options, HPCC_BUDGET_S, label=label or None)
+    def step(benchmark: str, variant: str, values: Dict[str, str], label: str = "") -> SuiteStep:
+        return SuiteStep(benchmark, variant, bench_step_options(benchmark, variant, values),
+                         HPCC_BUDGET_S, label=label or None)
 
     steps = [
         step("ra", "mpi", o["ra_mpi"]),
         step("ra", "star", o["ra_local"]),
         step("ra", "single", o["ra_local"]),
-        step("ra", "mpi", o["ra_mpi"] + lcg, "lcg"),
-        step("ra", "star", o["ra_local"] + lcg, "lcg"),
-        step("ra", "single", o["ra_local"] + lcg, "lcg"),
+        step("ra", "mpi", {**o["ra_mpi"], **lcg}, "lcg"),
+        step("ra", "star", {**o["ra_local"], **lcg}, "lcg"),
+        step("ra", "single", {**o["ra_local"], **lcg}, "lcg"),
         step("ptrans", "mpi", o["ptrans"]),
         step("dgemm", "star", o["dgemm"]),
         step("dgemm", "single", o["dgemm"]),
@@ -120,11 +123,11 @@ def hpcc_steps(s: HpccSizing) -> List[SuiteStep]:
     ]
     # HPCC's LatencyBandwidth (b_eff) needs a pair of ranks; HPCC skips it on one.
     if s.ranks >= 2:
-        steps.append(step("beff", "hpcc", ()))
+        steps.append(step("beff", "hpcc", {}))
     return steps + [step("hpl", "mpi", o["hpl"])]
 
 
-def describe(s: HpccSizing) -> str:
+def describe_sizing(s: HpccSizing) -> str:
     return (f"HPL N = {s.n}, NB = {s.nb}, grid {s.p}x{s.q} ({s.source}); "
             f"{8.0 * s.n * s.n / s.ranks / 2 ** 20:.1f} MiB per rank")
 

@@ -1,7 +1,6 @@
 """`hpcprobe stream single|star` and `hpcprobe mem stride|latency`: the memory families
-of docs/kernels/memory.md. How many ranks to launch and how to bind them, the bench
-options, and the tables printed from their records (also by `hpcprobe show` and
-`hpcprobe run --suite memory`).
+of docs/kernels/memory.md. How many ranks to launch, and the tables printed from their
+records (also by `hpcprobe show` and `hpcprobe run --suite memory`).
 
 Every kernel runs one copy alone and, with `--copies N|all`, N copies at once, one rank
 per core. The tables put the two side by side: STREAM's best rates per kernel (single,
@@ -12,14 +11,12 @@ Records are untrusted input: every number is checked before use and every string
 shown as plain text.
 """
 
-import argparse
 import math
 import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from rich.console import RenderableType
 
-from hpcprobe.families.memory.options import MEMORY_FLAG_OPTIONS, MEMORY_VALUE_OPTIONS
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
 from hpcprobe.stats import find_series
@@ -40,19 +37,6 @@ _CACHE_LEVELS = (("L1d", "cache_l1d_bytes"), ("L2", "cache_l2_bytes"), ("L3", "c
 
 
 # --- launching -------------------------------------------------------------------------
-
-def memory_bench_options(args: argparse.Namespace) -> List[str]:
-    """hpcprobe-bench options from `hpcprobe stream|mem` arguments, passed on as typed."""
-    options: List[str] = []
-    for attribute, option, *_ in MEMORY_VALUE_OPTIONS:
-        value = getattr(args, attribute, None)
-        if value is not None:
-            options += [option, value]
-    for attribute, option in MEMORY_FLAG_OPTIONS:
-        if getattr(args, attribute, False):
-            options.append(option)
-    return options
-
 
 def _count(text: Optional[str]) -> Optional[int]:
     """A whole number >= 1 written in ASCII digits, else None (the bench judges it)."""
