@@ -17,9 +17,18 @@ DATA = Path(__file__).parent / "data"
 Record = Dict[str, Any]
 
 
+def record_of(name: str) -> Record:
+    """A fresh copy of the hand-written record data/<name>.json."""
+    return copy.deepcopy(json.loads((DATA / f"{name}.json").read_text()))
+
+
 def golden(variant: str) -> Record:
     """A fresh copy of the hand-written record data/ra-<variant>.json."""
-    return copy.deepcopy(json.loads((DATA / f"ra-{variant}.json").read_text()))
+    return record_of(f"ra-{variant}")
+
+
+# The hand-written records of the memory families.
+MEMORY_RECORDS = ("stream-star", "stream-single", "mem-stride", "mem-latency")
 
 
 def write_jsonl(path: Path, records: Iterable[Record]) -> Path:
