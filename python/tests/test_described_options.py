@@ -164,6 +164,46 @@ def test_ra_help_lists_every_option_of_every_ra_kernel(description, capsys):
         assert f"{name} " in shown, name
 
 
+def _with_an_ra_algorithm(loaded: describe.Description) -> describe.Description:
+    """ra with a made-up `ra mpi` algorithm taking a made-up option."""
+    ra = loaded.family("ra")
+    hop = describe.Option(
+        name="--hop-limit", type="int", grammar="a whole number in decimal", default="3",
+        default_computed=False, min=1, max=9, min_exclusive=False, max_exclusive=False,
+        count_max=None, choices=None, help="hops per update, made up by the test",
+        common=False, kernels=("mpi/butterfly",))
+    reference = ra.kernels_of("mpi", "reference")[0]
+    butterfly = dataclasses.replace(reference, id="mpi/butterfly", algorithm="butterfly",
+                                    summary="a kernel the test adds",
+                                    options=reference.options + ("--hop-limit",))
+    families = dict(loaded.families)
+    families["ra"] = dataclasses.replace(ra, kernels=ra.kernels + (butterfly,),
+                                         options=ra.options + (hop,))
+    return dataclasses.replace(loaded, families=families)
+
+
+def test_an_ra_algorithm_and_its_option_need_no_python_edit(description, monkeypatch):
+    from hpcprobe.families.ra.options import ra_bench_options
+    monkeypatch.setattr(describe, "load_description", lambda bench=None: _with_an_ra_algorithm(
+        description))
+    args = parse_arguments(["ra", "mpi", "--algo", "butterfly", "--hop-limit", "4"])
+    assert ra_bench_options(args) == ["--algo", "butterfly", "--hop-limit", "4"]
+    # One rank per core, so the sweep and mode 1 of `modes` may run it too.
+    assert parse_arguments(["ra", "sweep", "--algo", "butterfly", "--hop-limit", "4"])
+    assert parse_arguments(["ra", "modes", "--mode1-algo", "butterfly"]).mode1_algo
+    for argv, line in (
+            (["ra", "mpi", "--algo", "butterfly", "--hop-limit", "10"],
+             "--hop-limit must be a whole number from 1 to 9, not '10'"),
+            (["ra", "mpi", "--algo", "torus", "--hop-limit", "2"],
+             "--hop-limit applies to 'hpcprobe ra mpi --algo butterfly' only, not to 'ra mpi "
+             "--algo torus'"),
+            (["ra", "single", "--hop-limit", "2"],
+             "--hop-limit applies to 'hpcprobe ra mpi|sweep|modes' only, not to 'ra single'")):
+        with pytest.raises(UsageError) as refused:
+            parse_arguments(argv)
+        assert refused.value.message == line
+
+
 # --- the cache ------------------------------------------------------------------------
 
 @pytest.fixture
