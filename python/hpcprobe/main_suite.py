@@ -14,7 +14,7 @@ follow the nodes the ranks run on (not the machine hpcprobe was started on):
 import math
 from typing import Dict, List, Mapping, Sequence, Tuple
 
-from hpcprobe.cli_described import bench_step_options
+from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.report.common import Record, last_of, number, of_benchmark, parameter, section_of
 from hpcprobe.stats import metric_median
 from hpcprobe.suite_step import SuiteStep
@@ -117,18 +117,20 @@ def ra_log2(records: Sequence[Record], ranks: int) -> int:
 def _ra_steps(scale: str, ranks: int) -> List[SuiteStep]:
     extra = int(math.floor(math.log2(ranks)))  # mpi: one table over every rank's memory
 
-    def table(global_table: bool):
+    def table(variant: str, global_table: bool):
         def options(records: Sequence[Record]) -> Tuple[str, ...]:
             log2 = _TINY_RA_LOG2 if scale == "tiny" else ra_log2(records, ranks)
-            return ("--table-log2", str(log2 + (extra if global_table else 0)))
+            # Named as the bench describes its table size (describe.py).
+            return bench_step_options(
+                "ra", variant, {"table_log2": str(log2 + (extra if global_table else 0))})
         return options
 
-    return [SuiteStep("ra", "single", (), BUDGET_S, sized=table(False)),
-            SuiteStep("ra", "star", (), BUDGET_S, sized=table(False)),
+    return [SuiteStep("ra", "single", (), BUDGET_S, sized=table("single", False)),
+            SuiteStep("ra", "star", (), BUDGET_S, sized=table("star", False)),
             # Plimpton et al.'s hypercube: the fastest compliant algorithm on every count
             # of ranks measured (docs/kernels/ra.md).
-            SuiteStep("ra", "mpi", ("--algo", "hypercube"), BUDGET_S, "hypercube",
-                      sized=table(True))]
+            SuiteStep("ra", "mpi", (ALGO_OPTION, "hypercube"), BUDGET_S, "hypercube",
+                      sized=table("mpi", True))]
 
 
 def _interconnect_steps(scale: str, ranks: int) -> List[SuiteStep]:

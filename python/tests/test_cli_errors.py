@@ -77,11 +77,24 @@ def test_launcher_arg_may_look_like_an_option():
     assert args.np == 2
 
 
-def test_bench_validated_values_pass_through_untouched():
-    args = parse_arguments(["ra", "single", "--table-log2", "60", "--lookahead", "99999",
-                            "--rng", "pcg", "--memory-fraction", "2"])
-    assert (args.table_log2, args.lookahead, args.rng, args.memory_fraction) == (
-        "60", "99999", "pcg", "2")
+@pytest.mark.parametrize("argv, expected", [
+    (["ra", "single", "--table-log2", "60"], "--table-log2 must be a whole number from 4 to 50, "
+                                             "not '60'"),
+    (["ra", "single", "--lookahead", "99999"], "--lookahead must be a whole number from 1 to "
+                                               "32768, not '99999'"),
+    (["ra", "single", "--rng", "pcg"], "unknown rng 'pcg' (allowed: poly, lcg)"),
+    (["ra", "single", "--memory-fraction", "2"], "--memory-fraction must be a number > 0 and "
+                                                 "<= 0.9, not '2'"),
+    (["ra", "mpi", "--owner", "guess"], "unknown owner 'guess' (allowed: division, predict)"),
+    (["ra", "mpi", "--grid", "2y2"], "--grid takes 1 to 8 whole numbers from 1 to 16777216 "
+                                     "joined by x, such as 2x2x2, not '2y2'"),
+    (["ra", "mpi", "--dims", "99"], "--dims must be a whole number from 1 to 8, not '99'"),
+    (["ra", "mpi", "--mods", "fast"], "--mods 'fast': unknown 'fast'"),
+])
+def test_described_values_are_checked_before_any_launch(capsys, argv, expected):
+    status, lines = run_main(capsys, *argv)
+    assert status == 2
+    assert len(lines) == 1 and lines[0].startswith(f"hpcprobe: {expected}")
 
 
 def test_ra_options_become_bench_options():
@@ -89,7 +102,7 @@ def test_ra_options_become_bench_options():
     args = parse_arguments(["ra", "mpi", "--table-log2", "20", "--hugepages", "off",
                             "--rng", "lcg", "--allow-noncompliant", "--lookahead", "2048"])
     assert ra_bench_options(args) == ["--table-log2", "20", "--rng", "lcg", "--lookahead",
-                                      "2048", "--hugepages", "off", "--allow-noncompliant"]
+                                      "2048", "--allow-noncompliant", "--hugepages", "off"]
 
 
 def test_whole_program_says_one_line_and_exits_2():
@@ -120,11 +133,10 @@ def test_mpi_algorithm_options_become_bench_options():
     assert ra_bench_options(args) == ["--algo", "torus", "--dims", "2"]
 
 
-def test_bench_validated_algorithm_options_pass_through_untouched():
-    args = parse_arguments(["ra", "mpi", "--owner", "guess", "--grid", "2y2", "--dims", "99",
-                            "--mods", "fast", "--lookahead", "40000"])
-    assert (args.owner, args.grid, args.dims, args.mods, args.lookahead) == (
-        "guess", "2y2", "99", "fast", "40000")
+def test_option_checks_that_need_several_options_are_left_to_the_bench():
+    # Whether the grid fits the ranks is the bench's to say (it knows them).
+    args = parse_arguments(["ra", "mpi", "--algo", "torus", "--grid", "3x5", "--dims", "2"])
+    assert (args.grid, args.dims) == ("3x5", "2")
 
 
 @pytest.mark.parametrize("argv, expected", [
@@ -135,8 +147,17 @@ def test_bench_validated_algorithm_options_pass_through_untouched():
      "unknown algorithm 'alltoal' (allowed: reference, alltoall, hypercube, torus, shared, "
      "pipeline); did you mean 'alltoall'?"),
     (["ra", "single", "--algo", "hypercube"],
-     "--algo applies to 'hpcprobe ra mpi' and 'hpcprobe ra sweep' only; 'single' has one "
-     "algorithm"),
+     "--algo applies to 'hpcprobe ra mpi|sweep' only, not to 'ra single'"),
+    (["ra", "mpi", "--algo", "hypercube", "--grid", "2x2"],
+     "--grid applies to 'hpcprobe ra mpi --algo torus|pipeline' only, not to 'ra mpi --algo "
+     "hypercube'"),
+    (["ra", "sweep", "--grid", "2x2"],
+     "--grid applies to 'hpcprobe ra sweep --algo torus' only, not to 'ra sweep --algo "
+     "hypercube'"),
+    (["ra", "mpi", "--update-loop", "plain"],
+     "--update-loop applies to 'hpcprobe ra single|star|ceiling' only, not to 'ra mpi'"),
+    (["ra", "single", "--mods", "none"],
+     "--mods applies to 'hpcprobe ra mpi|sweep|modes' only, not to 'ra single'"),
     (["ra", "swep"],
      "unknown variant 'swep' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, "
      "modes); "
@@ -166,12 +187,12 @@ def test_algorithm_options_reach_the_bench_as_single_arguments(tmp_path):
     template = f"{shlex.quote(sys.executable)} {shlex.quote(str(fake))} --fake-np {{np}} {{cmd}}"
     argv_file = tmp_path / "argv.jsonl"
     env = dict(os.environ, FAKE_ARGV_FILE=str(argv_file))
-    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--algo", "hypercube", "--mods",
-                             "late-wait; rm -rf /", "--out", str(tmp_path / "out"),
+    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--algo", "hypercube", "--dump-table",
+                             "t; rm -rf /", "--out", str(tmp_path / "out"),
                              "--launcher", template, "--quiet", env=env)
     assert completed.returncode == 0, completed.stderr
     argv = json.loads(argv_file.read_text())["argv"]
-    assert argv[3:9] == ["ra", "mpi", "--algo", "hypercube", "--mods", "late-wait; rm -rf /"]
+    assert argv[3:9] == ["ra", "mpi", "--algo", "hypercube", "--dump-table", "t; rm -rf /"]
 
 
 def test_no_command_lists_every_command_by_group(capsys):

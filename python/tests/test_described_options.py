@@ -1,5 +1,5 @@
 """The families whose command line is the bench's description (describe.py,
-cli_described.py; docs/adding-a-kernel.md): gpu and congestion. Their Python sources name
+cli_described.py; docs/adding-a-kernel.md): gpu, congestion and ra. Their Python sources name
 no option the bench declares; their parsers have exactly the described options and
 hpcprobe's own; their help shows the bench's; an option or a kernel added to the
 description appears, with its refusals, with no Python edit; the description is asked once
@@ -22,13 +22,16 @@ from hpcprobe.families.gpu.options import gpu_bench_options
 from hpcprobe.launch import find_bench
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hpcprobe"
-CONVERTED = ("gpu", "congestion")
+CONVERTED = ("gpu", "congestion", "ra")
 # hpcprobe's own options on these command lines (the bench has none of them): the launch
 # options (cli_types.add_launch_options) and gpu's --devices; --algo is the bench's
 # choice of an algorithm, made from the described kernels.
 LAUNCH = {"--np", "--out", "--launcher", "--launcher-arg", "--time-budget", "--cluster",
           "--ppn", "--quiet"}
-PYTHON_ONLY = {"gpu": LAUNCH | {"--devices", ALGO_OPTION}, "congestion": LAUNCH}
+# ra: --hpcc-summary, --repeat's alias, and the studies' own options.
+PYTHON_ONLY = {"gpu": LAUNCH | {"--devices", ALGO_OPTION}, "congestion": LAUNCH,
+               "ra": LAUNCH | {ALGO_OPTION, "--hpcc-summary", "--reps", "--syncs", "--sync-a",
+                               "--modes", "--mode1-algo", "--json"}}
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +39,17 @@ def description() -> describe.Description:
     return describe.load_description()
 
 
-def described_names(description: describe.Description) -> set:
+def described_names(description: describe.Description, name: str) -> set:
+    """The options of family `name` and the common ones (another family's sources may
+    have options of their own spelled alike: simulate's --grid is not ra's)."""
     names = {o.name for o in description.common_options}
-    for name in CONVERTED:
-        names |= {o.name for o in description.family(name).options}
-    return names
+    return names | {o.name for o in description.family(name).options}
 
 
 def test_no_python_source_of_a_converted_family_names_a_bench_option(description):
-    names = described_names(description)
     found = []
     for name in CONVERTED:
+        names = described_names(description, name)
         for path in sorted((PACKAGE / "families" / name).glob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Constant) and node.value in names:
@@ -116,6 +119,89 @@ def test_a_described_option_and_kernel_need_no_python_edit(description, monkeypa
         main(["gpu", "--help"])
     assert "widgets per copy, made up by the test (default 2)" in " ".join(
         capsys.readouterr().out.split())
+
+
+def test_ra_refuses_each_option_of_another_variant_or_algorithm_in_one_line(description,
+                                                                            capsys):
+    """For each described ra option and each variant or mpi algorithm whose kernel does
+    not take it: exit 2 and one line naming the option and where it applies."""
+    family = description.family("ra")
+    checked = 0
+    for kernel in family.kernels:
+        words = ["ra", kernel.variant] + (
+            [ALGO_OPTION, kernel.algorithm] if len(family.algorithms(kernel.variant)) > 1
+            else [])
+        for option in user_options(family):
+            if option.name in kernel.options:
+                continue
+            value = [] if option.type == "flag" else [_a_value(option)]
+            assert main(words + [option.name] + value) == 2, (kernel.id, option.name)
+            lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+            assert len(lines) == 1 and lines[0].startswith(
+                f"hpcprobe: {option.name} applies to 'hpcprobe ra "), lines
+            assert f"not to 'ra {kernel.variant}" in lines[0], lines
+            checked += 1
+    assert checked > 10  # the mpi algorithms differ, and single/star/ceiling differ from mpi
+
+
+def _a_value(option: describe.Option) -> str:
+    """A value the option's grammar takes (the refusal must be for the kernel, not it)."""
+    if option.choices:
+        return option.choices[0]
+    if option.type in ("int", "grid"):
+        return str(int(option.min or 1))
+    if option.type == "string":
+        return option.default or "t.bin"  # the bench's own default is one it takes
+    return {"number": "0.5"}.get(option.type, "1")
+
+
+def test_ra_help_lists_every_option_of_every_ra_kernel(description, capsys):
+    with pytest.raises(SystemExit):
+        main(["ra", "--help"])
+    shown = capsys.readouterr().out
+    taken = {name for kernel in description.family("ra").kernels for name in kernel.options}
+    for name in taken - {"--out", "--quiet"}:  # hpcprobe's --out DIR and --quiet instead
+        assert f"{name} " in shown, name
+
+
+def _with_an_ra_algorithm(loaded: describe.Description) -> describe.Description:
+    """ra with a made-up `ra mpi` algorithm taking a made-up option."""
+    ra = loaded.family("ra")
+    hop = describe.Option(
+        name="--hop-limit", type="int", grammar="a whole number in decimal", default="3",
+        default_computed=False, min=1, max=9, min_exclusive=False, max_exclusive=False,
+        count_max=None, choices=None, help="hops per update, made up by the test",
+        common=False, kernels=("mpi/butterfly",))
+    reference = ra.kernels_of("mpi", "reference")[0]
+    butterfly = dataclasses.replace(reference, id="mpi/butterfly", algorithm="butterfly",
+                                    summary="a kernel the test adds",
+                                    options=reference.options + ("--hop-limit",))
+    families = dict(loaded.families)
+    families["ra"] = dataclasses.replace(ra, kernels=ra.kernels + (butterfly,),
+                                         options=ra.options + (hop,))
+    return dataclasses.replace(loaded, families=families)
+
+
+def test_an_ra_algorithm_and_its_option_need_no_python_edit(description, monkeypatch):
+    from hpcprobe.families.ra.options import ra_bench_options
+    monkeypatch.setattr(describe, "load_description", lambda bench=None: _with_an_ra_algorithm(
+        description))
+    args = parse_arguments(["ra", "mpi", "--algo", "butterfly", "--hop-limit", "4"])
+    assert ra_bench_options(args) == ["--algo", "butterfly", "--hop-limit", "4"]
+    # One rank per core, so the sweep and mode 1 of `modes` may run it too.
+    assert parse_arguments(["ra", "sweep", "--algo", "butterfly", "--hop-limit", "4"])
+    assert parse_arguments(["ra", "modes", "--mode1-algo", "butterfly"]).mode1_algo
+    for argv, line in (
+            (["ra", "mpi", "--algo", "butterfly", "--hop-limit", "10"],
+             "--hop-limit must be a whole number from 1 to 9, not '10'"),
+            (["ra", "mpi", "--algo", "torus", "--hop-limit", "2"],
+             "--hop-limit applies to 'hpcprobe ra mpi --algo butterfly' only, not to 'ra mpi "
+             "--algo torus'"),
+            (["ra", "single", "--hop-limit", "2"],
+             "--hop-limit applies to 'hpcprobe ra mpi|sweep|modes' only, not to 'ra single'")):
+        with pytest.raises(UsageError) as refused:
+            parse_arguments(argv)
+        assert refused.value.message == line
 
 
 # --- the cache ------------------------------------------------------------------------

@@ -44,11 +44,11 @@ def run_main(capsys, *argv):
 
 @pytest.mark.parametrize("mode, algorithm", [
     ("5", "shared"), ("6", "shared"), ("7", "pipeline"), ("8", "pipeline"),
-    ("1", None), ("2", None), ("3", None), ("4", None), ("9", None), ("x", None)])
+    ("1", None), ("2", None), ("3", None), ("4", None)])
 def test_mapping_mode_without_algo_chooses_it(mode, algorithm):
     args = parse_arguments(["ra", "mpi", "--mapping-mode", mode])
     assert args.algo == algorithm
-    # 2, 3, 4 (and nonsense) reach the bench, which refuses them with its own line.
+    # 2, 3, 4 reach the bench, which refuses them with its own line (it knows why).
     assert ra_bench_options(args)[-2:] == ["--mapping-mode", mode]
 
 
@@ -57,12 +57,12 @@ def test_given_algo_is_kept_whatever_the_mode():
         "hypercube")
 
 
-def test_threaded_options_pass_through_as_typed():
-    args = parse_arguments(["ra", "mpi", "--mapping-mode", "6", "--threads", "2000", "--sync",
-                            "locks:16", "--oversubscribe", "--updates-per-word", "99"])
+def test_threaded_options_pass_through_as_typed_in_the_bench_order():
+    args = parse_arguments(["ra", "mpi", "--mapping-mode", "6", "--threads", "0020", "--sync",
+                            "locks:16", "--oversubscribe", "--updates-per-word", "16"])
     assert ra_bench_options(args) == [
-        "--algo", "shared", "--threads", "2000", "--mapping-mode", "6", "--sync", "locks:16",
-        "--updates-per-word", "99", "--oversubscribe"]
+        "--algo", "shared", "--oversubscribe", "--updates-per-word", "16", "--threads", "0020",
+        "--mapping-mode", "6", "--sync", "locks:16"]
     args = parse_arguments(["ra", "mpi", "--algo", "pipeline", "--roles", "3"])
     assert ra_bench_options(args) == ["--algo", "pipeline", "--roles", "3"]
 
@@ -89,8 +89,31 @@ def test_threaded_options_pass_through_as_typed():
     (["ra", "modes", "--modes", "1,3"], "--modes takes 1, 5, 6, 7, 8, not 3"),
     (["ra", "modes", "--modes", ""], "--modes is empty"),
     (["ra", "modes", "--sync-a", "none"], "--sync-a applies to"),
-    (["ra", "shared-table-study", "--threads", "0"], "--threads must be a whole number >= 1"),
-    (["ra", "shared-table-study", "--reps", "two"], "--repeat must be a whole number >= 1"),
+    (["ra", "shared-table-study", "--threads", "0"],
+     "--threads must be a whole number from 1 to 1024, not '0'"),
+    (["ra", "shared-table-study", "--reps", "two"],
+     "--repeat must be a whole number from 1 to 1000, not 'two'"),
+    (["ra", "mpi", "--mapping-mode", "9"],
+     "--mapping-mode must be a whole number from 1 to 8, not '9'"),
+    (["ra", "mpi", "--mapping-mode", "x"], "--mapping-mode must be a whole number"),
+    (["ra", "mpi", "--threads", "2000"], "--threads must be a whole number from 1 to 1024"),
+    (["ra", "mpi", "--updates-per-word", "99"],
+     "--updates-per-word must be a whole number from 1 to 64, not '99'"),
+    (["ra", "mpi", "--updates-per-word", "2,4"],
+     "--updates-per-word must be a whole number from 1 to 64, not '2,4'"),
+    (["ra", "mpi", "--mapping-mode", "5", "--roles", "2"],
+     "--roles applies to 'hpcprobe ra mpi --algo pipeline' only, not to 'ra mpi --algo "
+     "shared'"),
+    (["ra", "modes", "--grid", "2x2"], "--grid applies to 'hpcprobe ra modes --mode1-algo "
+     "torus' only, not to 'ra modes --mode1-algo hypercube'"),
+    (["ra", "modes", "--update-loop", "plain"], "--update-loop applies to 'hpcprobe ra "
+     "single|star|ceiling' only, not to 'ra modes'"),
+    (["ra", "shared-table-study", "--roles", "2"], "--roles applies to 'hpcprobe ra mpi|modes' "
+     "only, not to 'ra shared-table-study'"),
+    (["ra", "sweep", "--threads", "2"], "--threads applies to 'hpcprobe ra "
+     "mpi|shared-table-study|modes' only, not to 'ra sweep'"),
+    (["ra", "modes", "--dump-table", "t.bin"], "--dump-table applies to 'hpcprobe ra "
+     "single|star|ceiling|mpi' only, not to 'ra modes'"),
     (["ra", "shared-table-study", "--syncs", "none,atomic,lock:2"], "not 'lock:2'"),
     (["ra", "shared-table-study", "--syncs", ""], "--syncs takes none, atomic or locks:K"),
     (["ra", "shared-table-study", "--updates-per-word", "2,65"], "'65' is not one"),
@@ -119,20 +142,20 @@ def test_study_defaults():
 def test_study_launch_options():
     args = parse_arguments(["ra", "shared-table-study", *TINY_STUDY, "--rng", "lcg",
                             "--mapping-mode", "6"])
-    assert (args.threads, args.repeat, args.updates_per_words) == (2, 3, [2, 4])
+    assert (thread_count(args), args.updates_per_words) == (2, [2, 4])
     assert shared_options(args, 2, "none", 2) == [
         "--algo", "shared", "--threads", "2", "--sync", "none", "--updates-per-word", "2",
         "--table-log2", "12", "--repeat", "3", "--allow-noncompliant", "--rng", "lcg",
-        "--mapping-mode", "6", "--oversubscribe"]
+        "--oversubscribe", "--mapping-mode", "6"]
     assert "--allow-noncompliant" not in shared_options(args, 2, "atomic")
 
 
 def test_mode_launch_options():
     args = parse_arguments(["ra", "modes", "--threads", "4", "--roles", "1", "--grid", "2x2",
-                            "--sync", "locks:8"])
+                            "--sync", "locks:8", "--mode1-algo", "torus"])
     assert args.modes == [1, 5, 6, 8]
     common = ["--table-log2", "24", "--repeat", "3"]
-    assert mode_options(args, 1, 4) == ["--algo", "hypercube", "--threads", "1",
+    assert mode_options(args, 1, 4) == ["--algo", "torus", "--threads", "1",
                                         "--mapping-mode", "1", *common, "--grid", "2x2"]
     assert mode_options(args, 6, 4) == ["--algo", "shared", "--threads", "4", "--sync",
                                         "locks:8", "--mapping-mode", "6", *common]

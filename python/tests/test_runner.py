@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines, write_jsonl
 
+from hpcprobe.launch import find_bench
 from hpcprobe.runner import own_records
 
 FAKE = Path(__file__).parent / "fake_bench.py"
@@ -24,7 +25,10 @@ def fake(tmp_path):
     """Environment and paths for runs whose launcher is fake_bench.py."""
     bench = tmp_path / "bin" / "hpcprobe-bench"
     bench.parent.mkdir()
-    bench.write_text("#!/bin/sh\nexit 99\n")
+    # It runs nothing (the launcher is fake_bench.py) but describes itself as the real
+    # bench does: hpcprobe's parsers are built from that (describe.py).
+    real = shlex.quote(find_bench(dict(os.environ)))
+    bench.write_text(f"#!/bin/sh\n[ \"$1\" = describe ] && exec {real} \"$@\"\nexit 99\n")
     bench.chmod(0o755)
     env = dict(os.environ, HPCPROBE_BENCH=str(bench),
                FAKE_ARGV_FILE=str(tmp_path / "argv.jsonl"),
@@ -59,8 +63,8 @@ def test_successful_launch(fake):
     launched = read_jsonl(fake.argv_file)
     assert len(launched) == 1
     assert launched[0]["argv"] == [
-        "--fake-np", "3", str(fake.bench), "ra", "single", "--table-log2", "14", "--repeat",
-        "2", "--allow-noncompliant", "--out", str(fake.out / "results.jsonl")]
+        "--fake-np", "3", str(fake.bench), "ra", "single", "--table-log2", "14",
+        "--allow-noncompliant", "--repeat", "2", "--out", str(fake.out / "results.jsonl")]
     user_command = ["hpcprobe", *argv, "--launcher", TEMPLATE]
     assert json.loads(launched[0]["user_command"]) == user_command
     records = read_jsonl(fake.out / "results.jsonl")
@@ -73,10 +77,10 @@ def test_successful_launch(fake):
 
 
 def test_hostile_value_reaches_the_bench_as_one_argument(fake, tmp_path):
-    hostile = f"14; touch {tmp_path}/pwned && echo $(id) > {tmp_path}/pwned2"
-    completed = hpcprobe(fake, "ra", "single", "--table-log2", hostile, "--out", str(fake.out))
+    hostile = f"t.bin; touch {tmp_path}/pwned && echo $(id) > {tmp_path}/pwned2"
+    completed = hpcprobe(fake, "ra", "single", "--dump-table", hostile, "--out", str(fake.out))
     assert completed.returncode == 0
-    assert read_jsonl(fake.argv_file)[0]["argv"][5:7] == ["--table-log2", hostile]
+    assert read_jsonl(fake.argv_file)[0]["argv"][5:7] == ["--dump-table", hostile]
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
 
 
@@ -91,7 +95,7 @@ def test_only_records_of_this_launch_are_shown(fake):
 
 def test_bad_input_relays_the_bench_line_and_exits_2(fake):
     fake.env["FAKE_MODE"] = "bad"
-    completed = hpcprobe(fake, "ra", "single", "--table-log2", "60", "--quiet",
+    completed = hpcprobe(fake, "ra", "single", "--table-log2", "50", "--quiet",
                          "--out", str(fake.out))
     assert completed.returncode == 2
     assert stderr_lines(completed) == [

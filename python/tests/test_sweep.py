@@ -80,12 +80,12 @@ def test_given_table_and_time_limit_replace_the_defaults():
     args = sweep_args("--algo", "torus", "--memory-fraction", "0.25", "--time-limit", "60",
                       "--grid", "2x2", "--repeat", "3", "--allow-noncompliant")
     assert point_options(args, 16) == [
-        "--algo", "torus", "--lookahead", "16", "--memory-fraction", "0.25", "--repeat", "3",
-        "--time-limit", "60", "--grid", "2x2"]
+        "--algo", "torus", "--lookahead", "16", "--memory-fraction", "0.25", "--time-limit",
+        "60", "--repeat", "3", "--grid", "2x2"]
     # One rank has no 2x2 grid: the baseline leaves the grid to the bench.
     assert baseline_options(args) == [
-        "--algo", "torus", "--lookahead", "1024", "--memory-fraction", "0.25", "--repeat",
-        "3", "--time-limit", "60"]
+        "--algo", "torus", "--lookahead", "1024", "--memory-fraction", "0.25", "--time-limit",
+        "60", "--repeat", "3"]
 
 
 def record(ranks, gups, lookahead, compliant=True):

@@ -30,6 +30,8 @@ from hpcprobe.launching import (
     stdout_console,
 )
 from hpcprobe.netsim.patterns import HPCC_LOOKAHEAD, WORD_BYTES
+from hpcprobe.cli_described import ALGO_OPTION
+from hpcprobe.families.ra.options import MPI, bench_option, mpi_values
 from hpcprobe.families.ra.model import (MAX_CROSSOVER_PROCS, Bottleneck, HypercubeModel,
                                         powers_of_two)
 from hpcprobe.families.ra.model_fit import (Fit, fit_t1, fit_tc, measured_bytes_per_update,
@@ -42,6 +44,7 @@ Row = Dict[str, Any]
 
 DEFAULT_PROCS = powers_of_two(20)
 # --measure: HPCC-sized steps on a small table, three repetitions, as in docs/kernels/ra-model.md.
+MEASURE_ALGORITHM = "hypercube"
 MEASURE_TABLE_LOG2 = "22"
 MEASURE_REPEAT = "3"
 MEASURE_BUDGET_S = 600.0
@@ -263,16 +266,17 @@ def model_notes(inputs: ModelInputs) -> List[str]:
 def _measure(args: argparse.Namespace, user_argv: Sequence[str]) -> Tuple[RecordSet, int]:
     """Launch the 1-rank run (T_1), then the --np-rank `--mods none` run (T_C)."""
     context = LaunchContext(args, user_argv, default_np=2)
-    options = ["--algo", "hypercube", "--overlap", "off", "--table-log2", MEASURE_TABLE_LOG2,
-               "--repeat", MEASURE_REPEAT, "--lookahead", str(args.q)]
+    options = [ALGO_OPTION, MEASURE_ALGORITHM, *mpi_values({
+        "overlap": "off", "table_log2": MEASURE_TABLE_LOG2, "repeat": MEASURE_REPEAT,
+        "lookahead": str(args.q)})]
     if args.q > HPCC_LOOKAHEAD:
-        options.append("--allow-noncompliant")
+        options.append(bench_option("allow_noncompliant").name)
     runs = [(1, options, "ra mpi hypercube on 1 rank (T_1)"),
-            (context.np, options + ["--mods", "none"],
+            (context.np, options + list(mpi_values({"mods": "none"})),
              f"ra mpi hypercube --mods none on {context.np} ranks (T_C)")]
     found = RecordSet()
     for number, (np, bench_options, label) in enumerate(runs, 1):
-        launch = context.launch("ra", "mpi", bench_options, MEASURE_BUDGET_S, np=np)
+        launch = context.launch("ra", MPI, bench_options, MEASURE_BUDGET_S, np=np)
         outcome = context.run(launch, number, len(runs), label=label)
         found.extend(outcome.found)
         if outcome.exit_status != EXIT_OK:

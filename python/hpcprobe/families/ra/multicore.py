@@ -28,7 +28,10 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.errors import EXIT_OK, EXIT_VALIDATION_FAILED
-from hpcprobe.families.ra.options import ra_bench_options
+from hpcprobe.cli_described import ALGO_OPTION
+from hpcprobe.families.ra.options import (MODE1_ALGORITHM, MODE1_ONLY, MODE_ALGORITHMS, MPI,
+                                          PIPELINE_ALGORITHM, SHARED_ALGORITHM, bench_option,
+                                          bench_value, mpi_values, passed_options)
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.records import number
 from hpcprobe.output_files import write_text_atomically
@@ -44,18 +47,15 @@ STUDY_TABLE_LOG2 = "20"
 MODES_TABLE_LOG2 = "24"
 STUDY_REPEAT = 5
 MODES_REPEAT = 3
-DEFAULT_MODE1_ALGORITHM = "hypercube"
 RUN_BUDGET_S = 600.0
 # Error rates are printed in units of 10⁻⁶, as in the paper's Table 2(a).
 ERROR_RATE_SCALE = MICRO
 STUDY_FILE = "ra-shared-table-study.json"
 MODES_FILE = "ra-modes.json"
-# Options each study sets itself for every launch.
-_STUDY_OWNED = ("algo", "threads", "sync", "roles", "repeat", "table_log2", "updates_per_word",
+# Options (by attribute) each study sets itself for every launch.
+_STUDY_OWNED = ("threads", "sync", "roles", "repeat", "table_log2", "updates_per_word",
                 "allow_noncompliant")
-_MODES_OWNED = ("algo", "threads", "sync", "roles", "repeat", "table_log2", "mapping_mode")
-# Meant for mode 1's T ranks: modes 5-8 run on one rank, where `--grid 2x2` cannot fit.
-_MODE1_ONLY = ("owner", "grid", "dims", "mods", "overlap")
+_MODES_OWNED = ("threads", "sync", "roles", "repeat", "table_log2", "mapping_mode")
 # Garg & Sabharwal's Table 1: table, generator, 1024 look-ahead per core (C) or node (N).
 MODE_LAYOUT = {1: "C C C", 5: "N C C", 6: "N C N", 7: "N N C", 8: "N N N"}
 
@@ -180,7 +180,7 @@ class _Launches:
         """The launch's record (None if it wrote none); raises _Stopped when it failed
         other than by validation."""
         self.step += 1
-        launch = self.context.launch("ra", "mpi", options, RUN_BUDGET_S, np=np)
+        launch = self.context.launch("ra", MPI, options, RUN_BUDGET_S, np=np)
         outcome = self.context.run(launch, self.step, self.steps, label=label)
         if outcome.exit_status not in (EXIT_OK, EXIT_VALIDATION_FAILED):
             raise _Stopped(outcome.exit_status)
@@ -210,42 +210,46 @@ class _Launches:
 
 def thread_count(args: argparse.Namespace) -> int:
     """--threads, else every CPU core and at least 2 (one thread shares nothing)."""
-    return args.threads or max(2, os.cpu_count() or 1)
+    given = bench_value(args, "threads")
+    return int(given) if given is not None else max(2, os.cpu_count() or 1)
 
 
 def _common(args: argparse.Namespace, table_log2: str, repeat: int) -> List[str]:
-    return ["--table-log2", args.table_log2 or table_log2, "--repeat", str(args.repeat or repeat)]
+    given = bench_value(args, "repeat")
+    return list(mpi_values({"table_log2": bench_value(args, "table_log2") or table_log2,
+                            "repeat": given or str(repeat)}))
 
 
 def shared_options(args: argparse.Namespace, threads: int, sync: str,
                    updates_per_word: int = HPCC_UPDATES_PER_WORD) -> List[str]:
     """hpcprobe-bench options of one shared-table-study launch."""
-    options = ["--algo", "shared", "--threads", str(threads), "--sync", sync,
-               "--updates-per-word", str(updates_per_word)]
+    options = [ALGO_OPTION, SHARED_ALGORITHM, *mpi_values({
+        "threads": str(threads), "sync": sync, "updates_per_word": str(updates_per_word)})]
     options += _common(args, STUDY_TABLE_LOG2, STUDY_REPEAT)
-    if updates_per_word != HPCC_UPDATES_PER_WORD or args.allow_noncompliant:
-        options.append("--allow-noncompliant")
-    return options + ra_bench_options(args, skip=_STUDY_OWNED)
+    if updates_per_word != HPCC_UPDATES_PER_WORD or bench_value(args, "allow_noncompliant"):
+        options.append(bench_option("allow_noncompliant").name)
+    return options + passed_options(args, SHARED_ALGORITHM, _STUDY_OWNED)
 
 
 def mode_options(args: argparse.Namespace, mode: int, threads: int) -> List[str]:
     """hpcprobe-bench options of mapping mode `mode` (1, 5, 6, 7 or 8) with T = `threads`."""
     skip: Tuple[str, ...] = _MODES_OWNED
-    if mode == 1:
-        options = ["--algo", args.mode1_algo or DEFAULT_MODE1_ALGORITHM, "--threads", "1"]
-    elif mode in (5, 6):
-        options = ["--algo", "shared", "--threads", str(threads), "--sync", modes_sync(args)]
-        skip += _MODE1_ONLY
-    else:
-        options = ["--algo", "pipeline", "--threads", str(threads)]
-        options += ["--roles", args.roles] if args.roles is not None else []
-        skip += _MODE1_ONLY
-    options += ["--mapping-mode", str(mode)] + _common(args, MODES_TABLE_LOG2, MODES_REPEAT)
-    return options + ra_bench_options(args, skip=skip)
+    algorithm = MODE_ALGORITHMS.get(mode, args.mode1_algo or MODE1_ALGORITHM)
+    values = {"threads": str(threads) if mode != 1 else "1"}
+    if algorithm == SHARED_ALGORITHM:
+        values["sync"] = modes_sync(args)
+    elif algorithm == PIPELINE_ALGORITHM and bench_value(args, "roles") is not None:
+        values["roles"] = bench_value(args, "roles")
+    if mode != 1:
+        skip += MODE1_ONLY
+    values["mapping_mode"] = str(mode)
+    options = [ALGO_OPTION, algorithm, *mpi_values(values)]
+    options += _common(args, MODES_TABLE_LOG2, MODES_REPEAT)
+    return options + passed_options(args, algorithm, skip)
 
 
 def modes_sync(args: argparse.Namespace) -> str:
-    return args.sync or "atomic"
+    return bench_value(args, "sync") or "atomic"
 
 
 def updates_text(count: int) -> str:

@@ -16,7 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK
-from hpcprobe.families.ra.options import ra_bench_options
+from hpcprobe.cli_described import ALGO_OPTION
+from hpcprobe.families.ra.options import (MPI, SWEEP_ALGORITHM, bench_option, bench_value,
+                                          mpi_values, passed_options)
 from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.families.ra.model_fit import gups_of, ranks_of
 from hpcprobe.records import number
@@ -28,7 +30,6 @@ from hpcprobe.launch.limits import allocation_cores
 
 Record = Dict[str, Any]
 
-DEFAULT_ALGORITHM = "hypercube"
 BASELINE_LOOKAHEAD = 1024
 HPCC_MAX_LOOKAHEAD = 1024
 # A step at small Q exchanges Q updates at a time: a full table takes long, so a sweep
@@ -38,8 +39,8 @@ DEFAULT_TABLE_LOG2 = "20"
 DEFAULT_TIME_LIMIT_S = "5"
 POINT_BUDGET_S = 600.0
 SUMMARY_FILE = "ra-sweep.json"
-# Options the sweep sets itself for each point.
-_SWEEP_OWNED = ("algo", "lookahead", "allow_noncompliant")
+# Options (by attribute) the sweep sets itself for each point.
+_SWEEP_OWNED = ("lookahead", "allow_noncompliant")
 # The baseline runs on one rank, where a torus grid of P ranks would not fit.
 _NOT_FOR_BASELINE = _SWEEP_OWNED + ("grid", "dims")
 
@@ -92,26 +93,35 @@ def sweep_point(lookahead: int, record: Optional[Record],
 
 
 def _defaults(args: argparse.Namespace) -> List[str]:
-    options: List[str] = []
-    if args.table_log2 is None and args.memory_fraction is None:
-        options += ["--table-log2", DEFAULT_TABLE_LOG2]
-    if args.time_limit is None:
-        options += ["--time-limit", DEFAULT_TIME_LIMIT_S]
+    values = {}
+    if bench_value(args, "table_log2") is None and bench_value(args, "memory_fraction") is None:
+        values["table_log2"] = DEFAULT_TABLE_LOG2
+    if bench_value(args, "time_limit") is None:
+        values["time_limit"] = DEFAULT_TIME_LIMIT_S
+    return list(mpi_values(values))
+
+
+def _point(args: argparse.Namespace, lookahead: int) -> List[str]:
+    """--algo and the look-ahead of a launch, --allow-noncompliant over HPCC's 1024."""
+    options = [ALGO_OPTION, args.algo or SWEEP_ALGORITHM,
+               *mpi_values({"lookahead": str(lookahead)})]
+    if lookahead > HPCC_MAX_LOOKAHEAD:
+        options.append(bench_option("allow_noncompliant").name)
     return options
 
 
 def point_options(args: argparse.Namespace, lookahead: int) -> List[str]:
     """hpcprobe-bench options of the launch at look-ahead Q."""
-    options = ["--algo", args.algo or DEFAULT_ALGORITHM, "--lookahead", str(lookahead)]
-    if lookahead > HPCC_MAX_LOOKAHEAD:
-        options.append("--allow-noncompliant")
-    return options + ra_bench_options(args, skip=_SWEEP_OWNED) + _defaults(args)
+    algorithm = args.algo or SWEEP_ALGORITHM
+    return (_point(args, lookahead) + passed_options(args, algorithm, _SWEEP_OWNED)
+            + _defaults(args))
 
 
 def baseline_options(args: argparse.Namespace) -> List[str]:
     """hpcprobe-bench options of the 1-rank baseline (Q = 1024, no torus grid)."""
-    options = ["--algo", args.algo or DEFAULT_ALGORITHM, "--lookahead", str(BASELINE_LOOKAHEAD)]
-    return options + ra_bench_options(args, skip=_NOT_FOR_BASELINE) + _defaults(args)
+    algorithm = args.algo or SWEEP_ALGORITHM
+    return (_point(args, BASELINE_LOOKAHEAD) + passed_options(args, algorithm, _NOT_FOR_BASELINE)
+            + _defaults(args))
 
 
 def sweep_summary(algorithm: str, procs: int, baseline: SweepPoint,
@@ -156,13 +166,13 @@ class _Sweep:
 
     def __init__(self, args: argparse.Namespace, user_argv: Sequence[str]) -> None:
         self.args = args
-        self.algorithm = args.algo or DEFAULT_ALGORITHM
+        self.algorithm = args.algo or SWEEP_ALGORITHM
         self.context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
         self.steps = len(args.lookaheads) + 1
         self.failures: Dict[str, int] = {}
 
     def _run(self, step: int, options: List[str], np: int, label: str) -> LaunchOutcome:
-        launch = self.context.launch("ra", "mpi", options, POINT_BUDGET_S, np=np)
+        launch = self.context.launch("ra", MPI, options, POINT_BUDGET_S, np=np)
         outcome = self.context.run(launch, step, self.steps, label=label)
         if outcome.exit_status != EXIT_OK:
             self.failures[label] = outcome.exit_status
