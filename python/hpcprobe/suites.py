@@ -2,7 +2,7 @@
 
 from typing import Callable, Dict, List, Optional
 
-from hpcprobe.cli_described import bench_step_options
+from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.errors import UsageError
 from hpcprobe.families import FAMILIES
 from hpcprobe.families.base import Suite
@@ -44,13 +44,13 @@ _MEMORY_SIZES: Dict[str, Dict[str, Dict[str, str]]] = {
 
 
 def _quick(scale: str) -> List[SuiteStep]:
-    options = ("--table-log2", str(SCALES[scale]), "--repeat", str(QUICK_REPEAT))
+    values = {"table_log2": str(SCALES[scale]), "repeat": str(QUICK_REPEAT)}
     steps = [
-        SuiteStep("ra", variant, options, QUICK_BUDGET_S)
+        SuiteStep("ra", variant, bench_step_options("ra", variant, values), QUICK_BUDGET_S)
         for variant in ("single", "star", "mpi")
     ]
     # After HPCC's reference algorithm, Plimpton et al.'s hypercube: the optimised rate.
-    hypercube = options + ("--algo", "hypercube")
+    hypercube = bench_step_options("ra", "mpi", values) + (ALGO_OPTION, "hypercube")
     return steps + [SuiteStep("ra", "mpi", hypercube, QUICK_BUDGET_S, "hypercube")]
 
 

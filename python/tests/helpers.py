@@ -4,6 +4,7 @@ import copy
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,18 @@ from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
 DATA = Path(__file__).parent / "data"
 
 Record = Dict[str, Any]
+
+
+def stand_in_bench(path: Path) -> Path:
+    """An hpcprobe-bench at `path` that runs nothing (exit 99; the tests' launchers are
+    fake_bench.py) but describes itself as the real bench does: hpcprobe's parsers and
+    suites are built from that description (describe.py)."""
+    from hpcprobe.launch import find_bench
+    real = shlex.quote(find_bench(dict(os.environ)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\n[ \"$1\" = describe ] && exec {real} \"$@\"\nexit 99\n")
+    path.chmod(0o755)
+    return path
 
 
 def record_of(name: str) -> Record:

@@ -10,15 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import (MEMORY_RECORDS, record_of, read_jsonl, run_hpcprobe, stderr_lines,
-                     write_jsonl)
+from helpers import (MEMORY_RECORDS, read_jsonl, record_of, run_hpcprobe, stand_in_bench,
+                     stderr_lines, write_jsonl)
 
 from hpcprobe.cli import main, parse_arguments
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
 from hpcprobe.launch.binding import binding_args
 from hpcprobe.families.memory.options import memory_bench_options
 from hpcprobe.families.memory.tables import default_ranks, threads_per_rank
-from hpcprobe.launch import find_bench
 from hpcprobe.results import read_records, schema_problem
 
 FAKE = Path(__file__).parent / "fake_bench.py"
@@ -219,12 +218,7 @@ def test_binding_with_srun():
 
 @pytest.fixture
 def fake(tmp_path):
-    bench = tmp_path / "bin" / "hpcprobe-bench"
-    bench.parent.mkdir()
-    # Launched only by the fake launcher; its description (the parsers') is the real one.
-    bench.write_text(f"#!/bin/sh\n[ \"$1\" = describe ] && exec "
-                     f"{shlex.quote(find_bench(os.environ))} \"$@\"\nexit 99\n")
-    bench.chmod(0o755)
+    bench = stand_in_bench(tmp_path / "bin" / "hpcprobe-bench")
 
     class Fake:
         env = dict(os.environ, HPCPROBE_BENCH=str(bench),

@@ -25,6 +25,7 @@ OWN_OPTIONS: Dict[tuple, str] = {
     ("analysis_options.py", "--quiet"): "`hpcprobe analyze`'s own display",
     ("analysis/merge.py", "--out"): "`hpcprobe merge`'s output file",
     ("commands/script.py", "--out"): "`hpcprobe script`'s output file",
+    ("families/hpcc/parsers.py", "--out"): "`hpcprobe config`'s output file",
     ("cli.py", "--repeat"): "`hpcprobe run --repeat`: how many times the whole suite runs",
 }
 

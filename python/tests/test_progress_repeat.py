@@ -3,7 +3,7 @@
 import io
 import os
 
-from helpers import read_jsonl, run_hpcprobe
+from helpers import read_jsonl, run_hpcprobe, stand_in_bench
 from rich.console import Console
 
 from hpcprobe.progress import DurationEstimates, LiveProgress, PlainProgress, duration_text
@@ -78,9 +78,7 @@ def test_run_repeat_merges_each_step(tmp_path):
 
 def test_run_repeat_refuses_to_merge_launches_from_other_nodes(tmp_path):
     from test_runner import TEMPLATE
-    bench = tmp_path / "hpcprobe-bench"
-    bench.write_text("#!/bin/sh\nexit 99\n")
-    bench.chmod(0o755)
+    bench = stand_in_bench(tmp_path / "hpcprobe-bench")
     env = dict(os.environ, HPCPROBE_BENCH=str(bench), FAKE_MODE="host_per_launch")
     completed = run_hpcprobe("run", "--suite", "quick", "--repeat", "2", "--launcher", TEMPLATE,
                              "--out", str(tmp_path / "out"), env=env)

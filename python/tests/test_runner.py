@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines, write_jsonl
+from helpers import (golden, read_jsonl, run_hpcprobe, stand_in_bench, stderr_lines,
+                     write_jsonl)
 
-from hpcprobe.launch import find_bench
 from hpcprobe.runner import own_records
 
 FAKE = Path(__file__).parent / "fake_bench.py"
@@ -23,13 +23,7 @@ TEMPLATE = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} --fake-np {{
 @pytest.fixture
 def fake(tmp_path):
     """Environment and paths for runs whose launcher is fake_bench.py."""
-    bench = tmp_path / "bin" / "hpcprobe-bench"
-    bench.parent.mkdir()
-    # It runs nothing (the launcher is fake_bench.py) but describes itself as the real
-    # bench does: hpcprobe's parsers are built from that (describe.py).
-    real = shlex.quote(find_bench(dict(os.environ)))
-    bench.write_text(f"#!/bin/sh\n[ \"$1\" = describe ] && exec {real} \"$@\"\nexit 99\n")
-    bench.chmod(0o755)
+    bench = stand_in_bench(tmp_path / "bin" / "hpcprobe-bench")
     env = dict(os.environ, HPCPROBE_BENCH=str(bench),
                FAKE_ARGV_FILE=str(tmp_path / "argv.jsonl"),
                FAKE_PID_FILE=str(tmp_path / "pid"))

@@ -1,26 +1,17 @@
-"""What this hpcprobe-bench runs, as its description says (`describe --json`, read through
-hpcprobe.describe: asked once per build and cached). The parsers take their variant and
-algorithm choices from it (only a command that needs them asks), so a kernel added to the
-C registry needs no Python edit.
-
-When the bench cannot be asked (not built yet, or a stand-in that answers nothing), each
-family falls back to the choices it was written with; a launch then says what is wrong
-with the bench in its own one line, as it always did.
+"""Asking hpcprobe-bench a question that launches nothing (`sysinfo`, `list`): one process
+(an MPI singleton start), its output, or one line saying why not. What the bench runs and
+takes (its kernels, variants, algorithms and options) is its description, read through
+hpcprobe.describe (asked once per build and cached); there is no fallback list.
 """
 
 import os
 import subprocess
-from functools import lru_cache
-from typing import Dict, Optional, Sequence, Tuple
 
-from hpcprobe.describe import load_description
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, HpcprobeError
 from hpcprobe.launch import find_bench
 from hpcprobe.runner import bench_error_lines
 
 BENCH_QUERY_TIMEOUT_S = 60.0
-
-Kernels = Tuple[Tuple[str, str, str], ...]
 
 
 def run_bench_query(subcommand: str, timeout_s: float = BENCH_QUERY_TIMEOUT_S) -> str:
@@ -46,40 +37,3 @@ def run_bench_query(subcommand: str, timeout_s: float = BENCH_QUERY_TIMEOUT_S) -
             f"{detail}", status,
         )
     return completed.stdout.decode("utf-8", "replace")
-
-
-@lru_cache(maxsize=None)
-def bench_kernels() -> Optional[Kernels]:
-    """(family, variant, algorithm) of each kernel the bench describes, in its order; None
-    when it cannot be asked."""
-    try:
-        description = load_description()
-    except HpcprobeError:
-        return None
-    kernels = tuple((family.name, kernel.variant, kernel.algorithm)
-                    for family in description.families.values() for kernel in family.kernels)
-    return kernels or None
-
-
-def _distinct(words: Sequence[str]) -> Tuple[str, ...]:
-    return tuple(dict.fromkeys(words))
-
-
-def variants(family: str, fallback: Sequence[str]) -> Tuple[str, ...]:
-    """The variants of `family` the bench lists (`fallback` when it cannot be asked or
-    lists none)."""
-    kernels = bench_kernels()
-    found = _distinct([v for f, v, _ in kernels or () if f == family])
-    return found or tuple(fallback)
-
-
-def algorithms(family: str, variant: str, fallback: Sequence[str]) -> Tuple[str, ...]:
-    """The algorithms of one variant the bench lists (`fallback` as for variants)."""
-    kernels = bench_kernels()
-    found = _distinct([a for f, v, a in kernels or () if f == family and v == variant])
-    return found or tuple(fallback)
-
-
-def variants_by_family(fallback: Dict[str, Sequence[str]]) -> Dict[str, Tuple[str, ...]]:
-    """variants() of each family in `fallback`, in its order."""
-    return {family: variants(family, words) for family, words in fallback.items()}

@@ -17,6 +17,7 @@ from hpcprobe.families.hpcc.suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, 
                                           sizing_from_hpccinf, sizing_from_memory, square_grid,
                                           write_config)
 from hpcprobe.families.hpcc.options import default_np, hpcc_bench_options
+from hpcprobe.families.hpcc.parsers import hpl_option
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stderr_line
 from hpcprobe.suite_step import SuiteStep
 from hpcprobe.launch.limits import allocation_cores
@@ -50,7 +51,8 @@ def _sizing(args: argparse.Namespace, context: LaunchContext) -> HpccSizing:
         for note in notes:
             stderr_line(f"hpcprobe: {note}")
     elif args.n:
-        sizing = HpccSizing(args.n, min(args.nb or DEFAULT_NB, args.n), 1, 1, "--n")
+        sizing = HpccSizing(args.n, min(args.nb or DEFAULT_NB, args.n), 1, 1,
+                            hpl_option("n").name)
     elif args.scale == "tiny":
         sizing = HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny")
     else:
@@ -67,7 +69,8 @@ def _sizing(args: argparse.Namespace, context: LaunchContext) -> HpccSizing:
         p, q = square_grid(context.np)
     nb = args.nb or sizing.nb
     if nb > sizing.n:
-        raise UsageError(f"--nb {nb} is larger than N = {sizing.n} (allowed: 1..N)")
+        raise UsageError(f"{hpl_option('nb').name} {nb} is larger than N = {sizing.n} "
+                         "(allowed: 1..N)")
     return HpccSizing(sizing.n, nb, p, q, sizing.source, sizing.lookahead)
 
 

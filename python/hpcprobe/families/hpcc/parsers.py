@@ -3,18 +3,26 @@ those families (cli_described.py), and of `hpcprobe config`, and the sizing opti
 `hpcprobe run --suite hpcc` with their checks (family.py hands them to the registry)."""
 
 import argparse
+from typing import Any, Callable, List
 
 from hpcprobe import describe
 from hpcprobe.cli_described import add_algo_option, add_described_options, add_variant_argument
-from hpcprobe.cli_types import CliParser, add_launch_options, choice, float_option, positive_int
+from hpcprobe.cli_grammars import argparse_type, metavar
+from hpcprobe.cli_types import CliParser, add_launch_options, choice
 from hpcprobe.errors import UsageError
 from hpcprobe.families.hpcc.options import HPCC_HELP, default_np_text, foreign_options
 
 CONFIG_ACTIONS = ("import-hpccinf",)
-# `run --suite hpcc` sizing options (attribute, option): HPCC sizes every test from N.
-HPCC_SUITE_OPTIONS = (("n", "--n"), ("nb", "--nb"), ("grid", "--grid"),
-                      ("memory_fraction", "--memory-fraction"), ("hpccinf", "--hpccinf"),
-                      ("config", "--config"))
+# `run --suite hpcc` sizing options that are HPL's (attribute, what they do to the suite,
+# the value's type): their flags, grammars and limits are the bench's hpl options
+# (describe.py). HPCC sizes every test from N.
+HPL_SIZING = (("n", "HPL's matrix order, which sizes every test", int),
+              ("nb", "block size of HPL and PTRANS (default 192)", int),
+              ("grid", "process grid (P*Q = --np)", str),
+              ("memory_fraction", "N from this fraction of the available memory (default 0.25)",
+               float))
+# hpcprobe's own sizing sources (attribute, option).
+HPCC_FILES = (("hpccinf", "--hpccinf"), ("config", "--config"))
 
 
 def add_hpcc_parser(subparsers, family: str) -> CliParser:
@@ -45,30 +53,40 @@ def add_config_parser(subparsers) -> CliParser:
     return config
 
 
+def hpl_option(dest: str) -> describe.Option:
+    return describe.family("hpl").option(dest)
+
+
+def _typed(option: describe.Option, convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    check = argparse_type(option, option.min, option.max)
+    return lambda text: convert(check(text))
+
+
+def suite_options(args: argparse.Namespace) -> List[str]:
+    """The sizing options given to `run`, by name."""
+    named = [(dest, hpl_option(dest).name) for dest, _, _ in HPL_SIZING] + list(HPCC_FILES)
+    return [option for dest, option in named if getattr(args, dest, None)]
+
+
 def add_hpcc_suite_options(run: CliParser) -> None:
-    run.add_argument("--n", metavar="N", type=positive_int("--n"),
-                     help="hpcc: HPL's matrix order, which sizes every test")
-    run.add_argument("--nb", metavar="NB", type=positive_int("--nb"),
-                     help="hpcc: block size of HPL and PTRANS (default 192)")
-    run.add_argument("--grid", metavar="PxQ", help="hpcc: process grid (P*Q = --np)")
-    run.add_argument("--memory-fraction", metavar="F",
-                     type=float_option("--memory-fraction", "a number > 0 and <= 0.9",
-                                        lambda value: 0 < value <= 0.9),
-                     help="hpcc: N from this fraction of the available memory (default 0.25)")
+    for dest, about, convert in HPL_SIZING:
+        option = hpl_option(dest)
+        run.add_argument(option.name, dest=option.dest, metavar=metavar(option),
+                         type=_typed(option, convert), help=f"hpcc: {about}")
     run.add_argument("--hpccinf", metavar="FILE", help="hpcc: N, NB and grid from hpccinf.txt")
     run.add_argument("--config", metavar="FILE",
                      help="hpcc: the sizing written by 'hpcprobe config import-hpccinf'")
 
 
 def check_run(args: argparse.Namespace) -> None:
-    given = [option for attribute, option in HPCC_SUITE_OPTIONS if getattr(args, attribute)]
+    given = suite_options(args)
     if given and args.suite != "hpcc":
         raise UsageError(f"{given[0]} applies to 'hpcprobe run --suite hpcc' only")
-    sources = [option for option in ("--hpccinf", "--config", "--memory-fraction")
-               if option in given]
-    if len(sources) > 1 or (sources[:1] == ["--memory-fraction"] and "--n" in given):
-        raise UsageError(f"{' and '.join(sources or ['--memory-fraction'])} both size the "
-                         "suite: give one (or --n)")
+    fraction, n = hpl_option("memory_fraction").name, hpl_option("n").name
+    sources = [option for option in ("--hpccinf", "--config", fraction) if option in given]
+    if len(sources) > 1 or (sources[:1] == [fraction] and n in given):
+        raise UsageError(f"{' and '.join(sources or [fraction])} both size the "
+                         f"suite: give one (or {n})")
 
 
 def check_config(args: argparse.Namespace) -> None:
