@@ -13,7 +13,7 @@ VALGRIND_DIR := build/valgrind-$(MPI)
 # Pinned: a newer formatter or linter may judge the same code differently.
 LINT_TOOLS := "ruff==0.17.6" "clang-format==23.1.5"
 # The MPI integration tests of one family (RandomAccess) run against the sanitized binary.
-SANITIZE_PYTESTS := python/tests/test_integration_ra.py python/tests/test_integration_ra_algorithms.py
+SANITIZE_PYTESTS := python/tests/ra/test_integration_ra.py python/tests/ra/test_integration_ra_algorithms.py
 
 ifeq ($(MPI),mpich)
   BUILD_MPICC = $(BIN)/mpicc

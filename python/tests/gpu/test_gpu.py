@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from fake_gpu_bench import copy_records, device, ra_record, stream_record
-from helpers import run_hpcprobe, stderr_lines, write_jsonl
+from helpers import TESTS, run_hpcprobe, stderr_lines, write_jsonl
 from rich.console import Console
 
 from hpcprobe.cli import main
@@ -31,7 +31,7 @@ from hpcprobe.main_suite import main_steps
 from hpcprobe.results import read_records
 from hpcprobe.run_manifest import read_manifest
 
-STAND_IN = Path(__file__).parent / "fake_gpu_bench.py"
+STAND_IN = TESTS / "fake_gpu_bench.py"
 TEMPLATE = "env FAKE_NP={np} {cmd}"
 HOSTILE = "<script>alert('gpu')</script>&H200"
 NO_DEVICE_LINE = ("hpcprobe: gpu: no CUDA device on this node (cudaGetDeviceCount: no "

@@ -6,10 +6,9 @@ import json
 import os
 import shlex
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines
+from helpers import TESTS, golden, read_jsonl, run_hpcprobe, stderr_lines
 
 from hpcprobe.cli import main, parse_arguments
 from hpcprobe.families.ra.options import SWEEP_LOOKAHEADS
@@ -22,7 +21,7 @@ from hpcprobe.families.ra.sweep import (
     sweep_point,
 )
 
-FAKE = Path(__file__).parent / "fake_bench.py"
+FAKE = TESTS / "fake_bench.py"
 TEMPLATE = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} --fake-np {{np}} {{cmd}}"
 
 

@@ -7,11 +7,10 @@ import os
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import (MEMORY_RECORDS, read_jsonl, record_of, run_hpcprobe, stand_in_bench,
-                     stderr_lines, write_jsonl)
+from helpers import (MEMORY_RECORDS, TESTS, read_jsonl, record_of, run_hpcprobe,
+                     stand_in_bench, stderr_lines, write_jsonl)
 
 from hpcprobe.cli import main, parse_arguments
 from hpcprobe.launch import MpiexecLauncher, MpirunLauncher, SrunLauncher, TemplateLauncher
@@ -20,7 +19,7 @@ from hpcprobe.families.memory.options import memory_bench_options
 from hpcprobe.families.memory.tables import default_ranks, threads_per_rank
 from hpcprobe.results import read_records, schema_problem
 
-FAKE = Path(__file__).parent / "fake_bench.py"
+FAKE = TESTS / "fake_bench.py"
 TEMPLATE = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} --fake-np {{np}} {{cmd}}"
 CORES = os.cpu_count() or 1
 

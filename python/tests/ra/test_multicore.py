@@ -8,10 +8,9 @@ import json
 import os
 import shlex
 import sys
-from pathlib import Path
 
 import pytest
-from helpers import golden, read_jsonl, run_hpcprobe, stderr_lines
+from helpers import TESTS, golden, read_jsonl, run_hpcprobe, stderr_lines
 from rich.console import Console
 
 from hpcprobe.cli import main, parse_arguments
@@ -29,7 +28,7 @@ from hpcprobe.families.ra.multicore import (
     updates_text,
 )
 
-FAKE = Path(__file__).parent / "fake_bench.py"
+FAKE = TESTS / "fake_bench.py"
 TEMPLATE = f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE))} --fake-np {{np}} {{cmd}}"
 TINY_STUDY = ("--table-log2", "12", "--updates-per-word", "2,4", "--reps", "3",
               "--threads", "2", "--oversubscribe", "--quiet")
