@@ -24,7 +24,7 @@ from hpcprobe.cluster.run import add_launch_parser, check_launch, command_launch
 from hpcprobe.commands import TEXT_FORMATS, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
-from hpcprobe.commands.run import command_run
+from hpcprobe.suite.command import command_run
 from hpcprobe.commands.script import add_script_parser, check_script, command_script
 from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import (EXIT_IO_FAILURE, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError,
@@ -34,7 +34,7 @@ from hpcprobe.overview import command_helps, overview_text
 from hpcprobe.processes import become_subreaper
 from hpcprobe.sanitize import plain
 from hpcprobe.signals import StopSignal, handled
-from hpcprobe.suites import DEFAULT_SUITE, SCALES, SUITE_NAMES
+from hpcprobe.suite.suites import DEFAULT_SUITE, SCALES, SUITE_NAMES
 
 # The families' layouts of other tools (comm: imb, osu ...) after hpcprobe's own.
 FORMATS = ("table", "json", "csv") + tuple(TEXT_FORMATS)

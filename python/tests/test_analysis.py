@@ -8,7 +8,7 @@ from helpers import golden
 
 from hpcprobe.analysis.merge import MergeRefused, merge_records, merged_groups
 from hpcprobe.analysis.stats import describe, find_modes, mad, median_ci
-from hpcprobe.repeat import merge_steps
+from hpcprobe.suite.repeat import merge_steps
 from hpcprobe.results import parse_record_line, schema_problem
 
 

@@ -58,8 +58,8 @@ def test_no_python_source_of_these_families_names_a_bench_option(description):
 
 
 def _main_job_interconnect_lines() -> str:
-    """main_suite.py's part that plans comm, beff and pairs."""
-    source = (PACKAGE / "main_suite.py").read_text(encoding="utf-8")
+    """suite/main_job.py's part that plans comm, beff and pairs."""
+    source = (PACKAGE / "suite" / "main_job.py").read_text(encoding="utf-8")
     start = source.index("_INTERCONNECT")
     return source[start:source.index("\n}\n", start)]
 

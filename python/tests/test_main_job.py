@@ -20,12 +20,12 @@ from browser import chromium, visit
 from helpers import golden, run_hpcprobe
 
 from hpcprobe.families.memory.headline import level_sizes
-from hpcprobe.headline import SUBSYSTEMS, Figure, change, headline_rows
-from hpcprobe.main_suite import hpl_order, main_steps, ra_log2
+from hpcprobe.suite.headline import SUBSYSTEMS, Figure, change, headline_rows
+from hpcprobe.suite.main_job import hpl_order, main_steps, ra_log2
 from hpcprobe.results import read_records
-from hpcprobe.run_manifest import (MANIFEST_FILE, RunManifest, StepOutcome, find_earlier,
+from hpcprobe.suite.manifest import (MANIFEST_FILE, RunManifest, StepOutcome, find_earlier,
                                    machine_of, read_manifest)
-from hpcprobe.suites import DEFAULT_SUITE
+from hpcprobe.suite.suites import DEFAULT_SUITE
 
 SUBSYSTEM_BENCHMARKS = {
     "processor": {"dgemm", "hpl", "fft"},

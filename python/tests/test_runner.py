@@ -215,7 +215,7 @@ def test_suite_keeps_going_after_a_failure(fake):
 
 
 def test_suite_budget_is_300_s_unless_overridden():
-    from hpcprobe.suites import suite_steps
+    from hpcprobe.suite.suites import suite_steps
 
     steps = suite_steps("quick")
     assert [step.time_budget_s for step in steps] == [300.0] * 4

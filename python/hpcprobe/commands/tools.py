@@ -10,7 +10,7 @@ from rich.text import Text
 from hpcprobe.errors import EXIT_OK, HpcprobeError
 from hpcprobe.launch.kernels import run_bench_query
 from hpcprobe.sanitize import plain
-from hpcprobe.suites import SUITE_NAMES, describe_suite
+from hpcprobe.suite.suites import SUITE_NAMES, describe_suite
 
 # The bench's own output: cleaned of control characters, but shown in full.
 MAX_LINE_CHARS = 500

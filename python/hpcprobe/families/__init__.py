@@ -5,7 +5,7 @@ report are built from (docs/adding-a-kernel.md).
 
 Layers: a family imports the shared layers (launch/, results, records, tables, analysis/,
 report/, hpcc_summary/, netsim/, units, stats, runner, cli_types, ...) and no other
-family (tests/test_layers.py). No shared layer imports a family: cli.py, suites.py and
+family (tests/test_layers.py). No shared layer imports a family: cli.py, suite/suites.py and
 commands/ take the families from here, and the report reaches their sections through
 report/registry.py, where this module registers them.
 """

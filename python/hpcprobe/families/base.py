@@ -8,7 +8,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser
 from hpcprobe.report.registry import ReportSection
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.step import SuiteStep
 
 Record = Any
 Check = Callable[[argparse.Namespace], None]
@@ -20,7 +20,7 @@ MainSteps = Callable[[str, int, str], Tuple[List[SuiteStep], str]]
 
 @dataclass(frozen=True)
 class Suite:
-    """A suite of `hpcprobe run --suite NAME` that a family owns (suites.py lists it after
+    """A suite of `hpcprobe run --suite NAME` that a family owns (suite/suites.py lists it after
     its own, in the registry's order): `steps(scale, ranks)` its launches, `describe(steps)`
     its line of `hpcprobe list`; `sized_steps(args, context)`, where given, the launches
     `run` makes instead, sized from its arguments and the launched ranks (hpcc: from --n,
@@ -59,7 +59,7 @@ class Family:
     `check_run(args)` add its options to `hpcprobe run` (before its --repeat, or with
     `run_options_last` after its launch options); `bound` are its benchmarks
     whose suite launches bind one rank per core; `headline(records)` the figures of
-    its records on the run's headline table (headline.py); `text_formats` the layouts of
+    its records on the run's headline table (suite/headline.py); `text_formats` the layouts of
     other tools that `show --format` can print its records in; `main_steps` the steps it
     adds to the main job after the others where the node has what they need (gpu: a
     device); `suites` its suites of `hpcprobe run --suite`."""

@@ -24,7 +24,7 @@ from hpcprobe.launch.placement import (HOSTFILE, RANKFILE, apply_placement, benc
 from hpcprobe.families.comm.report import compare_label
 from hpcprobe.results import parse_record_line
 from hpcprobe.runner import Launch
-from hpcprobe.suites import suite_steps
+from hpcprobe.suite.suites import suite_steps
 
 
 def load(name):

@@ -19,7 +19,7 @@ from helpers import TESTS, run_hpcprobe, stderr_lines, write_jsonl
 from rich.console import Console
 
 from hpcprobe.cli import main
-from hpcprobe.commands.run import _family_main_steps, _plan
+from hpcprobe.suite.command import _family_main_steps, _plan
 from hpcprobe.families import FAMILIES
 from hpcprobe.families.gpu.headline import gpu_headline
 from hpcprobe.families.gpu.info import parse_info
@@ -27,9 +27,9 @@ from hpcprobe.families.gpu.suite import gpu_main_steps
 from hpcprobe.families.gpu.tables import gpu_tables, info_table
 from hpcprobe.launch import find_bench
 from hpcprobe.launching import LaunchContext
-from hpcprobe.main_suite import main_steps
+from hpcprobe.suite.main_job import main_steps
 from hpcprobe.results import read_records
-from hpcprobe.run_manifest import read_manifest
+from hpcprobe.suite.manifest import read_manifest
 
 STAND_IN = TESTS / "fake_gpu_bench.py"
 TEMPLATE = "env FAKE_NP={np} {cmd}"

@@ -11,7 +11,7 @@ from rich.console import Console
 from hpcprobe.hpcc_summary.summary import hpcc_summary_text
 from hpcprobe.units import binary_size
 from hpcprobe.families.memory.tables import cache_names, memory_tables
-from hpcprobe.suites import describe_suite, suite_steps
+from hpcprobe.suite.suites import describe_suite, suite_steps
 
 KERNELS = ("copy", "scale", "add", "triad")
 

@@ -5,7 +5,7 @@ when the ranks spanned several)."""
 
 from typing import List, Optional, Sequence
 
-from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs
+from hpcprobe.suite.headline import Figure, metric_figure, point_figure, series_xs
 from hpcprobe.report.common import Record, last_of, ranks
 from hpcprobe.families.comm.tables import device_buffers
 from hpcprobe.units import binary_size

@@ -7,7 +7,7 @@ from typing import Dict, List, Mapping
 
 from hpcprobe import describe
 from hpcprobe.cli_described import bench_values
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.step import SuiteStep
 
 COMM_BUDGET_S = 1800.0
 # Per scale and command, the bench options of its step, by attribute (describe.py).

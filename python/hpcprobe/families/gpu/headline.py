@@ -6,7 +6,7 @@ median), and the pinned copies' bandwidth at the largest size, host to device an
 from typing import List, Optional, Sequence
 
 from hpcprobe.families.gpu.tables import KIND_WORDS, copy_point, of_variant
-from hpcprobe.headline import Figure, metric_figure
+from hpcprobe.suite.headline import Figure, metric_figure
 from hpcprobe.report.common import Record, number, parameter
 from hpcprobe.units import binary_size
 

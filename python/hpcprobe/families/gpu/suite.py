@@ -10,7 +10,7 @@ from hpcprobe.describe import load_description
 from hpcprobe.errors import HpcprobeError
 from hpcprobe.families.gpu.info import GpuInfo, ask_gpu_info
 from hpcprobe.families.gpu.options import FAMILY
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.step import SuiteStep
 
 GPU_STEP_BUDGET_S = 600.0
 # Per scale. default: the bench's STREAM arrays (>= 4x the L2), a RandomAccess table of

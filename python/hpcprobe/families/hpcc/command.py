@@ -19,7 +19,7 @@ from hpcprobe.families.hpcc.suite import (DEFAULT_FRACTION, DEFAULT_NB, TINY_N, 
 from hpcprobe.families.hpcc.options import default_np, hpcc_bench_options
 from hpcprobe.families.hpcc.parsers import hpl_option
 from hpcprobe.launching import LaunchContext, bind_ranks, print_records, stderr_line
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.step import SuiteStep
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.hpcc_summary.write import write_launch_summary
 

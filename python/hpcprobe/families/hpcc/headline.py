@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence
 
 from hpcprobe.hpcc_summary.balance import COLUMNS, balance_of, balance_records, keys_from_records
 from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
-from hpcprobe.headline import Figure, metric_figure, record_verdict, worst_verdict
+from hpcprobe.suite.headline import Figure, metric_figure, record_verdict, worst_verdict
 from hpcprobe.report.common import Record, last_of, int_parameter, ranks
 
 GROUP = "processor"

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Tuple
 from hpcprobe.cli_described import bench_step_options
 from hpcprobe.errors import UsageError
 from hpcprobe.output_files import write_text_atomically
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.step import SuiteStep
 
 HPCC_BUDGET_S = 3600.0
 DEFAULT_NB = 192

@@ -5,7 +5,7 @@ found (sysfs)."""
 
 from typing import List, Sequence
 
-from hpcprobe.headline import Figure, metric_figure, point_figure, series_xs, worst_verdict
+from hpcprobe.suite.headline import Figure, metric_figure, point_figure, series_xs, worst_verdict
 from hpcprobe.units import binary_size
 from hpcprobe.report.common import Record, last_of, number, parameter, ranks
 

@@ -3,7 +3,7 @@ the fastest algorithm that ran compliant and validated."""
 
 from typing import List, Optional, Sequence
 
-from hpcprobe.headline import Figure, metric_figure
+from hpcprobe.suite.headline import Figure, metric_figure
 from hpcprobe.report.common import Record, last_of, of_benchmark, plain, ranks
 
 GROUP = "RandomAccess"

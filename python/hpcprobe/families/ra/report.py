@@ -17,7 +17,7 @@ from hpcprobe.report.common import (Record, ci_text, cv_text, headline_stats, in
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.ra.sweep import efficiency_percent
-from hpcprobe.headline import record_verdict
+from hpcprobe.suite.headline import record_verdict
 from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
 HPCC_LOOKAHEAD = 1024

@@ -22,21 +22,21 @@ from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError
 from hpcprobe.families import FAMILIES
 from hpcprobe.launch.placement import check_run_placement, place_launch
 from hpcprobe.hpcc_summary.write import suite_problems, write_hpcc_summary
-from hpcprobe.headline import Figure, headline_table, moved_figures
+from hpcprobe.suite.headline import Figure, headline_table, moved_figures
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, stderr_line,
                                 stdout_console)
-from hpcprobe.repeat import launch_label, merge_steps, rounds, write_merged
+from hpcprobe.suite.repeat import launch_label, merge_steps, rounds, write_merged
 from hpcprobe.report.blocks import Table
 from hpcprobe.report.build import build_report, statistics_table
 from hpcprobe.report.render import data_dir_for, render_template, rich_table, write_files
 from hpcprobe.results import RecordSet
-from hpcprobe.run_manifest import (DONE, FAILED, NOT_RUN, STOPPED, EarlierRun, RunManifest,
+from hpcprobe.suite.manifest import (DONE, FAILED, NOT_RUN, STOPPED, EarlierRun, RunManifest,
                                    StepOutcome, earlier_durations, find_earlier, machine_of)
 from hpcprobe.runner import Launch, own_records
 from hpcprobe.signals import StopSignal
-from hpcprobe.suite_step import SuiteStep
-from hpcprobe.suites import DEFAULT_SUITE, FAMILY_SUITES, suite_steps
+from hpcprobe.suite.step import SuiteStep
+from hpcprobe.suite.suites import DEFAULT_SUITE, FAMILY_SUITES, suite_steps
 
 REPORT_FILE = "report.html"
 # The benchmarks whose suite launches bind one rank per core (where the launcher can).

@@ -6,8 +6,8 @@ from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.errors import UsageError
 from hpcprobe.families import FAMILIES
 from hpcprobe.families.base import Suite
-from hpcprobe.main_suite import describe_main, main_steps
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.main_job import describe_main, main_steps
+from hpcprobe.suite.step import SuiteStep
 
 QUICK_REPEAT = 3
 QUICK_BUDGET_S = 300.0

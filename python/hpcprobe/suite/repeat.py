@@ -15,7 +15,7 @@ from typing import Dict, List, Sequence, Tuple
 from hpcprobe.analysis.merge import MergeRefused, merge_records
 from hpcprobe.errors import HpcprobeError
 from hpcprobe.output_files import write_bytes_atomically
-from hpcprobe.suite_step import SuiteStep
+from hpcprobe.suite.step import SuiteStep
 
 MERGED_FILE = "merged.jsonl"
 Record = Dict

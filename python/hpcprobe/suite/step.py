@@ -13,7 +13,7 @@ class SuiteStep:
     """One launch of a suite; `algorithm` is the --algo it passes, if any, and `label`
     what else tells it apart from the other launches of the same variant. `ranks`:
     the ranks it runs on (None: the run's --np); `sized(records)`: options added at
-    launch from the run's records so far (main_suite.py)."""
+    launch from the run's records so far (main_job.py)."""
 
     benchmark: str
     variant: str
