@@ -264,7 +264,8 @@ int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const st
     if (rc) {
         if (h->setup_failed)
             h->setup_failed(b);
-        rc = HPCP_EXIT_RUNTIME;
+        /* a refusal of what was asked stays one (congestion's roles) */
+        rc = rc == HPCP_EXIT_USAGE ? rc : HPCP_EXIT_RUNTIME;
     } else {
         if (h->plan)
             h->plan(b);
@@ -273,11 +274,13 @@ int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const st
         if (!rc)
             rc = sweep(k, b, c, h, &v, points);
     }
-    if (!rc) {
+    if (!rc && h->record) {
         struct hpcp_record r;
         memset(&r, 0, sizeof r);
         h->record(&r, b, &v);
         rc = commit(b->comm, &r, b, c->out, h, c->quiet);
+    } else if (!rc && h->print && !c->quiet && b->rank == 0) {
+        h->print(NULL, b); /* a query: its output is what it found */
     }
     k->teardown(b);
     free(v.error), free(v.seconds);

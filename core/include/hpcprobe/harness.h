@@ -129,9 +129,12 @@ struct hpcp_family_hooks {
      * corrupt and poison after the last repetition of the last point. */
     int (*points)(struct hpcp_bench *b);
     int (*point)(struct hpcp_bench *b, int i);
-    /* Build the record: collective, complete on rank 0. */
+    /* Build the record: collective, complete on rank 0. NULL: a query that
+     * measures nothing (gpu info, topology show) and writes no record; its
+     * verify returns a failed check as the exit status itself. */
     void (*record)(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v);
-    /* Rank 0 unless --quiet, after the record is built: the summary. */
+    /* Rank 0 unless --quiet, after the record is built: the summary (a
+     * query's: r NULL, after its verification passed). */
     void (*print)(const struct hpcp_record *r, struct hpcp_bench *b);
 };
 
