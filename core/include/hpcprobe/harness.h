@@ -4,10 +4,14 @@
  * fault hooks (HPCPROBE_INJECT_FAULT), called from one place.
  *
  * A family hands the loop to hpcp_harness_run with a few hooks. A kernel
- * that times one repetition per `run` (ra, dgemm) is one point; a sweep
- * (comm's message sizes, beff's measurements) says how many points it has
- * and prepares each, and every point's repetitions go through the same run,
- * keep and verify. */
+ * that times one repetition per `run` (ra, dgemm, beff, pairs) is one point;
+ * a sweep (comm's message sizes, congestion's conditions, gpu copy's sizes)
+ * says how many points it has and prepares each, and every point's
+ * repetitions go through the same run, keep and verify; a query (gpu info,
+ * topology show) has no record. Every kernel has setup, run, verify and
+ * teardown (core/tests/test_registry.c); stream, mem and contention still
+ * call them from loops of their own (their phases leave ranks asleep) and
+ * use the shared options, hpcp_fault_point and hpcp_harness_commit. */
 #ifndef HPCPROBE_HARNESS_H
 #define HPCPROBE_HARNESS_H
 #include <stddef.h>
