@@ -222,7 +222,7 @@ static int point_reps(const struct hpcp_kernel *k, struct hpcp_bench *b,
         rc = run_once(k, b, h, i, 0);
         if (!rc && last && final)
             rc = finish_last(b, h);
-        if (!rc && c->verify && (h->verify_each || last))
+        if (!rc && c->verify && (h->verify_each || (last && (final || !h->verify_at_end))))
             rc = check(k, b, v);
         if (!rc && h->rep_done)
             h->rep_done(b, i, v->n ? v->error[v->n - 1] : 0);

@@ -120,11 +120,13 @@ static const struct hpcp_kernel toy_kernel = {
     NULL,         toy_setup, toy_run, toy_verify,
     toy_teardown, NULL,      NULL,    NULL};
 
+/* sweep: 0 one point, 1 two points, 2 two points verified at the end. */
 static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_each, int verify,
                            int sweep)
 {
     struct hpcp_common c = {3, 2, 0, verify, 1, NULL, 0};
     struct hpcp_family_hooks h = {.verify_each = verify_each,
+                                  .verify_at_end = sweep == 2,
                                   .keep = toy_keep,
                                   .record = toy_record,
                                   .points = sweep ? toy_points : NULL,
@@ -147,6 +149,7 @@ static void phase_order(struct hpcp_sysinfo *si)
      * verification, through the same run, keep and verify. */
     CHECK(strcmp(run_toy(si, &t, 0, 1, 1), "SarwrwrkrkrkvbrwrwrkrkrkvRT0") == 0);
     CHECK(strcmp(run_toy(si, &t, 1, 0, 1), "SarwrwrkrkrkbrwrwrkrkrkRT0") == 0);
+    CHECK(strcmp(run_toy(si, &t, 0, 1, 2), "SarwrwrkrkrkbrwrwrkrkrkvRT0") == 0);
     t.error = 2; /* over the toy's tolerance: validation fails, exit status 1 */
     CHECK(strcmp(run_toy(si, &t, 0, 1, 0), "SrwrwrkrkrkvRT1") == 0);
 }

@@ -5,13 +5,14 @@
  *
  * A family hands the loop to hpcp_harness_run with a few hooks. A kernel
  * that times one repetition per `run` (ra, dgemm, beff, pairs) is one point;
- * a sweep (comm's message sizes, congestion's conditions, gpu copy's sizes)
- * says how many points it has and prepares each, and every point's
- * repetitions go through the same run, keep and verify; a query (gpu info,
- * topology show) has no record. Every kernel has setup, run, verify and
- * teardown (core/tests/test_registry.c); stream, mem and contention still
- * call them from loops of their own (their phases leave ranks asleep) and
- * use the shared options, hpcp_fault_point and hpcp_harness_commit. */
+ * a sweep (comm's message sizes, congestion's conditions, gpu copy's sizes,
+ * contention's phases and sizes) says how many points it has and prepares
+ * each, and every point's repetitions go through the same run, keep and
+ * verify; a query (gpu info, topology show) has no record. Every kernel has
+ * setup, run, verify and teardown (core/tests/test_registry.c); stream and
+ * mem still call them from loops of their own (calibrated, overlapped
+ * samples) and use the shared options, hpcp_fault_point and
+ * hpcp_harness_commit. */
 #ifndef HPCPROBE_HARNESS_H
 #define HPCPROBE_HARNESS_H
 #include <stddef.h>
@@ -102,8 +103,12 @@ struct hpcp_checks {
 
 /* A family's part in hpcp_harness_run; NULL hooks are skipped. */
 struct hpcp_family_hooks {
-    /* 1: verify after every timed repetition (ra); 0: once, after the last. */
+    /* 1: verify after every timed repetition (ra); 0: once, after the last
+     * of each point. */
     int verify_each;
+    /* A sweep whose checks add up over its points (contention): verify
+     * once, after the last point's last repetition. */
+    int verify_at_end;
     /* setup failed on some rank: say what could not be had (hpcp_error). */
     void (*setup_failed)(struct hpcp_bench *b);
     /* Once, after setup: the plan line (rank 0 unless --quiet). */
