@@ -6,13 +6,13 @@
  * A family hands the loop to hpcp_harness_run with a few hooks. A kernel
  * that times one repetition per `run` (ra, dgemm, beff, pairs) is one point;
  * a sweep (comm's message sizes, congestion's conditions, gpu copy's sizes,
- * contention's phases and sizes) says how many points it has and prepares
- * each, and every point's repetitions go through the same run, keep and
- * verify; a query (gpu info, topology show) has no record. Every kernel has
- * setup, run, verify and teardown (core/tests/test_registry.c); stream and
- * mem still call them from loops of their own (calibrated, overlapped
- * samples) and use the shared options, hpcp_fault_point and
- * hpcp_harness_commit. */
+ * contention's phases and sizes, stream's phases) says how many points it
+ * has and prepares each, and every point's repetitions go through the same
+ * run, keep and verify; a query (gpu info, topology show) has no record.
+ * Every kernel has setup, run, verify and teardown
+ * (core/tests/test_registry.c); mem's sweeps still call them from a loop of
+ * their own (each point verified while the ranks outside the phase sleep)
+ * and use the shared options, hpcp_fault_point and hpcp_harness_commit. */
 #ifndef HPCPROBE_HARNESS_H
 #define HPCPROBE_HARNESS_H
 #include <stddef.h>
