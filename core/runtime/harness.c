@@ -205,21 +205,24 @@ static int finish_last(struct hpcp_bench *b, const struct hpcp_family_hooks *h)
     return rc;
 }
 
-static int timed_reps(const struct hpcp_kernel *k, struct hpcp_bench *b,
+/* One point's warm-up and timed repetitions; the fault point before the
+ * first point's first timed one, the fault hooks after the last point's
+ * last one. */
+static int point_reps(const struct hpcp_kernel *k, struct hpcp_bench *b,
                       const struct hpcp_common *c, const struct hpcp_family_hooks *h,
-                      struct hpcp_checks *v)
+                      struct hpcp_checks *v, int first, int final)
 {
     int rc = 0;
     for (int i = 0; i < c->warmup && !rc; i++)
         rc = run_once(k, b, h, i, 1);
-    if (!rc)
+    if (!rc && first)
         hpcp_fault_point(b->rank);
     for (int i = 0; i < c->repeat && !rc; i++) {
         int last = i == c->repeat - 1;
         rc = run_once(k, b, h, i, 0);
-        if (!rc && last)
+        if (!rc && last && final)
             rc = finish_last(b, h);
-        if (!rc && c->verify && (h->verify_each || last))
+        if (!rc && c->verify && (h->verify_each || (last && (final || !h->verify_at_end))))
             rc = check(k, b, v);
         if (!rc && h->rep_done)
             h->rep_done(b, i, v->n ? v->error[v->n - 1] : 0);
@@ -227,26 +230,57 @@ static int timed_reps(const struct hpcp_kernel *k, struct hpcp_bench *b,
     return rc;
 }
 
+/* Every point: its preparation, then its repetitions. */
+static int sweep(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
+                 const struct hpcp_family_hooks *h, struct hpcp_checks *v, int points)
+{
+    int rc = 0;
+    for (int p = 0; p < points && !rc; p++) {
+        if (h->point)
+            rc = h->point(b, p);
+        if (!rc)
+            rc = point_reps(k, b, c, h, v, p == 0, p == points - 1);
+    }
+    return rc;
+}
+
+/* Room for every verification: one per repetition of every point, at most. */
+static int checks_alloc(struct hpcp_bench *b, struct hpcp_checks *v, size_t n)
+{
+    v->error = calloc(n ? n : 1, sizeof(double));
+    v->seconds = calloc(n ? n : 1, sizeof(double));
+    if (!hpcp_any(b->comm, !v->error || !v->seconds))
+        return 0;
+    hpcp_error(b->comm, "%s %s: out of memory", b->kernel ? b->kernel->family : "harness",
+               b->kernel ? b->kernel->variant : "run");
+    return HPCP_EXIT_RUNTIME;
+}
+
 int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
                      const struct hpcp_family_hooks *h)
 {
-    struct hpcp_checks v = {calloc((size_t)c->repeat, sizeof(double)),
-                            calloc((size_t)c->repeat, sizeof(double)), 0};
-    int rc = hpcp_any(b->comm, !v.error || !v.seconds) ? HPCP_EXIT_RUNTIME : k->setup(b);
+    struct hpcp_checks v = {NULL, NULL, 0};
+    int rc = k->setup(b);
     if (rc) {
         if (h->setup_failed)
             h->setup_failed(b);
-        rc = HPCP_EXIT_RUNTIME;
+        /* a refusal of what was asked stays one (congestion's roles) */
+        rc = rc == HPCP_EXIT_USAGE ? rc : HPCP_EXIT_RUNTIME;
     } else {
         if (h->plan)
             h->plan(b);
-        rc = timed_reps(k, b, c, h, &v);
+        int points = h->points ? h->points(b) : 1;
+        rc = checks_alloc(b, &v, (size_t)c->repeat * (size_t)(points > 0 ? points : 0));
+        if (!rc)
+            rc = sweep(k, b, c, h, &v, points);
     }
-    if (!rc) {
+    if (!rc && h->record) {
         struct hpcp_record r;
         memset(&r, 0, sizeof r);
         h->record(&r, b, &v);
         rc = commit(b->comm, &r, b, c->out, h, c->quiet);
+    } else if (!rc && h->print && !c->quiet && b->rank == 0) {
+        h->print(NULL, b); /* a query: its output is what it found */
     }
     k->teardown(b);
     free(v.error), free(v.seconds);

@@ -104,16 +104,33 @@ static void toy_record(struct hpcp_record *r, struct hpcp_bench *b, const struct
         hpcp_record_validation_skipped(r, "--no-verify");
 }
 
+static int toy_points(struct hpcp_bench *b)
+{
+    (void)b;
+    return 2;
+}
+static int toy_point(struct hpcp_bench *b, int i)
+{
+    note(b, (char)('a' + i));
+    return 0;
+}
+
 static const struct hpcp_kernel toy_kernel = {
     "toy",        "single",  "log",   "a kernel that logs its phases",
     NULL,         toy_setup, toy_run, toy_verify,
     toy_teardown, NULL,      NULL,    NULL};
 
-static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_each, int verify)
+/* sweep: 0 one point, 1 two points, 2 two points verified at the end. */
+static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_each, int verify,
+                           int sweep)
 {
     struct hpcp_common c = {3, 2, 0, verify, 1, NULL, 0};
-    struct hpcp_family_hooks h = {
-        .verify_each = verify_each, .keep = toy_keep, .record = toy_record};
+    struct hpcp_family_hooks h = {.verify_each = verify_each,
+                                  .verify_at_end = sweep == 2,
+                                  .keep = toy_keep,
+                                  .record = toy_record,
+                                  .points = sweep ? toy_points : NULL,
+                                  .point = sweep ? toy_point : NULL};
     struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, t, &toy_kernel};
     t->n = 0;
     memset(t->log, 0, sizeof t->log);
@@ -125,11 +142,16 @@ static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_ea
 static void phase_order(struct hpcp_sysinfo *si)
 {
     struct toy t = {.error = 0};
-    CHECK(strcmp(run_toy(si, &t, 0, 1), "SrwrwrkrkrkvRT0") == 0);
-    CHECK(strcmp(run_toy(si, &t, 1, 1), "SrwrwrkvrkvrkvRT0") == 0);
-    CHECK(strcmp(run_toy(si, &t, 1, 0), "SrwrwrkrkrkRT0") == 0);
+    CHECK(strcmp(run_toy(si, &t, 0, 1, 0), "SrwrwrkrkrkvRT0") == 0);
+    CHECK(strcmp(run_toy(si, &t, 1, 1, 0), "SrwrwrkvrkvrkvRT0") == 0);
+    CHECK(strcmp(run_toy(si, &t, 1, 0, 0), "SrwrwrkrkrkRT0") == 0);
+    /* A sweep: each point prepared, then its own warm-up, repetitions and
+     * verification, through the same run, keep and verify. */
+    CHECK(strcmp(run_toy(si, &t, 0, 1, 1), "SarwrwrkrkrkvbrwrwrkrkrkvRT0") == 0);
+    CHECK(strcmp(run_toy(si, &t, 1, 0, 1), "SarwrwrkrkrkbrwrwrkrkrkRT0") == 0);
+    CHECK(strcmp(run_toy(si, &t, 0, 1, 2), "SarwrwrkrkrkbrwrwrkrkrkvRT0") == 0);
     t.error = 2; /* over the toy's tolerance: validation fails, exit status 1 */
-    CHECK(strcmp(run_toy(si, &t, 0, 1), "SrwrwrkrkrkvRT1") == 0);
+    CHECK(strcmp(run_toy(si, &t, 0, 1, 0), "SrwrwrkrkrkvRT1") == 0);
 }
 
 int main(int argc, char **argv)

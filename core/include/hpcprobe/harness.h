@@ -3,10 +3,16 @@
  * warm-up -> repetitions (run, verify) -> record -> commit; and the test-only
  * fault hooks (HPCPROBE_INJECT_FAULT), called from one place.
  *
- * A family whose kernel times one repetition per `run` (ra, dgemm) hands
- * the whole loop to hpcp_harness_run with a few hooks. A size or sweep
- * family (mem, comm, contention, beff, pairs) keeps its own loop and uses the
- * shared options, hpcp_fault_point and hpcp_harness_commit. */
+ * A family hands the loop to hpcp_harness_run with a few hooks. A kernel
+ * that times one repetition per `run` (ra, dgemm, beff, pairs) is one point;
+ * a sweep (comm's message sizes, congestion's conditions, gpu copy's sizes,
+ * contention's phases and sizes, stream's phases) says how many points it
+ * has and prepares each, and every point's repetitions go through the same
+ * run, keep and verify; a query (gpu info, topology show) has no record.
+ * Every kernel has setup, run, verify and teardown
+ * (core/tests/test_registry.c); mem's sweeps still call them from a loop of
+ * their own (each point verified while the ranks outside the phase sleep)
+ * and use the shared options, hpcp_fault_point and hpcp_harness_commit. */
 #ifndef HPCPROBE_HARNESS_H
 #define HPCPROBE_HARNESS_H
 #include <stddef.h>
@@ -97,8 +103,12 @@ struct hpcp_checks {
 
 /* A family's part in hpcp_harness_run; NULL hooks are skipped. */
 struct hpcp_family_hooks {
-    /* 1: verify after every timed repetition (ra); 0: once, after the last. */
+    /* 1: verify after every timed repetition (ra); 0: once, after the last
+     * of each point. */
     int verify_each;
+    /* A sweep whose checks add up over its points (contention): verify
+     * once, after the last point's last repetition. */
+    int verify_at_end;
     /* setup failed on some rank: say what could not be had (hpcp_error). */
     void (*setup_failed)(struct hpcp_bench *b);
     /* Once, after setup: the plan line (rank 0 unless --quiet). */
@@ -120,15 +130,27 @@ struct hpcp_family_hooks {
     /* After each timed repetition and its verification, if any (error: on
      * rank 0, the worst rank's; 0 when not verified). */
     void (*rep_done)(struct hpcp_bench *b, int rep, double error);
-    /* Build the record: collective, complete on rank 0. */
+    /* A sweep: the number of points (collective; NULL: one), and before
+     * point i's warm-up and repetitions, its preparation (0 or an
+     * HPCP_EXIT_* status, the same on every rank). The fault point comes
+     * before the first point's first timed repetition; verification after
+     * each repetition (verify_each) or the last of each point; after_last,
+     * corrupt and poison after the last repetition of the last point. */
+    int (*points)(struct hpcp_bench *b);
+    int (*point)(struct hpcp_bench *b, int i);
+    /* Build the record: collective, complete on rank 0. NULL: a query that
+     * measures nothing (gpu info, topology show) and writes no record; its
+     * verify returns a failed check as the exit status itself. */
     void (*record)(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v);
-    /* Rank 0 unless --quiet, after the record is built: the summary. */
+    /* Rank 0 unless --quiet, after the record is built: the summary (a
+     * query's: r NULL, after its verification passed). */
     void (*print)(const struct hpcp_record *r, struct hpcp_bench *b);
 };
 
-/* setup -> plan -> warm-up runs -> fault point -> timed runs (run, keep,
- * verify) -> record -> commit -> teardown, for kernel k with b->state set
- * up by the family. Returns the HPCP_EXIT_* status, the same on every rank. */
+/* setup -> plan -> per point (prepare -> warm-up runs -> fault point, the
+ * first time -> timed runs (run, keep, verify)) -> record -> commit ->
+ * teardown, for kernel k with b->state set up by the family. Returns the
+ * HPCP_EXIT_* status, the same on every rank. */
 int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
                      const struct hpcp_family_hooks *h);
 

@@ -56,32 +56,79 @@ static long full_check(MPI_Comm comm, const int *order, int msg, int corrupt)
     return total;
 }
 
-static int measure(MPI_Comm comm, const struct comm_params *p, struct beff_results *R)
+/* What the phases share (b->state). */
+struct beff_state {
+    const struct comm_params *p;
+    struct beff_results R;
+    const char *note;
+    int corrupt;
+};
+
+static int beff_setup(struct hpcp_bench *b)
 {
-    int ranks, rc;
-    MPI_Comm_size(comm, &ranks);
-    R->wtick = clock_tick(comm);
-    if ((rc = beff_pingpong_run(comm, BEFF_LAT_BYTES, BEFF_PP_LAT_LOOP, BEFF_PP_LAT_MEAS,
+    struct beff_state *s = b->state;
+    memset(&s->R, 0, sizeof s->R);
+    s->R.wtick = clock_tick(b->comm);
+    return 0;
+}
+
+/* The timed figures: ping-pong pairs and rings, every message's stamps
+ * checked on receipt as HPCC does. */
+static int beff_run(struct hpcp_bench *b, double *seconds)
+{
+    struct beff_state *s = b->state;
+    const struct comm_params *p = s->p;
+    struct beff_results *R = &s->R;
+    double t0 = MPI_Wtime();
+    int rc;
+    if ((rc = beff_pingpong_run(b->comm, BEFF_LAT_BYTES, BEFF_PP_LAT_LOOP, BEFF_PP_LAT_MEAS,
                                 p->lat_pairs_time, R->wtick, &R->lat)) ||
-        (rc = beff_pingpong_run(comm, BEFF_BW_BYTES, BEFF_PP_BW_LOOP, BEFF_PP_BW_MEAS,
+        (rc = beff_pingpong_run(b->comm, BEFF_BW_BYTES, BEFF_PP_BW_LOOP, BEFF_PP_BW_MEAS,
                                 p->bw_pairs_time, R->wtick, &R->bw)) ||
-        (rc = beff_rings_run(comm, BEFF_LAT_BYTES, BEFF_RING_LAT_LOOP, BEFF_RING_LAT_MEAS,
+        (rc = beff_rings_run(b->comm, BEFF_LAT_BYTES, BEFF_RING_LAT_LOOP, BEFF_RING_LAT_MEAS,
                              BEFF_RING_LAT_RANDOM, p->run.seed, R->wtick, &R->ring_lat)) ||
-        (rc = beff_rings_run(comm, BEFF_BW_BYTES, BEFF_RING_BW_LOOP, BEFF_RING_BW_MEAS,
+        (rc = beff_rings_run(b->comm, BEFF_BW_BYTES, BEFF_RING_BW_LOOP, BEFF_RING_BW_MEAS,
                              BEFF_RING_BW_RANDOM, p->run.seed, R->wtick, &R->ring_bw)))
-        return rc;
-    int *order = malloc((size_t)ranks * sizeof *order);
-    if (hpcp_any(comm, !order)) {
+        hpcp_error(b->comm, "beff: out of memory for the messages");
+    *seconds = MPI_Wtime() - t0;
+    return rc;
+}
+
+/* One exchange around the natural and the first random ring with every
+ * byte compared; error = every wrong message, the stamps' included. */
+static int beff_verify(struct hpcp_bench *b, double *error)
+{
+    struct beff_state *s = b->state;
+    struct beff_results *R = &s->R;
+    int *order = malloc((size_t)b->ranks * sizeof *order);
+    if (hpcp_any(b->comm, !order)) {
         free(order);
+        hpcp_error(b->comm, "beff: out of memory for the messages");
         return HPCP_EXIT_RUNTIME;
     }
-    for (int i = 0; i < ranks; i++)
+    for (int i = 0; i < b->ranks; i++)
         order[i] = i;
-    R->full_wrong = full_check(comm, order, BEFF_BW_BYTES, 0);
-    beff_random_ring(ranks, p->run.seed, 1, order);
-    R->full_wrong += full_check(comm, order, BEFF_BW_BYTES, hpcp_fault_corrupt_words() > 0);
+    R->full_wrong = full_check(b->comm, order, BEFF_BW_BYTES, 0);
+    beff_random_ring(b->ranks, s->p->run.seed, 1, order);
+    R->full_wrong += full_check(b->comm, order, BEFF_BW_BYTES, s->corrupt);
     free(order);
+    *error =
+        (double)(R->lat.wrong + R->bw.wrong + R->ring_lat.wrong + R->ring_bw.wrong + R->full_wrong);
     return 0;
+}
+
+static void beff_teardown(struct hpcp_bench *b)
+{
+    struct beff_state *s = b->state;
+    free(s->R.lat.latency), free(s->R.bw.latency);
+    s->R.lat.latency = s->R.bw.latency = NULL;
+}
+
+/* "corrupt:N": the random ring's full-content exchange spoils a byte. */
+static void beff_corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    (void)words;
+    ((struct beff_state *)b->state)->corrupt = 1;
 }
 
 static void add_parameters(struct hpcp_record *r, const struct comm_params *p,
@@ -215,6 +262,26 @@ static void print_results(const struct hpcp_record *r, const void *ctx)
     fflush(stdout);
 }
 
+static void beff_record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct beff_state *s = b->state;
+    int nodes, rpn;
+    (void)v; /* the results hold what every check found, by kind */
+    comm_layout(b->comm, &nodes, &rpn);
+    if (b->rank == 0)
+        build_record(r, b->kernel, s->p, b->si, &s->R, nodes, rpn, s->note);
+    comm_record_done(r, b->comm, s->p);
+}
+
+static void beff_print(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    print_results(r, &((struct beff_state *)b->state)->R);
+}
+
+static const struct hpcp_family_hooks beff_hooks = {
+    .corrupt = beff_corrupt, .record = beff_record, .print = beff_print};
+
+/* One repetition: beff takes neither --repeat nor --warmup. */
 int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                      char **argv)
 {
@@ -225,21 +292,15 @@ int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
                         "HPCC's b_eff measures between ranks", &work, note, sizeof note);
     if (rc)
         return rc;
-    hpcp_fault_point(si->rank);
-    struct beff_results R;
-    memset(&R, 0, sizeof R);
-    int me, nodes, rpn;
-    MPI_Comm_rank(work, &me);
-    if ((rc = measure(work, &p, &R)) != 0) {
-        hpcp_error(work, "beff: out of memory for the messages");
-    } else {
-        comm_layout(work, &nodes, &rpn);
-        struct hpcp_record r;
-        if (me == 0)
-            build_record(&r, k, &p, si, &R, nodes, rpn, note);
-        rc = comm_commit(&r, work, &p, si, print_results, &R);
-    }
-    free(R.lat.latency), free(R.bw.latency);
+    struct beff_state s;
+    memset(&s, 0, sizeof s);
+    s.p = &p, s.note = note;
+    struct hpcp_bench b = {work, 0, 0, si, &s, k};
+    MPI_Comm_rank(work, &b.rank);
+    MPI_Comm_size(work, &b.ranks);
+    struct hpcp_common c = p.run;
+    c.repeat = 1, c.warmup = 0, c.verify = 1;
+    rc = hpcp_harness_run(k, &b, &c, &beff_hooks);
     MPI_Comm_free(&work);
     return rc;
 }
@@ -250,10 +311,10 @@ const struct hpcp_kernel hpcp_beff_hpcc = {
     "reference",
     "HPCC b_eff: ping-pong latency/bandwidth over pairs, natural and random rings",
     hpcp_beff_driver,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
+    beff_setup,
+    beff_run,
+    beff_verify,
+    beff_teardown,
     NULL,
     &comm_options_desc,
     &beff_records};

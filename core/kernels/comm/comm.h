@@ -166,13 +166,10 @@ float comm_reduce_sum(int ranks, size_t j, long iteration);
 int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc, char **argv,
                const struct hpcp_sysinfo *si, int min_ranks, const char *why, MPI_Comm *work,
                char *note, size_t notelen);
-/* Prints a finished record's table (rank 0, unless --quiet). */
-typedef void (*comm_print_fn)(const struct hpcp_record *r, const void *ctx);
-/* Every rank of `comm` once rank 0 has built r: the placement counters, then
- * on rank 0 the record appended, printed, a failed validation said on stderr,
- * and r freed. The exit status, on every rank. */
-int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p,
-                const struct hpcp_sysinfo *si, comm_print_fn print, const void *ctx);
+/* The end of a comm family's record hook, every rank of `comm` once rank 0
+ * has built r: the placement counters, then on rank 0 a failed validation
+ * said on stderr (the harness appends, prints and frees). */
+void comm_record_done(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p);
 
 int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                      char **argv);

@@ -84,19 +84,11 @@ int comm_begin(struct comm_params *p, const char *bench, const char *variant, in
     return rc ? rc : comm_place_apply(&p->place, MPI_COMM_WORLD, work, note, notelen);
 }
 
-int comm_commit(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p,
-                const struct hpcp_sysinfo *si, comm_print_fn print, const void *ctx)
+void comm_record_done(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
     comm_place_record(&p->place, comm, r);
-    if (rank != 0) {
-        memset(r, 0, sizeof *r); /* built on rank 0 only */
-    } else {
-        if (!p->run.quiet)
-            print(r, ctx);
-        if (hpcp_verdict_fails(r->validation.verdict))
-            hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
-    }
-    return hpcp_harness_commit(comm, r, si, p->run.out);
+    if (rank == 0 && hpcp_verdict_fails(r->validation.verdict))
+        hpcp_error(MPI_COMM_SELF, "validation failed: %s", r->validation.detail);
 }

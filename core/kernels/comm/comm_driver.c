@@ -219,9 +219,8 @@ int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
         rc = comm_device_open(&p.dev, "comm", si);
     if (rc || (rc = comm_place_apply(&p.place, MPI_COMM_WORLD, &work, note, sizeof note)))
         return rc;
-    hpcp_fault_point(si->rank);
     for (int i = 0; i < n && rc != HPCP_EXIT_RUNTIME; i++) {
-        int one = comm_run_plan(&plans[i], &p, work, si, note);
+        int one = comm_run_plan(k, &plans[i], &p, work, si, note);
         rc = one > rc ? one : rc;
     }
     MPI_Comm_free(&work);

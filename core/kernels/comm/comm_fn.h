@@ -64,9 +64,26 @@ void comm_extent_gather(size_t bytes, int ranks, size_t *send, size_t *recv);
 /* counts[i] = bytes, displs[i] = i * bytes (the v-functions). */
 void comm_equal_counts(const struct comm_call *c);
 
-#define COMM_KERNEL(sym, fname, summary)                         \
-    const struct hpcp_kernel sym = {                             \
-        "comm", fname, "imb", summary, hpcp_comm_driver,   NULL, \
-        NULL,   NULL,  NULL,  NULL,    &comm_options_desc, &comm_records}
+/* The phases of every comm kernel (comm_run.c), b->state a function's
+ * sweep over its sizes on one group: the buffers; one size's calibration
+ * and timed calls; the stamped and compared call after them; freeing. */
+int comm_kernel_setup(struct hpcp_bench *b);
+int comm_kernel_run(struct hpcp_bench *b, double *seconds);
+int comm_kernel_verify(struct hpcp_bench *b, double *error);
+void comm_kernel_teardown(struct hpcp_bench *b);
+
+#define COMM_KERNEL(sym, fname, summary)                  \
+    const struct hpcp_kernel sym = {"comm",               \
+                                    fname,                \
+                                    "imb",                \
+                                    summary,              \
+                                    hpcp_comm_driver,     \
+                                    comm_kernel_setup,    \
+                                    comm_kernel_run,      \
+                                    comm_kernel_verify,   \
+                                    comm_kernel_teardown, \
+                                    NULL,                 \
+                                    &comm_options_desc,   \
+                                    &comm_records}
 
 #endif

@@ -254,26 +254,36 @@ static void reduce_point(const struct comm_function *fn, const struct comm_call 
     pt->bad_byte = first.at;
 }
 
-void comm_measure(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
-                  const struct comm_measure_how *how, struct comm_point *pt)
+void comm_measure_time(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
+                       const struct comm_measure_how *how, struct comm_timed *T, long *warmup)
 {
-    struct comm_timed T = {.bad = -1};
+    memset(T, 0, sizeof *T);
+    T->bad = -1;
     cut_slots(fn, c, b);
-    long warmup;
     int check_all = how->check_all && fn->fill;
     if (how->timing == COMM_TIMING_HPCPROBE) {
-        double per_call = calibrate(fn, c, b, how->budget, &warmup);
-        plan_reps(per_call, how->budget, check_all, &T);
-        timed(fn, c, b, check_all, &T);
+        double per_call = calibrate(fn, c, b, how->budget, warmup);
+        plan_reps(per_call, how->budget, check_all, T);
+        timed(fn, c, b, check_all, T);
     } else {
-        comm_time_as_peer(how->timing, fn, c, b, &T, &warmup);
+        comm_time_as_peer(how->timing, fn, c, b, T, warmup);
     }
+}
+
+void comm_measure_check(const struct comm_function *fn, struct comm_call *c,
+                        const struct comm_buffers *b, int corrupt, struct comm_timed *T)
+{
     if (fn->fill) { /* one more call, stamped and compared, whatever --check says */
         int wrong;
-        checked_call(fn, c, b, how->corrupt, &wrong, &T.bad);
-        T.checked++, T.wrong += wrong;
+        checked_call(fn, c, b, corrupt, &wrong, &T->bad);
+        T->checked++, T->wrong += wrong;
     }
-    reduce_point(fn, c, &T, pt);
+}
+
+void comm_measure_reduce(const struct comm_function *fn, const struct comm_call *c,
+                         const struct comm_timed *T, long warmup, struct comm_point *pt)
+{
+    reduce_point(fn, c, T, pt);
     if (c->rank == 0)
         pt->warmup = warmup;
 }

@@ -66,11 +66,6 @@ struct comm_measure_how {
     int check_all, corrupt;
 };
 
-/* Collective over c->comm: warm up, time and validate `fn` at c->bytes as `how`
- * says; c->iteration advances. Rank 0 gets *pt. */
-void comm_measure(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
-                  const struct comm_measure_how *how, struct comm_point *pt);
-
 /* One rank's timed calls of one size: `reps` calls in `nsamples` batches of `batch`
  * (the last may be shorter), each sample a batch's mean seconds per call; `mean`
  * over all of them. */
@@ -80,6 +75,19 @@ struct comm_timed {
     double samples[COMM_MAX_SAMPLES], mean;
     long checked, wrong, bad;
 };
+
+/* One size in three steps, each collective over c->comm (the harness's run,
+ * verify and the keeping of the point): warm up and time `fn` at c->bytes
+ * as `how` says into *T (*warmup: the untimed calls); one more call,
+ * stamped and compared (nothing for a function without data), `corrupt`
+ * spoiling what it received; the statistics over ranks into *pt on rank 0.
+ * c->iteration advances. */
+void comm_measure_time(const struct comm_function *fn, struct comm_call *c, struct comm_buffers *b,
+                       const struct comm_measure_how *how, struct comm_timed *T, long *warmup);
+void comm_measure_check(const struct comm_function *fn, struct comm_call *c,
+                        const struct comm_buffers *b, int corrupt, struct comm_timed *T);
+void comm_measure_reduce(const struct comm_function *fn, const struct comm_call *c,
+                         const struct comm_timed *T, long warmup, struct comm_point *pt);
 
 /* n calls back to back, each on its slot. */
 void comm_run_calls(const struct comm_function *fn, struct comm_call *c,

@@ -16,10 +16,11 @@ struct comm_plan {
     int ngroups;
 };
 
-/* Collective over `work`: every group of the plan, a record each. The exit
- * status (the worst). */
-int comm_run_plan(const struct comm_plan *pl, const struct comm_params *p, MPI_Comm work,
-                  const struct hpcp_sysinfo *si, const char *note);
+/* Collective over `work`: every group of the plan, a record each, through
+ * the harness with k's phases. The exit status (the worst). */
+int comm_run_plan(const struct hpcp_kernel *k, const struct comm_plan *pl,
+                  const struct comm_params *p, MPI_Comm work, const struct hpcp_sysinfo *si,
+                  const char *note);
 
 /* What the record of one group holds besides the points. */
 struct comm_group_info {

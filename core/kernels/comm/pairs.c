@@ -122,29 +122,27 @@ static double transfer(struct transfer *t, int me, int src, int dst, long seq)
     return 0;
 }
 
-/* Every round, both directions of each pair in turn, all pairs of a round
- * at once (a barrier starts each direction). row[d]: this rank's bandwidth
- * to d in each repetition, rep-major. */
-static void schedule(struct transfer *t, int repeat, double *rows)
+/* One repetition: every round, both directions of each pair in turn, all
+ * pairs of a round at once (a barrier starts each direction). row[d]: this
+ * rank's bandwidth to d; *seq numbers the transfers of the whole run. */
+static void schedule(struct transfer *t, long *seq, double *row)
 {
     int me, ranks;
     MPI_Comm_rank(t->comm, &me);
     MPI_Comm_size(t->comm, &ranks);
-    long seq = 0;
-    for (int rep = 0; rep < repeat; rep++)
-        for (int round = 0; round < pairs_rounds(ranks); round++) {
-            int other = pairs_partner(ranks, round, me);
-            for (int dir = 0; dir < 2; dir++, seq++) {
-                MPI_Barrier(t->comm);
-                if (other < 0)
-                    continue;
-                int low = me < other ? me : other, high = me < other ? other : me;
-                int src = dir ? high : low, dst = dir ? low : high;
-                double bw = transfer(t, me, src, dst, seq);
-                if (me == src)
-                    rows[(size_t)rep * ranks + dst] = bw;
-            }
+    for (int round = 0; round < pairs_rounds(ranks); round++) {
+        int other = pairs_partner(ranks, round, me);
+        for (int dir = 0; dir < 2; dir++, (*seq)++) {
+            MPI_Barrier(t->comm);
+            if (other < 0)
+                continue;
+            int low = me < other ? me : other, high = me < other ? other : me;
+            int src = dir ? high : low, dst = dir ? low : high;
+            double bw = transfer(t, me, src, dst, *seq);
+            if (me == src)
+                row[dst] = bw;
         }
+    }
 }
 
 struct pairs_result {
@@ -182,43 +180,95 @@ static void free_buffers(struct transfer *t, const struct comm_params *p)
     hpcp_host_pinned_free(t->host);
 }
 
-static int measure(MPI_Comm comm, const struct comm_params *p, struct pairs_result *R)
+/* What the phases share (b->state). */
+struct pairs_state {
+    const struct comm_params *p;
+    const char *note;
+    struct transfer t;
+    struct pairs_result R;
+    double *rows, *mine; /* this rank's bandwidths, repetition-major; their medians */
+    long seq;
+    int rep;
+};
+
+static int pairs_setup(struct hpcp_bench *b)
 {
-    int me, ranks;
-    MPI_Comm_rank(comm, &me);
-    MPI_Comm_size(comm, &ranks);
-    struct transfer t = {.comm = comm,
-                         .size = p->size,
-                         .messages = p->messages,
-                         .bad_from = -1,
-                         .corrupt = me == 0 && hpcp_fault_corrupt_words() > 0};
-    int nobuf = alloc_buffers(&t, p) != 0;
-    double *rows = malloc((size_t)p->run.repeat * ranks * sizeof *rows);
-    double *mine = malloc((size_t)ranks * sizeof *mine);
-    if (me == 0) {
-        R->bw = malloc((size_t)ranks * ranks * sizeof *R->bw);
-        R->same = malloc((size_t)ranks * ranks * sizeof *R->same);
+    struct pairs_state *s = b->state;
+    const struct comm_params *p = s->p;
+    int repeat = p->run.repeat, ranks = b->ranks;
+    /* HPCPROBE_INJECT_FAULT=corrupt:N damages the first transfer rank 0
+     * receives: its check is made on receipt, before the next overwrites it. */
+    s->t = (struct transfer){.comm = b->comm,
+                             .size = p->size,
+                             .messages = p->messages,
+                             .bad_from = -1,
+                             .corrupt = b->rank == 0 && hpcp_fault_corrupt_words() > 0};
+    int nobuf = alloc_buffers(&s->t, p) != 0;
+    s->rows = malloc((size_t)repeat * ranks * sizeof *s->rows);
+    s->mine = malloc((size_t)ranks * sizeof *s->mine);
+    if (b->rank == 0) {
+        s->R.bw = malloc((size_t)ranks * ranks * sizeof *s->R.bw);
+        s->R.same = malloc((size_t)ranks * ranks * sizeof *s->R.same);
     }
-    if (hpcp_any(comm, nobuf || !rows || !mine || (me == 0 && (!R->bw || !R->same)))) {
-        free_buffers(&t, p), free(rows), free(mine);
-        return HPCP_EXIT_RUNTIME;
-    }
-    schedule(&t, p->run.repeat, rows);
-    double col[1000];
-    for (int d = 0; d < ranks; d++) {
-        for (int rep = 0; rep < p->run.repeat; rep++)
-            col[rep] = rows[(size_t)rep * ranks + d];
-        mine[d] = d == me ? NAN : hpcp_median(col, p->run.repeat);
-    }
-    MPI_Gather(mine, ranks, MPI_DOUBLE, R->bw, ranks, MPI_DOUBLE, 0, comm);
-    MPI_Allreduce(&t.wrong, &R->wrong, 1, MPI_LONG, MPI_SUM, comm);
+    return hpcp_any(b->comm,
+                    nobuf || !s->rows || !s->mine || (b->rank == 0 && (!s->R.bw || !s->R.same)))
+               ? HPCP_EXIT_RUNTIME
+               : 0;
+}
+
+static void pairs_setup_failed(struct hpcp_bench *b)
+{
+    hpcp_error(b->comm, "pairs: cannot allocate %zu B messages",
+               ((struct pairs_state *)b->state)->p->size);
+}
+
+/* Every ordered pair once; each receiver compares the last message of a
+ * transfer on receipt (after the sender's clock stopped). */
+static int pairs_run(struct hpcp_bench *b, double *seconds)
+{
+    struct pairs_state *s = b->state;
+    double t0 = MPI_Wtime();
+    schedule(&s->t, &s->seq, s->rows + (size_t)s->rep++ * b->ranks);
+    *seconds = MPI_Wtime() - t0;
+    return 0;
+}
+
+/* What the receivers' comparisons found over every repetition: the wrong
+ * transfers, and the lowest rank that received one and from whom. */
+static int pairs_verify(struct hpcp_bench *b, double *error)
+{
+    struct pairs_state *s = b->state;
+    struct pairs_result *R = &s->R;
+    MPI_Allreduce(&s->t.wrong, &R->wrong, 1, MPI_LONG, MPI_SUM, b->comm);
     struct {
         int rank, from;
-    } bad = {t.bad_from >= 0 ? me : ranks, t.bad_from}, first;
-    MPI_Allreduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, comm);
+    } bad = {s->t.bad_from >= 0 ? b->rank : b->ranks, s->t.bad_from}, first;
+    MPI_Allreduce(&bad, &first, 1, MPI_2INT, MPI_MINLOC, b->comm);
     R->bad_rank = first.rank, R->bad_from = first.from;
-    free_buffers(&t, p), free(rows), free(mine);
+    *error = (double)s->t.wrong;
     return 0;
+}
+
+static void pairs_teardown(struct hpcp_bench *b)
+{
+    struct pairs_state *s = b->state;
+    free_buffers(&s->t, s->p);
+    free(s->rows), free(s->mine), free(s->R.bw), free(s->R.same);
+    s->rows = s->mine = s->R.bw = s->R.same = NULL;
+}
+
+/* Rank 0: each pair's median over the repetitions, row = source. */
+static void gather_medians(struct hpcp_bench *b)
+{
+    struct pairs_state *s = b->state;
+    int repeat = s->rep, ranks = b->ranks;
+    double col[1000];
+    for (int d = 0; d < ranks; d++) {
+        for (int rep = 0; rep < repeat; rep++)
+            col[rep] = s->rows[(size_t)rep * ranks + d];
+        s->mine[d] = d == b->rank ? NAN : hpcp_median(col, repeat);
+    }
+    MPI_Gather(s->mine, ranks, MPI_DOUBLE, s->R.bw, ranks, MPI_DOUBLE, 0, b->comm);
 }
 
 /* Rank 0: same[i][j] = 1 when ranks i and j share a node (symmetric). */
@@ -366,23 +416,31 @@ static int fits(const struct comm_params *p, const struct hpcp_sysinfo *si)
     return HPCP_EXIT_USAGE;
 }
 
-static int write_record(const struct hpcp_kernel *k, const struct comm_params *p,
-                        const struct hpcp_sysinfo *si, MPI_Comm work, struct pairs_result *R,
-                        const char *note)
+static void pairs_record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
 {
-    int me, ranks, nodes, rpn;
-    MPI_Comm_rank(work, &me);
-    MPI_Comm_size(work, &ranks);
-    node_matrix(work, R->same);
-    comm_layout(work, &nodes, &rpn);
-    struct hpcp_record r;
-    if (me == 0) {
-        build_record(&r, k, p, si, R, ranks, note);
-        r.nodes = nodes, r.ranks_per_node_max = rpn;
+    struct pairs_state *s = b->state;
+    int nodes, rpn;
+    (void)v; /* s->R holds what the checks found, with the ranks to name */
+    gather_medians(b);
+    node_matrix(b->comm, s->R.same);
+    comm_layout(b->comm, &nodes, &rpn);
+    if (b->rank == 0) {
+        build_record(r, b->kernel, s->p, b->si, &s->R, b->ranks, s->note);
+        r->nodes = nodes, r->ranks_per_node_max = rpn;
     }
-    return comm_commit(&r, work, p, si, print_results, R);
+    comm_record_done(r, b->comm, s->p);
 }
 
+static void pairs_print(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    print_results(r, &((struct pairs_state *)b->state)->R);
+}
+
+static const struct hpcp_family_hooks pairs_hooks = {
+    .setup_failed = pairs_setup_failed, .record = pairs_record, .print = pairs_print};
+
+/* --repeat repetitions of the whole tournament (pairs takes no --warmup:
+ * each transfer sends one untimed message first). */
 int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                       char **argv)
 {
@@ -393,20 +451,17 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
                         &work, note, sizeof note);
     if (rc)
         return rc;
-    if ((rc = comm_device_open(&p.dev, "pairs", si)) != 0) {
-        MPI_Comm_free(&work);
-        return rc;
+    if ((rc = comm_device_open(&p.dev, "pairs", si)) == 0 && (rc = fits(&p, si)) == 0) {
+        struct pairs_state s;
+        memset(&s, 0, sizeof s);
+        s.p = &p, s.note = note;
+        struct hpcp_bench b = {work, 0, 0, si, &s, k};
+        MPI_Comm_rank(work, &b.rank);
+        MPI_Comm_size(work, &b.ranks);
+        struct hpcp_common c = p.run;
+        c.warmup = 0, c.verify = 1;
+        rc = hpcp_harness_run(k, &b, &c, &pairs_hooks);
     }
-    struct pairs_result R;
-    memset(&R, 0, sizeof R);
-    if ((rc = fits(&p, si)) == 0) {
-        hpcp_fault_point(si->rank);
-        if ((rc = measure(work, &p, &R)) != 0)
-            hpcp_error(work, "pairs: cannot allocate %zu B messages", p.size);
-        else
-            rc = write_record(k, &p, si, work, &R, note);
-    }
-    free(R.bw), free(R.same);
     MPI_Comm_free(&work);
     return rc;
 }
@@ -417,10 +472,10 @@ const struct hpcp_kernel hpcp_pairs_bandwidth = {
     "tournament",
     "bandwidth of every ordered rank pair, one pair per rank at a time (paper 002 4.4)",
     hpcp_pairs_driver,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
+    pairs_setup,
+    pairs_run,
+    pairs_verify,
+    pairs_teardown,
     NULL,
     &comm_options_desc,
     &pairs_records};

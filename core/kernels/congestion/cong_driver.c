@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "congestion.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/rng.h"
 #include "hpcprobe/util.h"
 
@@ -221,50 +222,119 @@ static int gather_counts(struct cong_state *s, const struct hpcp_bench *b, struc
     return 0;
 }
 
-static int measure(struct hpcp_bench *b, struct cong_results *R)
+/* The sample table, after the roles and buffers (cong_setup). */
+static int cong_setup_all(struct hpcp_bench *b)
 {
     struct cong_state *s = b->state;
-    int nc = s->p.ncongestors, most = 0, conditions = cong_conditions(&s->p);
+    int rc = cong_setup(b), most = 0;
+    if (rc)
+        return rc;
     for (int c = 0; c < CONG_NCANARIES; c++)
         most = samples_of(&s->p, c) > most ? samples_of(&s->p, c) : most;
-    double *mine = malloc((size_t)most * sizeof *mine);
-    if (hpcp_any(b->comm, !mine)) {
-        free(mine);
+    s->mine = malloc((size_t)most * sizeof *s->mine);
+    if (hpcp_any(b->comm, !s->mine)) {
         hpcp_error(b->comm, "cannot allocate the sample tables");
         return HPCP_EXIT_RUNTIME;
     }
-    hpcp_fault_point(b->rank);
-    int rc = 0, spoil = hpcp_fault_corrupt_words() > 0 && b->rank == s->canary_leader;
-    for (int i = 0; rc == 0 && i < s->p.ncanaries; i++) {
-        int c = s->p.canary[i];
-        R->kept[c] = kept_of(s, c);
-        for (int k = 0; rc == 0 && k < conditions; k++) {
-            int pattern = k == 0 || nc == 0 ? -1 : s->p.congestor[k - 1];
-            s->corrupt_now = spoil && i == 0 && k == 0; /* test hook */
-            run_condition(s, b, c, pattern, mine, samples_of(&s->p, c));
-            rc = gather_samples(s, b, mine, c, &R->samples[c][k]);
-        }
-    }
-    if (rc == 0)
-        rc = gather_counts(s, b, R);
-    free(mine);
-    if (rc != 0)
-        hpcp_error(b->comm, "cannot allocate the sample tables on rank 0");
-    return rc ? HPCP_EXIT_RUNTIME : 0;
+    return 0;
 }
 
+static void cong_teardown_all(struct hpcp_bench *b)
+{
+    struct cong_state *s = b->state;
+    free(s->mine);
+    s->mine = NULL;
+    cong_teardown(b);
+}
+
+/* The sweep: each asked canary under each of its conditions. */
+static int cong_points(struct hpcp_bench *b)
+{
+    struct cong_state *s = b->state;
+    return s->p.ncanaries * cong_conditions(&s->p);
+}
+
+static int cong_point(struct hpcp_bench *b, int i)
+{
+    struct cong_state *s = b->state;
+    int conditions = cong_conditions(&s->p), k = i % conditions;
+    s->canary = s->p.canary[i / conditions], s->condition = k;
+    s->pattern = k == 0 || s->p.ncongestors == 0 ? -1 : s->p.congestor[k - 1];
+    s->R->kept[s->canary] = kept_of(s, s->canary);
+    /* test hook: spoil the first canary's first payload, checked on receipt */
+    s->corrupt_now = i == 0 && hpcp_fault_corrupt_words() > 0 && b->rank == s->canary_leader;
+    return 0;
+}
+
+/* One condition: the canary's samples (its --warmup ones first), every
+ * message checked on receipt unless --no-verify; then its samples to rank 0. */
+static int cong_run(struct hpcp_bench *b, double *seconds)
+{
+    struct cong_state *s = b->state;
+    double t0 = MPI_Wtime();
+    run_condition(s, b, s->canary, s->pattern, s->mine, samples_of(&s->p, s->canary));
+    *seconds = MPI_Wtime() - t0;
+    if (gather_samples(s, b, s->mine, s->canary, &s->R->samples[s->canary][s->condition]) == 0)
+        return 0;
+    hpcp_error(b->comm, "cannot allocate the sample tables on rank 0");
+    return HPCP_EXIT_RUNTIME;
+}
+
+/* What the checks on receipt found so far: this rank's wrong messages. */
+static int cong_verify(struct hpcp_bench *b, double *error)
+{
+    struct cong_state *s = b->state;
+    *error = (double)(s->canary_wrong + s->congestor_wrong);
+    return 0;
+}
+
+/* After the last condition: the congestors' bytes and rounds, the wrong
+ * messages, to rank 0. */
+static int cong_after_last(struct hpcp_bench *b)
+{
+    struct cong_state *s = b->state;
+    if (gather_counts(s, b, s->R) == 0)
+        return 0;
+    hpcp_error(b->comm, "cannot allocate the sample tables on rank 0");
+    return HPCP_EXIT_RUNTIME;
+}
+
+static void cong_record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct cong_state *s = b->state;
+    (void)v; /* s->R has the wrong messages by kind, as the record names them */
+    if (b->rank == 0)
+        cong_build_record(r, b, s->R);
+}
+
+static void cong_print_hook(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    (void)b;
+    cong_print(r);
+}
+
+static const struct hpcp_family_hooks cong_hooks = {.after_last = cong_after_last,
+                                                    .points = cong_points,
+                                                    .point = cong_point,
+                                                    .record = cong_record,
+                                                    .print = cong_print_hook};
+
+/* --warmup is the canaries' untimed samples and the congestors' rounds
+ * before the go (cong_canary_run, congest): each condition is one
+ * repetition of the harness, with no warm-up runs of its own. */
 int cong_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc, char **argv)
 {
     struct cong_state s;
     struct cong_results R;
     memset(&s, 0, sizeof s);
     memset(&R, 0, sizeof R);
+    s.R = &R;
     int rc = cong_params_prepare(&s.p, argc, argv, si);
     struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
     if (rc == 0) {
-        if ((rc = k->setup(&b)) == 0 && (rc = measure(&b, &R)) == 0)
-            rc = cong_write_record(k, &b, &R);
-        k->teardown(&b);
+        struct hpcp_common c = s.p.run;
+        c.repeat = 1, c.warmup = 0;
+        rc = hpcp_harness_run(k, &b, &c, &cong_hooks);
     }
     for (int c = 0; c < CONG_NCANARIES; c++)
         for (int j = 0; j < CONG_MAX_CONDITIONS; j++)
@@ -280,10 +350,10 @@ const struct hpcp_kernel hpcp_congestion_load = {
     "gpcnet",
     "canaries alone and beside congestors (GPCNeT): latency, bandwidth, allreduce; the CIF",
     cong_driver,
-    cong_setup,
-    NULL,
-    NULL,
-    cong_teardown,
+    cong_setup_all,
+    cong_run,
+    cong_verify,
+    cong_teardown_all,
     NULL,
     &cong_options_desc,
     &cong_records};

@@ -188,21 +188,19 @@ static void print_summary(const struct hpcp_record *r)
     printf("  validation: %s\n", hpcp_verdict_word(r->validation.verdict));
 }
 
-int cong_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                      const struct cong_results *R)
+void cong_build_record(struct hpcp_record *r, const struct hpcp_bench *b,
+                       const struct cong_results *R)
 {
     const struct cong_state *s = b->state;
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (b->rank == 0) {
-        hpcp_record_init(&r, "congestion", k->variant, k->algorithm, b->si);
-        add_parameters(&r, s, R);
-        add_metrics(&r, s, R);
-        add_counters(&r, s, R, b->ranks);
-        add_validation(&r, s, R);
-        add_notes(&r, s);
-        if (!s->p.run.quiet)
-            print_summary(&r);
-    }
-    return hpcp_harness_commit(b->comm, &r, b->si, s->p.run.out);
+    hpcp_record_init(r, "congestion", b->kernel->variant, b->kernel->algorithm, b->si);
+    add_parameters(r, s, R);
+    add_metrics(r, s, R);
+    add_counters(r, s, R, b->ranks);
+    add_validation(r, s, R);
+    add_notes(r, s);
+}
+
+void cong_print(const struct hpcp_record *r)
+{
+    print_summary(r);
 }

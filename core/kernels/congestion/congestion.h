@@ -77,6 +77,10 @@ struct cong_state {
     long long bytes[CONG_NPATTERNS];   /* this rank's congestor bytes per pattern */
     long long rounds[CONG_NPATTERNS];  /* this rank's congestor rounds per pattern */
     int corrupt_now;                 /* test hook: spoil one canary payload */
+    int canary, pattern;             /* the sweep point: canary, congestor (-1: alone) */
+    int condition;                   /* its index among the canary's conditions */
+    double *mine;                    /* this rank's samples of the point */
+    struct cong_results *R;          /* what the points gathered, on rank 0 */
     int mute;                        /* test hook: congestors loop but move nothing */
 };
 
@@ -120,8 +124,10 @@ struct cong_results {
     long long canary_wrong, congestor_wrong;
     int nodes;
 };
-int cong_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                      const struct cong_results *R);
+void cong_build_record(struct hpcp_record *r, const struct hpcp_bench *b,
+                       const struct cong_results *R);
+/* The summary on stdout (rank 0, unless --quiet). */
+void cong_print(const struct hpcp_record *r);
 
 /* describe (cong_params.c) */
 extern const struct hpcp_options_desc cong_options_desc;

@@ -1,6 +1,7 @@
-/* Driver of the contention family: plan the pairs, then phase by phase,
- * size by size, warm-up and timed repetitions of the kernel's run on the
- * ranks of the phase (the others wait asleep), and rank 0's results. */
+/* Driver of the contention family, through the harness: plan the pairs,
+ * then phase by phase, size by size (a sweep point each), warm-up and timed
+ * repetitions of the kernel's run on the ranks of the phase (the others pass
+ * through and wait asleep at the phase's end), and rank 0's results. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,32 @@
 #include "contention.h"
 #include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
+
+/* The timing tables: this rank's, and rank 0's results. */
+static int alloc_tables(struct hpcp_bench *b)
+{
+    struct cont_state *s = b->state;
+    struct cont_results *R = s->results;
+    const char *v = b->kernel->variant;
+    int pairs = !strcmp(v, "wocon") || !strcmp(v, "wicon") || s->plan.cumulative;
+    R->G = s->plan.ngroups, R->S = s->p.nsizes, R->R = s->p.run.repeat;
+    size_t n = (size_t)R->G * R->S * R->R;
+    int bad = !(s->mine = malloc(n * sizeof *s->mine));
+    if (b->rank == 0) {
+        R->mean = malloc(n * sizeof *R->mean), R->min = malloc(n * sizeof *R->min);
+        R->max = malloc(n * sizeof *R->max);
+        if (pairs) /* every pair's times kept */
+            R->pair = malloc((n * s->plan.npairs + 1) * sizeof *R->pair);
+        bad |= !R->mean || !R->min || !R->max || (pairs && !R->pair);
+    }
+    if (hpcp_any(b->comm, bad)) {
+        hpcp_error(b->comm, "cannot allocate the timing tables");
+        return HPCP_EXIT_RUNTIME;
+    }
+    for (size_t i = 0; i < n; i++)
+        s->mine[i] = NAN;
+    return 0;
+}
 
 int cont_setup(struct hpcp_bench *b, cont_planner plan)
 {
@@ -33,14 +60,17 @@ int cont_setup(struct hpcp_bench *b, cont_planner plan)
         hpcp_error(b->comm, "cannot allocate the message buffers (%zu bytes each)", most);
         return HPCP_EXIT_RUNTIME;
     }
-    return 0;
+    return alloc_tables(b);
 }
 
 void cont_teardown(struct hpcp_bench *b)
 {
     struct cont_state *s = b->state;
-    free(s->send), free(s->recv), free(s->dest_seconds);
-    s->send = s->recv = NULL, s->dest_seconds = NULL;
+    struct cont_results *R = s->results;
+    free(s->send), free(s->recv), free(s->dest_seconds), free(s->mine);
+    s->send = s->recv = NULL, s->dest_seconds = s->mine = NULL;
+    free(R->mean), free(R->min), free(R->max), free(R->pair);
+    R->mean = R->min = R->max = R->pair = NULL;
 }
 
 static int in_phase(const struct cont_plan *pl, int i, int g)
@@ -66,36 +96,69 @@ static int find_partner(struct cont_state *s, int me, int g, int *first)
     return s->partner;
 }
 
-/* mine[(g * S + size) * R + rep]: this rank's time per message where it
- * started a pair; wocon's rank 0 keeps every destination in R->pair. */
-static void run_phase(const struct hpcp_kernel *k, struct hpcp_bench *b, int g, double *mine,
-                      struct cont_results *R)
+/* Phase g: this rank's partner, the test hook's rank (the last phase's
+ * first initiator), the communicator of the phase's ranks. */
+static void begin_phase(struct hpcp_bench *b, int g)
 {
     struct cont_state *s = b->state;
-    int first, S = s->p.nsizes, reps = s->p.run.repeat, npairs = s->plan.npairs;
-    int active = find_partner(s, b->rank, g, &first) >= 0;
-    int spoil = hpcp_fault_corrupt_words() > 0 && g == s->plan.ngroups - 1 && b->rank == first;
+    int first, active = find_partner(s, b->rank, g, &first) >= 0;
+    s->spoil = hpcp_fault_corrupt_words() > 0 && g == s->plan.ngroups - 1 && b->rank == first;
     MPI_Comm_split(b->comm, active ? 0 : MPI_UNDEFINED, b->rank, &s->active);
     s->group = g;
-    for (int z = 0; active && z < S; z++) {
-        s->size_index = z;
-        for (int rep = -s->p.run.warmup; rep < reps; rep++) {
-            double seconds;
-            s->rep = rep;
-            s->corrupt_now = spoil && z == S - 1 && rep == reps - 1;
-            k->run(b, &seconds);
-            if (rep < 0)
-                continue;
-            if (s->initiator)
-                mine[((size_t)g * S + z) * reps + rep] = s->seconds;
-            if (R->pair && b->rank == 0 && !strcmp(k->variant, "wocon"))
-                memcpy(R->pair + ((size_t)z * reps + rep) * npairs, s->dest_seconds,
-                       (size_t)npairs * sizeof *R->pair);
-        }
-    }
+}
+
+static void end_phase(struct hpcp_bench *b)
+{
+    struct cont_state *s = b->state;
     if (s->active != MPI_COMM_NULL)
         MPI_Comm_free(&s->active);
     hpcp_idle_barrier(b->comm); /* the ranks not in this phase waited here, asleep */
+}
+
+static int cont_points(struct hpcp_bench *b)
+{
+    struct cont_state *s = b->state;
+    return s->plan.ngroups * s->p.nsizes;
+}
+
+/* Point i: phase i / S (the previous one ended first), size i % S. */
+static int cont_point(struct hpcp_bench *b, int i)
+{
+    struct cont_state *s = b->state;
+    int S = s->p.nsizes;
+    if (i % S == 0) {
+        if (i > 0)
+            end_phase(b);
+        begin_phase(b, i / S);
+    }
+    s->size_index = i % S;
+    s->next_rep = -s->p.run.warmup;
+    return 0;
+}
+
+/* The repetition's number (warm-ups negative), and the test hook's. */
+static void cont_before_run(struct hpcp_bench *b)
+{
+    struct cont_state *s = b->state;
+    s->rep = s->next_rep++;
+    s->corrupt_now = s->spoil && s->size_index == s->p.nsizes - 1 && s->rep == s->p.run.repeat - 1;
+}
+
+/* mine[(g * S + size) * R + rep]: this rank's time per message where it
+ * started a pair; wocon's rank 0 keeps every destination in R->pair. */
+static void cont_keep(struct hpcp_bench *b, int rep, int warm, double seconds)
+{
+    struct cont_state *s = b->state;
+    struct cont_results *R = s->results;
+    int S = s->p.nsizes, reps = s->p.run.repeat, npairs = s->plan.npairs, z = s->size_index;
+    (void)seconds;
+    if (warm || s->active == MPI_COMM_NULL)
+        return;
+    if (s->initiator)
+        s->mine[((size_t)s->group * S + z) * reps + rep] = s->seconds;
+    if (R->pair && b->rank == 0 && !strcmp(b->kernel->variant, "wocon"))
+        memcpy(R->pair + ((size_t)z * reps + rep) * npairs, s->dest_seconds,
+               (size_t)npairs * sizeof *R->pair);
 }
 
 /* Mean, min and max over the pairs of each phase, size and repetition. */
@@ -150,31 +213,15 @@ static void gather_pairs(struct hpcp_bench *b, const double *mine, struct cont_r
     free(all);
 }
 
-static int measure(const struct hpcp_kernel *k, struct hpcp_bench *b, struct cont_results *R)
+/* After the last point: the last phase ends; the statistics over the pairs
+ * and every pair's own times go to rank 0. */
+static int cont_after_last(struct hpcp_bench *b)
 {
     struct cont_state *s = b->state;
-    int wocon = !strcmp(k->variant, "wocon"), wicon = !strcmp(k->variant, "wicon");
-    int pairs = wocon || wicon || s->plan.cumulative; /* every pair's times kept */
+    struct cont_results *R = s->results;
+    int wocon = !strcmp(b->kernel->variant, "wocon");
     size_t n = (size_t)R->G * R->S * R->R;
-    double *mine = malloc(n * sizeof *mine);
-    int bad = !mine;
-    if (b->rank == 0) {
-        R->mean = malloc(n * sizeof *R->mean), R->min = malloc(n * sizeof *R->min);
-        R->max = malloc(n * sizeof *R->max);
-        if (pairs)
-            R->pair = malloc((n * s->plan.npairs + 1) * sizeof *R->pair);
-        bad |= !R->mean || !R->min || !R->max || (pairs && !R->pair);
-    }
-    if (hpcp_any(b->comm, bad)) {
-        free(mine);
-        hpcp_error(b->comm, "cannot allocate the timing tables");
-        return HPCP_EXIT_RUNTIME;
-    }
-    for (size_t i = 0; i < n; i++)
-        mine[i] = NAN;
-    hpcp_fault_point(b->rank);
-    for (int g = 0; g < s->plan.ngroups; g++)
-        run_phase(k, b, g, mine, R);
+    end_phase(b);
     if (wocon && b->rank == 0) { /* rank 0 timed every destination itself */
         for (size_t i = 0; i < n; i++) {
             const double *row = R->pair + i * s->plan.npairs;
@@ -184,16 +231,36 @@ static int measure(const struct hpcp_kernel *k, struct hpcp_bench *b, struct con
             R->mean[i] = sum / s->plan.npairs, R->min[i] = lo, R->max[i] = hi;
         }
     } else if (!wocon) {
-        reduce_phases(b, mine, R);
+        reduce_phases(b, s->mine, R);
     }
-    if (pairs && !wocon)
-        gather_pairs(b, mine, R);
-    double wrong = 0;
-    k->verify(b, &wrong);
-    R->wrong = (long long)wrong;
-    free(mine);
+    if (!wocon && (s->plan.cumulative || !strcmp(b->kernel->variant, "wicon")))
+        gather_pairs(b, s->mine, R); /* collective: R->pair is rank 0's only */
     return 0;
 }
+
+static void cont_record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct cont_state *s = b->state;
+    /* cont_verify's error: the wrong messages of every rank, summed on rank 0 */
+    s->results->wrong = v->n ? (long long)v->error[v->n - 1] : 0;
+    if (b->rank == 0)
+        cont_build_record(r, b->kernel, b, s->results);
+}
+
+static void cont_print_hook(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    (void)r;
+    cont_print(b->kernel, b->state, ((struct cont_state *)b->state)->results);
+}
+
+static const struct hpcp_family_hooks cont_hooks = {.verify_at_end = 1,
+                                                    .before_run = cont_before_run,
+                                                    .keep = cont_keep,
+                                                    .after_last = cont_after_last,
+                                                    .points = cont_points,
+                                                    .point = cont_point,
+                                                    .record = cont_record,
+                                                    .print = cont_print_hook};
 
 int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc, char **argv)
 {
@@ -201,18 +268,12 @@ int cont_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int 
     struct cont_results R;
     memset(&s, 0, sizeof s);
     memset(&R, 0, sizeof R);
+    s.results = &R;
+    s.active = MPI_COMM_NULL;
     int rc = cont_params_prepare(&s.p, &s.topo, k->variant, argc, argv, si);
     struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
-    if (rc == 0) {
-        if ((rc = k->setup(&b)) == 0) {
-            R.G = s.plan.ngroups, R.S = s.p.nsizes, R.R = s.p.run.repeat;
-            rc = measure(k, &b, &R);
-            if (rc == 0)
-                rc = cont_write_record(k, &b, &R);
-        }
-        k->teardown(&b);
-    }
-    free(R.mean), free(R.min), free(R.max), free(R.pair);
+    if (rc == 0)
+        rc = hpcp_harness_run(k, &b, &s.p.run, &cont_hooks);
     cont_plan_free(&s.plan);
     cont_topo_free(&s.topo);
     return rc;

@@ -271,8 +271,8 @@ static void add_notes(struct hpcp_record *r, const struct cont_state *s)
         hpcp_record_note(r, "%d ranks idle, in no pair (counters.idle_ranks)", s->plan.nidle);
 }
 
-static void build(struct hpcp_record *r, const struct hpcp_kernel *k, const struct hpcp_bench *b,
-                  const struct cont_results *R)
+void cont_build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
+                       const struct hpcp_bench *b, const struct cont_results *R)
 {
     const struct cont_state *s = b->state;
     hpcp_record_init(r, "contention", k->variant, k->algorithm, b->si);
@@ -294,18 +294,4 @@ static void build(struct hpcp_record *r, const struct hpcp_kernel *k, const stru
         hpcp_record_validation_skipped(r, "--no-verify");
     add_counters(r, s);
     add_notes(r, s);
-}
-
-int cont_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                      const struct cont_results *R)
-{
-    const struct cont_state *s = b->state;
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (b->rank == 0) {
-        build(&r, k, b, R);
-        if (!s->p.run.quiet)
-            cont_print(k, s, R);
-    }
-    return hpcp_harness_commit(b->comm, &r, b->si, s->p.run.out);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "contention.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/json.h"
 #include "hpcprobe/util.h"
 
@@ -60,49 +61,134 @@ static void names(struct hpcp_json *j, const struct cont_topo *t, const char *ho
     }
 }
 
+/* What the phases share (b->state). */
+struct show_state {
+    const struct cont_params *p;
+    struct cont_topo t;
+    char *hosts; /* rank 0: each rank's processor name, MPI_MAX_PROCESSOR_NAME apart */
+    struct hpcp_json j;
+};
+
+static int show_setup(struct hpcp_bench *b)
+{
+    struct show_state *s = b->state;
+    hpcp_json_init(&s->j);
+    /* without it the JSON line has no host names (names() takes NULL) */
+    s->hosts = b->rank == 0 ? malloc((size_t)b->ranks * MPI_MAX_PROCESSOR_NAME) : NULL;
+    return 0;
+}
+
+/* Resolving where each rank sits as the contention kernels do (the topology
+ * options), and each rank's host name. */
+static int show_run(struct hpcp_bench *b, double *seconds)
+{
+    struct show_state *s = b->state;
+    char err[512], name[MPI_MAX_PROCESSOR_NAME] = {0};
+    int len = 0;
+    double t0 = MPI_Wtime();
+    if (cont_topo_resolve(&s->t, &s->p->topo, b->si, err, sizeof err)) {
+        hpcp_error(b->comm, "%s", err);
+        return HPCP_EXIT_USAGE;
+    }
+    MPI_Get_processor_name(name, &len);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, s->hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+               0, b->comm);
+    *seconds = MPI_Wtime() - t0;
+    return 0;
+}
+
+/* The map's invariants: every rank on a node, each node's rank list the
+ * ascending inverse of that, and on a grid every node at its own position
+ * within the dims. The problems found (0: consistent). */
+static int map_problems(const struct cont_topo *t)
+{
+    int bad = !t->node_start || t->node_start[0] != 0 || t->node_start[t->nodes] != t->ranks;
+    for (int r = 0; !bad && r < t->ranks; r++)
+        bad += t->rank_node[r] < 0 || t->rank_node[r] >= t->nodes;
+    for (int n = 0; !bad && n < t->nodes; n++)
+        for (int i = t->node_start[n]; i < t->node_start[n + 1]; i++)
+            bad += t->rank_node[t->node_rank[i]] != n ||
+                   (i > t->node_start[n] && t->node_rank[i] <= t->node_rank[i - 1]);
+    for (int n = 0; !bad && t->kind == CONT_GRID && n < t->nodes; n++) {
+        const int *c = t->node_coord + (size_t)n * t->ndims;
+        long long at = 0;
+        for (int k = 0; k < t->ndims && !bad; k++) {
+            bad += c[k] < 0 || c[k] >= t->dims[k];
+            at = at * t->dims[k] + c[k];
+        }
+        bad += !bad && (!t->position_node || t->position_node[at] != n);
+    }
+    return bad;
+}
+
+/* Every rank checks the map; rank 0 then writes its JSON line. */
+static int show_verify(struct hpcp_bench *b, double *error)
+{
+    struct show_state *s = b->state;
+    int bad = map_problems(&s->t);
+    *error = bad;
+    if (hpcp_any(b->comm, bad)) {
+        hpcp_error(b->comm, "topology show: the resolved map is inconsistent (a bug)");
+        return HPCP_EXIT_RUNTIME;
+    }
+    int rc = 0;
+    if (b->rank == 0) {
+        hpcp_json_begin_object(&s->j, NULL);
+        describe(&s->j, &s->t);
+        names(&s->j, &s->t, s->hosts);
+        hpcp_json_end_object(&s->j);
+        if (s->j.failed) { /* as before the harness: an empty object, then the status */
+            printf("{}\n");
+            fflush(stdout);
+            rc = HPCP_EXIT_RUNTIME;
+        }
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm);
+    return rc;
+}
+
+static void show_teardown(struct hpcp_bench *b)
+{
+    struct show_state *s = b->state;
+    hpcp_json_free(&s->j);
+    free(s->hosts);
+    s->hosts = NULL;
+    cont_topo_free(&s->t);
+}
+
+static void show_print(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    (void)r; /* a query: no record */
+    printf("%s\n", ((struct show_state *)b->state)->j.buf);
+    fflush(stdout);
+}
+
+static const struct hpcp_family_hooks show_hooks = {.print = show_print};
+
+/* One query through the harness; the line is printed even with --quiet,
+ * as it always was (it is the command's output, not a summary). */
 int cont_show_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                      char **argv)
 {
     struct cont_params p;
-    struct cont_topo t;
-    char name[MPI_MAX_PROCESSOR_NAME] = {0};
-    int len = 0, rc = cont_params_prepare(&p, &t, "show", argc, argv, si);
+    struct show_state s;
+    memset(&s, 0, sizeof s);
+    int rc = cont_params_prepare(&p, &s.t, "show", argc, argv, si);
     if (rc) {
-        cont_topo_free(&t);
+        cont_topo_free(&s.t);
         return rc;
     }
-    MPI_Get_processor_name(name, &len);
-    char *hosts = si->rank == 0 ? malloc((size_t)si->ranks * MPI_MAX_PROCESSOR_NAME) : NULL;
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
-    if (si->rank == 0) {
-        struct hpcp_json j;
-        hpcp_json_init(&j);
-        hpcp_json_begin_object(&j, NULL);
-        describe(&j, &t);
-        names(&j, &t, hosts);
-        hpcp_json_end_object(&j);
-        printf("%s\n", j.failed ? "{}" : j.buf);
-        fflush(stdout);
-        rc = j.failed ? HPCP_EXIT_RUNTIME : 0;
-        hpcp_json_free(&j);
-    }
-    free(hosts);
-    cont_topo_free(&t);
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    return rc;
+    s.p = &p;
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &s, k};
+    struct hpcp_common c = p.run;
+    c.repeat = 1, c.warmup = 0, c.verify = 1, c.quiet = 0;
+    return hpcp_harness_run(k, &b, &c, &show_hooks);
 }
 
 const struct hpcp_kernel hpcp_topology_show = {
-    "topology",
-    "show",
-    "resolve",
-    "where each rank sits: nodes, coordinates, the topology (no measurement)",
-    cont_show_driver,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
-    &cont_options_desc,
-    &cont_show_records};
+    "topology",         "show",
+    "resolve",          "where each rank sits: nodes, coordinates, the topology (no measurement)",
+    cont_show_driver,   show_setup,
+    show_run,           show_verify,
+    show_teardown,      NULL,
+    &cont_options_desc, &cont_show_records};

@@ -82,6 +82,9 @@ struct cont_state {
     double *dest_seconds;              /* wocon, rank 0: per destination of the last run */
     long long wrong;                   /* messages whose contents were wrong, so far */
     int corrupt_now;                   /* test hook: damage this run's payload */
+    int next_rep, spoil;               /* the point's next repetition; test hook's phase */
+    double *mine;                      /* [G][S][R] this rank's times where it initiated */
+    struct cont_results *results;      /* the tables, complete on rank 0 */
 };
 
 /* Message helpers (cont_exchange.c). Contents: a stamp (sender, repetition,
@@ -116,8 +119,9 @@ struct cont_results {
     double *pair;                      /* wocon, wicon; NULL otherwise */
     long long wrong;
 };
-int cont_write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                      const struct cont_results *R);
+/* Rank 0: the record of R (the harness appends, prints and frees it). */
+void cont_build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
+                       const struct hpcp_bench *b, const struct cont_results *R);
 void cont_print(const struct hpcp_kernel *k, const struct cont_state *s,
                 const struct cont_results *R);
 

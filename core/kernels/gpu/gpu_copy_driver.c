@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpu_drv.h"
+#include "hpcprobe/harness.h"
 #include "hpcprobe/util.h"
 
 enum { OPT_KINDS, OPT_HOST, OPT_DEVICE, OPT_PEER, OPT_MAX_BYTES, OPT_COUNT };
@@ -53,12 +54,16 @@ struct gcopy {
     int nsizes;
 };
 
-/* What one (kind, host memory) sweep measured: seconds point-major, repetition-minor. */
+/* What one (kind, host memory) sweep measured: seconds point-major, repetition-minor
+ * (b->state of its harness run). */
 struct sweep {
+    const struct gcopy *c;
     enum gpu_copy_kind kind;
     int pinned;
-    double *seconds;
+    double *seconds, *bw;
     int not_intact;
+    int point, intact; /* the size being measured; whether its data arrived intact */
+    int spoil;         /* test hook (corrupt:N): count one size as changed */
 };
 
 /* The kinds given (already checked by the option's list grammar) as bits: the
@@ -152,24 +157,6 @@ static int choose_sizes(struct gcopy *c, const struct hpcp_sysinfo *si, char *wh
     return 0;
 }
 
-/* Every size of one sweep (gpu_copy_time makes one untimed copy first). 0, or
- * HPCP_EXIT_RUNTIME after one line. */
-static int measure(const struct gcopy *c, struct sweep *w)
-{
-    int reps = c->run.repeat;
-    char why[512] = "";
-    for (int i = 0; i < c->nsizes; i++) {
-        int intact = 0, peer = w->kind == GPU_COPY_P2P ? c->peer : -1;
-        if (gpu_copy_time(w->kind, w->pinned, c->dev.device, peer, c->sizes[i], reps,
-                          w->seconds + (size_t)i * reps, &intact, why, sizeof why)) {
-            hpcp_error(MPI_COMM_WORLD, "gpu copy %s: %s", gpu_copy_kind_name(w->kind), why);
-            return HPCP_EXIT_RUNTIME;
-        }
-        w->not_intact += !intact;
-    }
-    return 0;
-}
-
 static const char *host_memory(const struct sweep *w)
 {
     if (w->kind == GPU_COPY_D2D || w->kind == GPU_COPY_P2P)
@@ -241,34 +228,103 @@ static void print_summary(const struct hpcp_record *r, const struct gcopy *c, co
     fflush(stdout);
 }
 
-/* One sweep, its record, and the commit. */
-static int sweep_and_commit(const struct gcopy *c, const struct hpcp_sysinfo *si, struct sweep *w)
+static int copy_setup(struct hpcp_bench *b)
 {
-    size_t n = (size_t)c->nsizes * (size_t)c->run.repeat;
-    double *bw = malloc(n * sizeof *bw);
+    struct sweep *w = b->state;
+    size_t n = (size_t)w->c->nsizes * (size_t)w->c->run.repeat;
+    w->bw = malloc(n * sizeof *w->bw);
     w->seconds = malloc(n * sizeof *w->seconds);
-    int rc = bw && w->seconds ? measure(c, w) : HPCP_EXIT_RUNTIME;
-    if (!bw || !w->seconds)
-        hpcp_error(MPI_COMM_WORLD, "gpu copy: out of memory for the timings");
-    if (!rc) {
-        struct hpcp_record r;
-        memset(&r, 0, sizeof r);
-        build_record(&r, c, w, si, bw);
-        if (!c->run.quiet && r.nmetrics == 2)
-            print_summary(&r, c, w);
-        rc = hpcp_harness_commit(MPI_COMM_WORLD, &r, si, c->run.out);
-    }
-    free(bw), free(w->seconds);
-    w->seconds = NULL;
-    return rc;
+    return w->bw && w->seconds ? 0 : HPCP_EXIT_RUNTIME;
 }
+
+static void copy_setup_failed(struct hpcp_bench *b)
+{
+    hpcp_error(b->comm, "gpu copy: out of memory for the timings");
+}
+
+static int copy_points(struct hpcp_bench *b)
+{
+    return ((struct sweep *)b->state)->c->nsizes;
+}
+
+static int copy_point(struct hpcp_bench *b, int i)
+{
+    ((struct sweep *)b->state)->point = i;
+    return 0;
+}
+
+/* One size: --repeat timed copies (gpu_copy_time makes one untimed copy
+ * first), its data then read back and compared with what was sent. */
+static int copy_run(struct hpcp_bench *b, double *seconds)
+{
+    struct sweep *w = b->state;
+    const struct gcopy *c = w->c;
+    int reps = c->run.repeat, peer = w->kind == GPU_COPY_P2P ? c->peer : -1;
+    char why[512] = "";
+    double *t = w->seconds + (size_t)w->point * reps;
+    w->intact = 0;
+    if (gpu_copy_time(w->kind, w->pinned, c->dev.device, peer, c->sizes[w->point], reps, t,
+                      &w->intact, why, sizeof why)) {
+        hpcp_error(b->comm, "gpu copy %s: %s", gpu_copy_kind_name(w->kind), why);
+        return HPCP_EXIT_RUNTIME;
+    }
+    *seconds = t[reps - 1];
+    return 0;
+}
+
+/* What the comparison after the size's copies found: error 1 if changed. */
+static int copy_verify(struct hpcp_bench *b, double *error)
+{
+    struct sweep *w = b->state;
+    w->not_intact += !w->intact;
+    *error = !w->intact;
+    return 0;
+}
+
+static void copy_teardown(struct hpcp_bench *b)
+{
+    struct sweep *w = b->state;
+    free(w->bw), free(w->seconds);
+    w->bw = w->seconds = NULL;
+}
+
+static void copy_corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    struct sweep *w = b->state;
+    (void)words;
+    w->not_intact += w->spoil;
+}
+
+static void copy_record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct sweep *w = b->state;
+    (void)v; /* w->not_intact: the sizes that arrived changed */
+    build_record(r, w->c, w, b->si, w->bw);
+}
+
+static void copy_print(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    struct sweep *w = b->state;
+    if (r->nmetrics == 2)
+        print_summary(r, w->c, w);
+}
+
+static const struct hpcp_family_hooks copy_hooks = {.setup_failed = copy_setup_failed,
+                                                    .corrupt = copy_corrupt,
+                                                    .points = copy_points,
+                                                    .point = copy_point,
+                                                    .record = copy_record,
+                                                    .print = copy_print};
 
 /* Every (kind, host memory) asked for; a failed validation does not stop the others,
  * a failure to measure or to write does. The first failure's status is returned. */
-static int run_sweeps(const struct gcopy *c, const struct hpcp_sysinfo *si)
+static int run_sweeps(const struct hpcp_kernel *kernel, const struct gcopy *c,
+                      const struct hpcp_sysinfo *si)
 {
     int rc = 0, first = 1;
-    hpcp_fault_point(si->rank);
+    /* --repeat is gpu_copy_time's: each size is one harness repetition */
+    struct hpcp_common once = c->run;
+    once.repeat = 1, once.warmup = 0, once.verify = 1;
     for (int k = 0; k < GPU_COPY_KINDS; k++) {
         int host = k == GPU_COPY_H2D || k == GPU_COPY_D2H;
         for (int pinned = 1; (c->kinds & (1u << k)) && pinned >= 0; pinned--) {
@@ -276,11 +332,10 @@ static int run_sweeps(const struct gcopy *c, const struct hpcp_sysinfo *si)
                 continue;
             if (!host && !pinned)
                 break;
-            struct sweep w = {(enum gpu_copy_kind)k, pinned, NULL, 0};
-            /* Test hook (corrupt:N): the first sweep counts one size as changed. */
-            w.not_intact = first && hpcp_fault_corrupt_words() > 0;
+            struct sweep w = {c, (enum gpu_copy_kind)k, pinned, NULL, NULL, 0, 0, 0, first};
             first = 0;
-            int status = sweep_and_commit(c, si, &w);
+            struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &w, kernel};
+            int status = hpcp_harness_run(kernel, &b, &once, &copy_hooks);
             rc = rc ? rc : status;
             if (status && status != HPCP_EXIT_VALIDATION)
                 return rc;
@@ -316,7 +371,7 @@ static int copy_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
                hpcp_format_bytes((double)c.max_bytes, size, sizeof size), c.run.repeat);
         fflush(stdout);
     }
-    return run_sweeps(&c, si);
+    return run_sweeps(k, &c, si);
 }
 
 static const struct hpcp_options_desc copy_options = {&copy_cli, NULL};
@@ -332,10 +387,10 @@ const struct hpcp_kernel hpcp_gpu_copy = {
     "all",
     "host-device, device-device and peer copies over sizes from 8 B (cudaMemcpy, events)",
     copy_driver,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
+    copy_setup,
+    copy_run,
+    copy_verify,
+    copy_teardown,
     NULL,
     &copy_options,
     &copy_records};

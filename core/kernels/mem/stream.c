@@ -76,15 +76,6 @@ static int stream_setup(struct hpcp_bench *b)
     return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
 }
 
-static int stream_run(struct hpcp_bench *b, double *seconds)
-{
-    struct stream_state *s = b->state;
-    double t0 = MPI_Wtime();
-    stream_run_kernel(s, s->kernel);
-    *seconds = MPI_Wtime() - t0;
-    return 0;
-}
-
 static double max_rel_error(const double *x, size_t n, double expect)
 {
     double worst = 0;
@@ -130,7 +121,7 @@ const struct hpcp_kernel hpcp_stream_single = {
     "STREAM Copy/Scale/Add/Triad on one rank, the others idle (HPCC SingleSTREAM)",
     hpcp_stream_driver,
     stream_setup,
-    stream_run,
+    stream_iteration,
     stream_verify,
     stream_teardown,
     NULL,
@@ -144,7 +135,7 @@ const struct hpcp_kernel hpcp_stream_star = {
     "STREAM on every rank at once (HPCC StarSTREAM): per-rank min/mean/max and sum",
     hpcp_stream_driver,
     stream_setup,
-    stream_run,
+    stream_iteration,
     stream_verify,
     stream_teardown,
     NULL,

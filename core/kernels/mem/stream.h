@@ -17,13 +17,22 @@ struct stream_state {
     double *a, *b, *c;
     size_t n;
     int active;           /* this rank holds arrays: it is one of the copies */
-    int kernel;           /* what stream_run runs: 0 copy .. 3 triad */
+    int kernel;           /* what a timed pass runs: 0 copy .. 3 triad */
     long iterations;      /* complete iterations run here (timed and filler) */
     uint64_t thp_bytes;
     int cpu;              /* first CPU this rank is pinned to, -1 if not */
+    /* The driver's (stream_driver.c): each phase's rates (one copy, then
+     * the copies at once), the phase running, its ranks. */
+    struct stream_phase_rates *phases;
+    int phase, phase_it, phase_copies[2]; /* phase_it: its next iteration */
+    struct mem_phase ph;
+    double *gathered;     /* the phase's rank 0: each copy's rate of one kernel */
 };
 
 void stream_run_kernel(struct stream_state *s, int kernel);
+/* The kernels' run (stream_driver.c): one iteration of the four kernels,
+ * each timed overlapped with the phase's other copies. */
+int stream_iteration(struct hpcp_bench *b, double *seconds);
 
 int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                        char **argv);

@@ -39,26 +39,25 @@ static void fold_rates(struct stream_phase_rates *R, int k, int it, const double
     R->rate[k][it] = sum / R->copies;
 }
 
-static void run_phase(struct hpcp_bench *b, int copies, struct stream_phase_rates *R)
+int stream_iteration(struct hpcp_bench *b, double *seconds)
 {
     struct stream_state *s = b->state;
-    struct mem_phase ph;
-    double *rates = calloc((size_t)copies, sizeof *rates);
-    R->ran = 1, R->copies = copies;
-    mem_phase_begin(&ph, b->comm, copies);
-    for (int it = 0; ph.active && it < s->p.run.repeat; it++) {
-        for (int k = 0; k < STREAM_KERNELS; k++) {
-            s->kernel = k;
-            double t = mem_overlapped(&ph, timed_pass, b, 1, 1);
-            double rate = (double)stream_bytes_per_element[k] * (double)s->n / t;
-            MPI_Gather(&rate, 1, MPI_DOUBLE, rates, 1, MPI_DOUBLE, 0, ph.comm);
-            if (ph.rank == 0 && rates)
-                fold_rates(R, k, it, rates);
-        }
-        s->iterations++;
+    struct stream_phase_rates *R = &s->phases[s->phase];
+    int it = s->phase_it++;
+    *seconds = 0;
+    if (!s->ph.active)
+        return 0; /* not a copy of this phase: it waits asleep at the phase's end */
+    for (int k = 0; k < STREAM_KERNELS; k++) {
+        s->kernel = k;
+        double t = mem_overlapped(&s->ph, timed_pass, b, 1, 1);
+        double rate = (double)stream_bytes_per_element[k] * (double)s->n / t;
+        MPI_Gather(&rate, 1, MPI_DOUBLE, s->gathered, 1, MPI_DOUBLE, 0, s->ph.comm);
+        if (s->ph.rank == 0 && s->gathered)
+            fold_rates(R, k, it, s->gathered);
+        *seconds += t;
     }
-    mem_phase_end(&ph);
-    free(rates);
+    s->iterations++;
+    return 0;
 }
 
 static void add_phase_metrics(struct hpcp_record *r, const char *phase,
@@ -159,23 +158,6 @@ static void print_summary(const struct hpcp_kernel *k, const struct stream_state
     fflush(stdout);
 }
 
-static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b,
-                        const struct stream_phase_rates *one, const struct stream_phase_rates *many,
-                        double error)
-{
-    struct stream_state *s = b->state;
-    long long *cpus = mem_gather_cpus(b->comm, s->cpu);
-    struct hpcp_record r;
-    memset(&r, 0, sizeof r);
-    if (b->rank == 0) {
-        build_record(&r, k, b, one, many, error, cpus);
-        if (!s->p.run.quiet)
-            print_summary(k, s, one, many, error);
-    }
-    free(cpus);
-    return hpcp_harness_commit(b->comm, &r, b->si, s->p.run.out);
-}
-
 static int alloc_best(struct stream_phase_rates *R, int copies)
 {
     int bad = 0;
@@ -190,6 +172,93 @@ static void free_best(struct stream_phase_rates *R)
         free(R->best[k]);
 }
 
+/* The phases are the sweep's points: one copy, then (star, or --copies)
+ * the copies at once; the ranks outside a phase pass through it and sleep
+ * at its end. */
+static int stream_points(struct hpcp_bench *b)
+{
+    struct stream_state *s = b->state;
+    return s->phase_copies[1] ? 2 : 1;
+}
+
+static void end_phase(struct stream_state *s)
+{
+    mem_phase_end(&s->ph);
+    free(s->gathered);
+    s->gathered = NULL;
+}
+
+static int stream_point(struct hpcp_bench *b, int i)
+{
+    struct stream_state *s = b->state;
+    int copies = s->phase_copies[i];
+    if (i > 0)
+        end_phase(s);
+    s->phase = i, s->phase_it = 0;
+    s->phases[i].ran = 1, s->phases[i].copies = copies;
+    s->gathered = calloc((size_t)copies, sizeof *s->gathered);
+    mem_phase_begin(&s->ph, b->comm, copies);
+    return 0;
+}
+
+static int stream_after_last(struct hpcp_bench *b)
+{
+    end_phase(b->state);
+    return 0;
+}
+
+/* Test hooks: one wrong element, or a NaN, must fail validation. */
+static void stream_corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    struct stream_state *s = b->state;
+    (void)words;
+    if (b->rank == 0 && s->active)
+        s->a[s->n / 2] *= 1.0 + 1e-9;
+}
+
+static void stream_poison(struct hpcp_bench *b)
+{
+    struct stream_state *s = b->state;
+    if (b->rank == 0 && s->active)
+        s->a[s->n / 2] = NAN;
+}
+
+static void stream_record(struct hpcp_record *r, struct hpcp_bench *b, const struct hpcp_checks *v)
+{
+    struct stream_state *s = b->state;
+    long long *cpus = mem_gather_cpus(b->comm, s->cpu);
+    double error = v->n ? v->error[v->n - 1] : 0; /* the worst rank's */
+    if (b->rank == 0)
+        build_record(r, b->kernel, b, &s->phases[0], &s->phases[1], error, cpus);
+    free(cpus);
+}
+
+static void stream_print(const struct hpcp_record *r, struct hpcp_bench *b)
+{
+    struct stream_state *s = b->state;
+    print_summary(b->kernel, s, &s->phases[0], &s->phases[1], r->validation.error);
+}
+
+static void stream_setup_failed(struct hpcp_bench *b)
+{
+    struct stream_state *s = b->state;
+    char size[32];
+    hpcp_error(b->comm, "cannot allocate three arrays of %s",
+               hpcp_format_bytes((double)s->p.array_bytes, size, sizeof size));
+}
+
+static const struct hpcp_family_hooks stream_hooks = {.verify_at_end = 1,
+                                                      .setup_failed = stream_setup_failed,
+                                                      .after_last = stream_after_last,
+                                                      .corrupt = stream_corrupt,
+                                                      .poison = stream_poison,
+                                                      .points = stream_points,
+                                                      .point = stream_point,
+                                                      .record = stream_record,
+                                                      .print = stream_print};
+
+/* --repeat iterations per phase (the first of each the warm-up the record
+ * keeps apart); verified once, after the last phase. */
 int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                        char **argv)
 {
@@ -203,32 +272,19 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     int many_copies = star || s.p.copies > 1 ? s.p.copies : 0;
     s.active = si->rank < (many_copies ? many_copies : 1);
     s.cpu = mem_pin_rank(si, s.p.threads);
-    struct stream_phase_rates one, many;
-    memset(&one, 0, sizeof one);
-    memset(&many, 0, sizeof many);
-    int bad = b.rank == 0 && (alloc_best(&one, 1) || alloc_best(&many, s.p.copies));
-    if (hpcp_any(b.comm, bad) || (rc = k->setup(&b))) {
-        char size[32];
-        hpcp_error(b.comm, "cannot allocate three arrays of %s",
-                   hpcp_format_bytes((double)s.p.array_bytes, size, sizeof size));
+    struct stream_phase_rates phases[2];
+    memset(phases, 0, sizeof phases);
+    s.phases = phases, s.phase_copies[0] = 1, s.phase_copies[1] = many_copies;
+    int bad = b.rank == 0 && (alloc_best(&phases[0], 1) || alloc_best(&phases[1], s.p.copies));
+    if (hpcp_any(b.comm, bad)) {
+        stream_setup_failed(&b);
         rc = HPCP_EXIT_RUNTIME;
     } else {
-        hpcp_fault_point(b.rank);
-        run_phase(&b, 1, &one);
-        if (many_copies)
-            run_phase(&b, many_copies, &many);
-        if (b.rank == 0 && s.active && hpcp_fault_corrupt_words())
-            s.a[s.n / 2] *= 1.0 + 1e-9; /* test hook: one wrong element must fail validation */
-        if (b.rank == 0 && s.active && hpcp_fault_nan_words())
-            s.a[s.n / 2] = NAN; /* test hook: a NaN must fail validation too */
-        double error = 0, worst = 0;
-        if (s.p.run.verify)
-            k->verify(&b, &error);
-        MPI_Reduce(&error, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, b.comm);
-        rc = write_record(k, &b, &one, &many, worst);
+        struct hpcp_common c = s.p.run;
+        c.warmup = 0;
+        rc = hpcp_harness_run(k, &b, &c, &stream_hooks);
     }
-    k->teardown(&b);
-    free_best(&one);
-    free_best(&many);
+    free_best(&phases[0]);
+    free_best(&phases[1]);
     return rc;
 }
