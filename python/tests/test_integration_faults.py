@@ -10,15 +10,20 @@ import pytest
 from helpers import read_jsonl, run_hpcprobe, stderr_lines
 from integration import bench_path, only_record, run_bench
 
-# (arguments after "ra single", what the bench's one line must say)
+# (arguments after "ra single", what the bench's one line must say): what only the bench
+# can judge (this machine's memory, a look-ahead's compliance), which hpcprobe relays.
 BAD_INPUTS = [
-    (["--table-log2", "60"], r"\b4\b.*\b50\b"),               # the allowed range
     (["--table-log2", "40"], r"memory"),                      # larger than this machine
     (["--lookahead", "2048"], r"--allow-noncompliant"),
+]
+# Values outside the described range, which hpcprobe refuses itself from the description
+# (describe.py) before launching: the bench refuses them too, for the bench's own users.
+RANGE_BAD_INPUTS = [
+    (["--table-log2", "60"], r"\b4\b.*\b50\b"),               # the allowed range
     (["--memory-fraction", "2"], r"0\.9"),
 ]
 # hpcprobe chooses the bench's --out itself, so this one is for the bench alone.
-BENCH_BAD_INPUTS = BAD_INPUTS + [
+BENCH_BAD_INPUTS = BAD_INPUTS + RANGE_BAD_INPUTS + [
     (["--out", "/nonexistent-dir/results.jsonl"], r"--out .*cannot append"),  # before measuring
 ]
 
@@ -57,12 +62,23 @@ def test_bad_input_through_hpcprobe_is_relayed_with_exit_2(tmp_path, options, sa
     assert completed.stdout == ""
 
 
+@pytest.mark.parametrize("options, says", RANGE_BAD_INPUTS,
+                         ids=[" ".join(o) for o, _ in RANGE_BAD_INPUTS])
+def test_out_of_range_values_are_refused_before_launching(tmp_path, options, says):
+    completed = run_hpcprobe("ra", "single", *options, "--quiet", "--out", str(tmp_path))
+    assert completed.returncode == 2
+    assert not (tmp_path / "results.jsonl").exists()  # nothing was launched
+    lines = stderr_lines(completed)
+    assert len(lines) == 1 and lines[0].startswith("hpcprobe: ") and re.search(says, lines[0])
+
+
 def test_relayed_line_is_last_when_not_quiet(tmp_path):
-    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--table-log2", "60",
+    completed = run_hpcprobe("ra", "mpi", "--np", "2", "--table-log2", "40",
                              "--out", str(tmp_path))
     assert completed.returncode == 2
-    direct = stderr_lines(run_bench("ra", "mpi", "--table-log2", "60"))
-    assert stderr_lines(completed)[-1] == direct[0]
+    # The bench's own line (its figures per rank: 2 ranks here), after the progress lines.
+    last = stderr_lines(completed)[-1]
+    assert last.startswith("hpcprobe-bench: a table of 2^40 words") and "memory" in last
 
 
 @pytest.mark.parametrize("argv, says", [
