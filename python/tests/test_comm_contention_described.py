@@ -1,99 +1,25 @@
 """The command lines of comm, beff, pairs, contention and topology are the bench's
-description (describe.py, cli_described.py): their Python sources name no option the bench
-declares; every described option is on the parser and in the help; an option of another
-variant is refused in one line; a function, variant or option added to the description
-appears with no Python edit. Runs no MPI."""
+description (describe.py, cli_described.py): an option of another variant is refused in
+one line; options pass as typed, in the bench's order; a function, variant or option added
+to the description appears with no Python edit. Runs no MPI. (Parser and help:
+test_described_options.py.)"""
 
-import ast
 import dataclasses
-from pathlib import Path
 
 import pytest
 
 from hpcprobe import describe
-from hpcprobe.cli import build_parser, main, parse_arguments
-from hpcprobe.cli_described import LAUNCH_GIVES, user_options
+from hpcprobe.cli import main, parse_arguments
+from hpcprobe.cli_described import LAUNCH_GIVES
 from hpcprobe.errors import UsageError
 from hpcprobe.families.comm.options import (comm_bench_options, comm_bench_variant,
                                             comm_functions, device_functions)
 from hpcprobe.families.contention.options import contention_bench_options
 
-PACKAGE = Path(__file__).resolve().parents[1] / "hpcprobe"
-FAMILIES = ("comm", "beff", "pairs", "contention", "topology")
-# What hpcprobe gives the bench itself rather than as typed: --functions (from comm's
-# function words) and --placement-by (who placed the ranks: launch/placement.py).
-GIVEN_BY_HPCPROBE = {"--functions", "--placement-by"}
-LAUNCH = {"--np", "--out", "--launcher", "--launcher-arg", "--time-budget", "--cluster",
-          "--ppn", "--quiet"}
-PYTHON_ONLY = {"comm": LAUNCH | {"--format"}, "beff": LAUNCH | {"--hpcc-summary"},
-               "pairs": LAUNCH, "contention": LAUNCH, "topology": LAUNCH | {"--json"}}
-
 
 @pytest.fixture(scope="module")
 def description() -> describe.Description:
     return describe.load_description()
-
-
-def described_names(description: describe.Description) -> set:
-    names = {o.name for o in description.common_options}
-    for name in FAMILIES:
-        names |= {o.name for o in description.family(name).options}
-    return names
-
-
-def _named(path: Path, names: set) -> list:
-    return [f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value}"
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Constant) and node.value in names]
-
-
-def test_no_python_source_of_these_families_names_a_bench_option(description):
-    names = described_names(description)
-    found = []
-    for name in ("comm", "contention"):
-        for path in sorted((PACKAGE / "families" / name).glob("*.py")):
-            found += _named(path, names)
-    found += _named(PACKAGE / "launch" / "placement.py", names)
-    assert found == []
-
-
-def _main_job_interconnect_lines() -> str:
-    """suite/main_job.py's part that plans comm, beff and pairs."""
-    source = (PACKAGE / "suite" / "main_job.py").read_text(encoding="utf-8")
-    start = source.index("_INTERCONNECT")
-    return source[start:source.index("\n}\n", start)]
-
-
-def test_the_main_job_names_its_interconnect_options_by_attribute(description):
-    text = _main_job_interconnect_lines()
-    assert "functions" in text
-    assert [name for name in described_names(description) if f'"{name}"' in text] == []
-
-
-@pytest.mark.parametrize("name", FAMILIES)
-def test_the_parser_has_every_described_option_and_hpcprobes_own(description, name):
-    parser = build_parser(only=name)[name]
-    family = description.family(name)
-    expected = ({o.name for o in user_options(family)} - GIVEN_BY_HPCPROBE) | PYTHON_ONLY[name]
-    assert set(parser.long_options) == expected | {"--help"}
-
-
-def _squeezed(text: str) -> str:
-    return "".join(text.split())  # argparse wraps the help, also at hyphens
-
-
-@pytest.mark.parametrize("name", FAMILIES)
-def test_the_help_shows_every_described_option(description, capsys, name):
-    with pytest.raises(SystemExit):
-        main([name, "--help"])
-    shown = _squeezed(capsys.readouterr().out)
-    for option in user_options(description.family(name)):
-        if option.name in GIVEN_BY_HPCPROBE:
-            continue
-        assert _squeezed(option.name) in shown, option.name
-        assert _squeezed(option.help) in shown, option.name
-        if option.default is not None and option.type != "flag":
-            assert _squeezed(f"(default {option.default}") in shown, option.name
 
 
 @pytest.mark.parametrize("argv, line", [

@@ -1,31 +1,20 @@
 """`hpcprobe stream|mem|dgemm|hpl|ptrans|fft`: command lines built from the bench's
-description (describe.py, cli_described.py). Every described option is in the parser and
-its help in `--help`; an option the chosen variant (or, for the dense commands, the
-command) does not take is refused in one line; the families' Python sources spell no
-option the bench declares; an option added to the description needs no Python edit."""
+description (describe.py, cli_described.py). An option the chosen variant (or, for the
+dense commands, the command) does not take is refused in one line; an option added to the
+description needs no Python edit. (Parser and help: test_described_options.py.)"""
 
-import ast
 import dataclasses
-from pathlib import Path
 
 import pytest
 
 from hpcprobe import describe
-from hpcprobe.cli import build_parser, main, parse_arguments
-from hpcprobe.cli_described import ALGO_OPTION, LAUNCH_GIVES, user_options
+from hpcprobe.cli import main, parse_arguments
+from hpcprobe.cli_described import user_options
 from hpcprobe.errors import UsageError
 from hpcprobe.families.hpcc.options import HPCC_FAMILIES, hpcc_bench_options
 from hpcprobe.families.memory.options import MEMORY_HELP
 
-PACKAGE = Path(__file__).resolve().parents[1] / "hpcprobe"
 FAMILIES = tuple(MEMORY_HELP) + HPCC_FAMILIES
-# hpcprobe's own options on these command lines: the launch options and --hpcc-summary.
-OWN = {"--np", "--out", "--launcher", "--launcher-arg", "--time-budget", "--cluster", "--ppn",
-       "--hpcc-summary", "--quiet", "--help"}
-# `hpcprobe run --suite hpcc`'s sizing options (families/hpcc/parsers.py, read by
-# command.py) are hpcprobe's: HPL's N, NB and grid size every test of the suite; their
-# names are HPL's on purpose. --out and --quiet are hpcprobe's own too (cli_described).
-RUN_SIZING = {"--n", "--nb", "--grid", "--memory-fraction"}
 
 
 @pytest.fixture(scope="module")
@@ -49,31 +38,6 @@ def _sample(option: describe.Option) -> str:
 
 def _given(option: describe.Option):
     return [option.name] if option.type == "flag" else [option.name, _sample(option)]
-
-
-@pytest.mark.parametrize("name", FAMILIES)
-def test_the_parser_has_the_described_options_and_hpcprobes_own(description, name):
-    family = description.family(name)
-    parser = build_parser(only=name)[name]
-    several = any(len(family.algorithms(v)) > 1 for v in family.variants())
-    expected = {o.name for o in user_options(family)} | OWN | ({ALGO_OPTION} if several else set())
-    assert set(parser.long_options) == expected
-
-
-def _squeezed(text: str) -> str:
-    return "".join(text.split())  # argparse wraps the help, also at hyphens
-
-
-@pytest.mark.parametrize("name", FAMILIES)
-def test_the_help_shows_each_described_option(description, capsys, name):
-    with pytest.raises(SystemExit):
-        main([name, "--help"])
-    shown = _squeezed(capsys.readouterr().out)
-    for option in user_options(description.family(name)):
-        assert _squeezed(option.name) in shown
-        assert _squeezed(option.help) in shown, option.name
-        if option.default is not None and option.type != "flag":
-            assert _squeezed(f"(default {option.default}") in shown, option.name
 
 
 def _refusals(description):
@@ -154,23 +118,6 @@ def test_one_variant_is_taken_when_there_is_one(description):
                 parse_arguments([name])
             assert refused.value.message == (f"missing variant for 'hpcprobe {name}' "
                                              f"(allowed: {', '.join(variants)})")
-
-
-def test_no_python_source_of_these_families_names_a_bench_option(description):
-    names = {o.name for o in description.common_options}
-    for name in FAMILIES:
-        names |= {o.name for o in description.family(name).options}
-    names -= set(LAUNCH_GIVES)
-    found = []
-    for folder in ("memory", "hpcc"):
-        for path in sorted((PACKAGE / "families" / folder).glob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if not (isinstance(node, ast.Constant) and node.value in names):
-                    continue
-                if path.name in ("parsers.py", "command.py") and node.value in RUN_SIZING:
-                    continue
-                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value}")
-    assert found == []
 
 
 def _with_a_new_hpl_option(loaded: describe.Description) -> describe.Description:
