@@ -244,16 +244,38 @@ static int sweep(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct
     return rc;
 }
 
-/* Room for every verification: one per repetition of every point, at most. */
-static int checks_alloc(struct hpcp_bench *b, struct hpcp_checks *v, size_t n)
+/* Room for this loop's verifications (one per repetition of every point, at
+ * most) after those v already holds. */
+static int checks_grow(struct hpcp_bench *b, struct hpcp_checks *v, size_t more)
 {
-    v->error = calloc(n ? n : 1, sizeof(double));
-    v->seconds = calloc(n ? n : 1, sizeof(double));
-    if (!hpcp_any(b->comm, !v->error || !v->seconds))
+    size_t n = (size_t)v->n + more;
+    double *error = realloc(v->error, (n ? n : 1) * sizeof(double));
+    if (error)
+        v->error = error;
+    double *seconds = realloc(v->seconds, (n ? n : 1) * sizeof(double));
+    if (seconds)
+        v->seconds = seconds;
+    if (!hpcp_any(b->comm, !error || !seconds))
         return 0;
     hpcp_error(b->comm, "%s %s: out of memory", b->kernel ? b->kernel->family : "harness",
                b->kernel ? b->kernel->variant : "run");
     return HPCP_EXIT_RUNTIME;
+}
+
+void hpcp_checks_free(struct hpcp_checks *v)
+{
+    free(v->error), free(v->seconds);
+    v->error = v->seconds = NULL;
+    v->n = 0;
+}
+
+int hpcp_harness_loop(const struct hpcp_kernel *k, struct hpcp_bench *b,
+                      const struct hpcp_common *c, const struct hpcp_family_hooks *h,
+                      struct hpcp_checks *v)
+{
+    int points = h->points ? h->points(b) : 1;
+    int rc = checks_grow(b, v, (size_t)c->repeat * (size_t)(points > 0 ? points : 0));
+    return rc ? rc : sweep(k, b, c, h, v, points);
 }
 
 int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
@@ -269,10 +291,7 @@ int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const st
     } else {
         if (h->plan)
             h->plan(b);
-        int points = h->points ? h->points(b) : 1;
-        rc = checks_alloc(b, &v, (size_t)c->repeat * (size_t)(points > 0 ? points : 0));
-        if (!rc)
-            rc = sweep(k, b, c, h, &v, points);
+        rc = hpcp_harness_loop(k, b, c, h, &v);
     }
     if (!rc && h->record) {
         struct hpcp_record r;
@@ -283,6 +302,6 @@ int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const st
         h->print(NULL, b); /* a query: its output is what it found */
     }
     k->teardown(b);
-    free(v.error), free(v.seconds);
+    hpcp_checks_free(&v);
     return rc;
 }

@@ -154,6 +154,33 @@ static void phase_order(struct hpcp_sysinfo *si)
     CHECK(strcmp(run_toy(si, &t, 0, 1, 0), "SrwrwrkrkrkvRT1") == 0);
 }
 
+static void toy_corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    (void)words;
+    note(b, 'c');
+}
+
+/* The loop alone, as mem's phases call it on their own ranks: no setup,
+ * record or teardown; the corrupt hook after the last point's last run,
+ * before its verification; each call's checks appended to the last's. */
+static void loop_alone(struct hpcp_sysinfo *si)
+{
+    struct toy t = {.error = 0};
+    struct hpcp_common c = {2, 1, 0, 1, 1, NULL, 0};
+    struct hpcp_family_hooks h = {
+        .keep = toy_keep, .corrupt = toy_corrupt, .points = toy_points, .point = toy_point};
+    struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &t, &toy_kernel};
+    struct hpcp_checks v = {NULL, NULL, 0};
+    memset(t.log, 0, sizeof t.log);
+    setenv("HPCPROBE_INJECT_FAULT", "corrupt:1", 1);
+    CHECK(hpcp_harness_loop(&toy_kernel, &b, &c, &h, &v) == 0 && v.n == 2);
+    unsetenv("HPCPROBE_INJECT_FAULT");
+    CHECK(hpcp_harness_loop(&toy_kernel, &b, &c, &h, &v) == 0 && v.n == 4);
+    CHECK(strcmp(t.log, "arwrkrkvbrwrkrkcvarwrkrkvbrwrkrkv") == 0);
+    hpcp_checks_free(&v);
+    CHECK(v.n == 0 && !v.error && !v.seconds);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -161,6 +188,7 @@ int main(int argc, char **argv)
     hpcp_sysinfo_collect(&si, MPI_COMM_WORLD, argc, argv);
     common_options();
     phase_order(&si);
+    loop_alone(&si);
     hpcp_sysinfo_free(&si);
     MPI_Finalize();
     return check_summary("test_harness");

@@ -1,6 +1,7 @@
 /* Every kernel in the registry (what `describe` lists) runs through the
  * harness: a driver, and setup, run, verify and teardown for
- * hpcp_harness_run to call; none may leave a phase to a loop of its own. */
+ * hpcp_harness_run (mem's phases: hpcp_harness_loop) to call; none may
+ * leave a phase to a loop of its own. */
 #include <mpi.h>
 #include <stdio.h>
 

@@ -10,9 +10,11 @@
  * has and prepares each, and every point's repetitions go through the same
  * run, keep and verify; a query (gpu info, topology show) has no record.
  * Every kernel has setup, run, verify and teardown
- * (core/tests/test_registry.c); mem's sweeps still call them from a loop of
- * their own (each point verified while the ranks outside the phase sleep)
- * and use the shared options, hpcp_fault_point and hpcp_harness_commit. */
+ * (core/tests/test_registry.c). mem's sweeps measure one copy alone, then
+ * several at once, while the ranks outside a phase sleep rather than spin in
+ * its collectives: they call hpcp_harness_loop once per phase, on that
+ * phase's ranks and communicator, then build their record and call
+ * hpcp_harness_commit on every rank. */
 #ifndef HPCPROBE_HARNESS_H
 #define HPCPROBE_HARNESS_H
 #include <stddef.h>
@@ -147,12 +149,24 @@ struct hpcp_family_hooks {
     void (*print)(const struct hpcp_record *r, struct hpcp_bench *b);
 };
 
-/* setup -> plan -> per point (prepare -> warm-up runs -> fault point, the
- * first time -> timed runs (run, keep, verify)) -> record -> commit ->
- * teardown, for kernel k with b->state set up by the family. Returns the
- * HPCP_EXIT_* status, the same on every rank. */
+/* setup -> plan -> hpcp_harness_loop -> record -> commit -> teardown, for
+ * kernel k with b->state set up by the family. Returns the HPCP_EXIT_*
+ * status, the same on every rank. */
 int hpcp_harness_run(const struct hpcp_kernel *k, struct hpcp_bench *b, const struct hpcp_common *c,
                      const struct hpcp_family_hooks *h);
+
+/* The loop alone, collective over b->comm (which may be a subset of the
+ * job's ranks, with b->rank the job's rank): per point (prepare -> warm-up
+ * runs -> fault point, at the first point -> timed runs (run, keep, verify))
+ * -> after_last, corrupt and poison after the last point's last run. Uses
+ * only k->run and k->verify, and of h neither setup_failed, plan, record nor
+ * print. The checks are appended to v (zeroed before the first call; free
+ * with hpcp_checks_free). Returns 0 or an HPCP_EXIT_* status, the same on
+ * every rank of b->comm. */
+int hpcp_harness_loop(const struct hpcp_kernel *k, struct hpcp_bench *b,
+                      const struct hpcp_common *c, const struct hpcp_family_hooks *h,
+                      struct hpcp_checks *v);
+void hpcp_checks_free(struct hpcp_checks *v);
 
 /* --- the commit ------------------------------------------------------------- */
 

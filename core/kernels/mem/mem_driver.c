@@ -1,6 +1,7 @@
 /* Driver of the swept memory kernels: for each point, one copy alone
- * (calibrated to --min-time per sample), then --copies copies at once, the
- * ratio curve, validation and the record. */
+ * (calibrated to --min-time per sample), then --copies copies at once, each
+ * phase through the harness loop (harness.h); the ratio curve, validation
+ * and the record. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,55 +43,147 @@ static double pass_fn(void *ctx, long passes)
     return seconds;
 }
 
-/* One point in one phase: prepare, time `repeat` overlapped samples, verify. */
-static void measure_point(struct pass_ctx *c, const struct mem_phase *ph, double *samples,
-                          long *passes, double *wrong)
+/* One phase on its ranks, as the harness loop sees it: the bench's state
+ * while the loop runs (the kernel's own bench and state are in pass). */
+struct phase_run {
+    struct mem_phase ph;
+    struct pass_ctx pass;
+    struct sweep_results *R;
+    long filler;           /* untimed passes while the slower copies finish */
+    double samples[1000];  /* the point's repetitions (--repeat <= 1000) */
+    double *medians;       /* rank 0 of a many-copy phase: one per copy */
+};
+
+static struct mem_sweep_state *sweep_of(struct hpcp_bench *b)
 {
-    struct mem_sweep_state *s = c->b->state;
-    pass_fn(c, 0);
-    /* The copies make as many passes as the single copy did: the same work. */
-    if (ph->copies == 1)
-        *passes = mem_calibrate(ph, pass_fn, c, s->p.min_time);
-    else
-        MPI_Bcast(passes, 1, MPI_LONG, 0, ph->comm);
-    long filler = *passes / 4 > 0 ? *passes / 4 : 1;
-    for (int r = 0; r < s->p.run.repeat; r++) {
-        double t = mem_overlapped(ph, pass_fn, c, *passes, filler);
-        samples[r] = t / ((double)*passes * s->accesses[s->point]);
-    }
-    double error = 0;
-    if (ph->copies == 1 && s->point == s->npoints - 1 && hpcp_fault_corrupt_words())
-        pass_fn(c, -1); /* test hook: damage the buffer; validation must see it */
-    if (s->p.run.verify)
-        c->k->verify(c->b, &error);
-    *wrong += error;
+    struct phase_run *pr = b->state;
+    return pr->pass.b->state;
 }
 
-static void run_phase(struct pass_ctx *c, int copies, struct sweep_results *R)
+/* The harness's run: one overlapped sample, in seconds per access. */
+static int sample_run(struct hpcp_bench *b, double *seconds)
 {
-    struct mem_sweep_state *s = c->b->state;
-    struct mem_phase ph;
-    double samples[1000], *medians = calloc((size_t)copies, sizeof *medians);
-    mem_phase_begin(&ph, c->b->comm, copies);
-    for (int i = 0; ph.active && i < s->npoints; i++) {
-        s->point = i;
-        measure_point(c, &ph, samples, &R->passes[i], &R->wrong);
-        double median = hpcp_median(samples, s->p.run.repeat);
-        if (copies == 1) {
-            memcpy(R->one + (size_t)i * R->repeat, samples, (size_t)R->repeat * sizeof *samples);
-            R->one_median[i] = median;
-            continue;
-        }
-        MPI_Gather(&median, 1, MPI_DOUBLE, medians, 1, MPI_DOUBLE, 0, ph.comm);
-        double sum = 0, worst = 0;
-        for (int k = 0; ph.rank == 0 && k < copies; k++)
-            sum += medians[k], worst = fmax(worst, medians[k]);
-        R->many_mean[i] = sum / copies;
-        R->many_max[i] = worst;
-        R->ratio[i] = R->one_median[i] > 0 ? R->many_mean[i] / R->one_median[i] : NAN;
+    struct phase_run *pr = b->state;
+    struct mem_sweep_state *s = sweep_of(b);
+    long passes = pr->R->passes[s->point];
+    double t = mem_overlapped(&pr->ph, pass_fn, &pr->pass, passes, pr->filler);
+    *seconds = t / ((double)passes * s->accesses[s->point]);
+    return 0;
+}
+
+/* The kernel's verification; the record sums the wrong words of every
+ * point, phase and rank (the harness keeps the worst rank's per point). */
+static int sample_verify(struct hpcp_bench *b, double *error)
+{
+    struct phase_run *pr = b->state;
+    int rc = pr->pass.k->verify(pr->pass.b, error);
+    pr->R->wrong += *error;
+    return rc;
+}
+
+static int phase_points(struct hpcp_bench *b)
+{
+    return sweep_of(b)->npoints;
+}
+
+/* Prepare point i; the copies make as many passes as the single copy did:
+ * the same work. */
+static int phase_point(struct hpcp_bench *b, int i)
+{
+    struct phase_run *pr = b->state;
+    struct mem_sweep_state *s = sweep_of(b);
+    long *passes = &pr->R->passes[i];
+    s->point = i;
+    pass_fn(&pr->pass, 0);
+    if (pr->ph.copies == 1)
+        *passes = mem_calibrate(&pr->ph, pass_fn, &pr->pass, s->p.min_time);
+    else
+        MPI_Bcast(passes, 1, MPI_LONG, 0, pr->ph.comm);
+    pr->filler = *passes / 4 > 0 ? *passes / 4 : 1;
+    return 0;
+}
+
+static void phase_keep(struct hpcp_bench *b, int rep, int warm, double seconds)
+{
+    struct phase_run *pr = b->state;
+    if (!warm)
+        pr->samples[rep] = seconds;
+}
+
+/* After the point's last sample and its verification: its median, kept
+ * (one copy) or gathered and compared with the single copy's. */
+static void phase_rep_done(struct hpcp_bench *b, int rep, double error)
+{
+    struct phase_run *pr = b->state;
+    struct mem_sweep_state *s = sweep_of(b);
+    struct sweep_results *R = pr->R;
+    int i = s->point, copies = pr->ph.copies;
+    (void)error;
+    if (rep != R->repeat - 1)
+        return;
+    double median = hpcp_median(pr->samples, R->repeat);
+    if (copies == 1) {
+        memcpy(R->one + (size_t)i * R->repeat, pr->samples, (size_t)R->repeat * sizeof(double));
+        R->one_median[i] = median;
+        return;
     }
-    mem_phase_end(&ph);
-    free(medians);
+    MPI_Gather(&median, 1, MPI_DOUBLE, pr->medians, 1, MPI_DOUBLE, 0, pr->ph.comm);
+    double sum = 0, worst = 0;
+    for (int k = 0; pr->ph.rank == 0 && k < copies; k++)
+        sum += pr->medians[k], worst = fmax(worst, pr->medians[k]);
+    R->many_mean[i] = sum / copies;
+    R->many_max[i] = worst;
+    R->ratio[i] = R->one_median[i] > 0 ? R->many_mean[i] / R->one_median[i] : NAN;
+}
+
+/* Test hook: damage the single copy's buffer at the last point; validation
+ * must see it. */
+static void phase_corrupt(struct hpcp_bench *b, uint64_t words)
+{
+    struct phase_run *pr = b->state;
+    (void)words; /* the kernel reads the count itself */
+    if (pr->ph.copies == 1)
+        pass_fn(&pr->pass, -1);
+}
+
+static const struct hpcp_family_hooks phase_hooks = {.keep = phase_keep,
+                                                     .corrupt = phase_corrupt,
+                                                     .rep_done = phase_rep_done,
+                                                     .points = phase_points,
+                                                     .point = phase_point};
+
+/* The phase's ranks run the harness loop over the points with the phase's
+ * communicator; the others never enter it: they reach the fault point, then
+ * sleep in mem_phase_end so that they take no core from a copy. */
+static int run_phase(struct pass_ctx *c, int copies, struct sweep_results *R)
+{
+    struct hpcp_bench *b = c->b;
+    struct mem_sweep_state *s = b->state;
+    struct phase_run pr;
+    struct hpcp_checks v = {NULL, NULL, 0};
+    struct hpcp_kernel sample = *c->k;
+    sample.run = sample_run, sample.verify = sample_verify;
+    memset(&pr, 0, sizeof pr);
+    pr.pass = *c, pr.R = R;
+    int rc = 0;
+    mem_phase_begin(&pr.ph, b->comm, copies);
+    if (pr.ph.active) {
+        struct hpcp_bench pb = {pr.ph.comm, pr.ph.rank, copies, b->si, &pr, c->k};
+        pr.medians = pr.ph.rank == 0 ? calloc((size_t)copies, sizeof *pr.medians) : NULL;
+        if (hpcp_any(pr.ph.comm, pr.ph.rank == 0 && !pr.medians)) {
+            hpcp_error(pr.ph.comm, "mem %s: out of memory", c->k->variant);
+            rc = HPCP_EXIT_RUNTIME;
+        } else {
+            rc = hpcp_harness_loop(&sample, &pb, &s->p.run, &phase_hooks, &v);
+        }
+    } else {
+        hpcp_fault_point(b->rank);
+    }
+    mem_phase_end(&pr.ph);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, b->comm); /* world rank 0 is in every phase */
+    hpcp_checks_free(&v);
+    free(pr.medians);
+    return rc;
 }
 
 static const char *sweep_name(const struct mem_params *p)
@@ -287,11 +380,11 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     if (rc) {
         hpcp_error(b.comm, "cannot allocate the %s buffers", k->variant);
     } else {
-        hpcp_fault_point(b.rank);
-        run_phase(&c, 1, &R);
-        if (R.many)
-            run_phase(&c, s.p.copies, &R);
-        rc = write_record(k, &b, &R);
+        rc = run_phase(&c, 1, &R);
+        if (!rc && R.many)
+            rc = run_phase(&c, s.p.copies, &R);
+        if (!rc)
+            rc = write_record(k, &b, &R);
     }
     k->teardown(&b);
     free(R.one);
