@@ -40,6 +40,9 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
 #define DENSE_OPT_M DENSE_OPT_COUNT
 #define NSPEC (DENSE_OPT_COUNT + 1)
 
+static const char *const dense_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_SEED] = "seed of the generated matrices or vectors",
+};
 static const struct hpcp_cli dense_cli = {
     dense_spec,
     NSPEC,
@@ -49,7 +52,8 @@ static const struct hpcp_cli dense_cli = {
     0,
     1,
     0,
-    42};
+    42,
+    dense_help};
 
 /* Which options each family reads beyond the common ones; the rest are refused by name. */
 static const int dgemm_opts[] = {DENSE_OPT_N, DENSE_OPT_THREADS, -1};

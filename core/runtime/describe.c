@@ -161,6 +161,13 @@ static const char *family_default(const struct merged *m, char *buf, size_t len,
     return table_default(m->spec, m->cli, m->common, buf, len, min);
 }
 
+/* A common option's help in its family's words, where the family gives them. */
+static const char *option_help(const struct merged *m)
+{
+    const char *const *own = m->common >= 0 && m->cli ? m->cli->common_help : NULL;
+    return own && own[m->common] ? own[m->common] : m->spec->help;
+}
+
 static void option(struct hpcp_json *j, const struct merged *m)
 {
     const struct hpcp_optspec *s = m->spec;
@@ -175,7 +182,7 @@ static void option(struct hpcp_json *j, const struct merged *m)
     hpcp_json_bool(j, "default_computed", s->kind != HPCP_OPT_FLAG && !dflt);
     limits(j, s, min);
     choices(j, s->kind == HPCP_OPT_CHOICE || s->kind == HPCP_OPT_LIST ? s->choices : NULL);
-    hpcp_json_string(j, "help", s->help);
+    hpcp_json_string(j, "help", option_help(m));
     hpcp_json_bool(j, "common", m->common >= 0);
     hpcp_json_begin_array(j, "kernels");
     for (int i = 0; i < m->ntakers; i++) {
@@ -286,7 +293,7 @@ static void family(struct hpcp_json *j, const char *name)
 
 static void common_options(struct hpcp_json *j)
 {
-    static const struct hpcp_cli plain = {NULL, 0, HPCP_TAKES_ALL, 0, 0, 0, 0};
+    static const struct hpcp_cli plain = {NULL, 0, HPCP_TAKES_ALL, 0, 0, 0, 0, NULL};
     hpcp_json_begin_array(j, "common_options");
     for (int o = 0; o < HPCP_COMMON_COUNT; o++) {
         struct merged m = {hpcp_common_spec(o), &plain, -1, {NULL}, {NULL}, {NULL}, 0};

@@ -19,7 +19,8 @@ static const struct hpcp_cli cli = {own,
                                     2,
                                     5,
                                     0,
-                                    42};
+                                    42,
+                                    NULL};
 
 static int parse(int argc, char **argv, struct hpcp_optval *v, struct hpcp_common *c, char *err)
 {

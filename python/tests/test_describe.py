@@ -42,6 +42,16 @@ def test_every_option_has_help(described: dict) -> None:
     assert [o["name"] for o in options if not o["help"].strip()] == []
 
 
+def test_a_common_option_says_what_it_means_to_its_family(described: dict) -> None:
+    # congestion's --warmup also runs the congestors first; ra's is the plain one.
+    common = {o["name"]: o["help"] for o in described["common_options"]}
+    helps = {(f["name"], o["name"]): o["help"] for f in described["families"]
+             for o in f["options"] if o["common"]}
+    assert "congestor" in helps[("congestion", "--warmup")]
+    assert helps[("ra", "--warmup")] == common["--warmup"]
+    assert helps[("stream", "--repeat")] != common["--repeat"]
+
+
 def test_kernels_and_options_name_each_other(described: dict) -> None:
     for family in described["families"]:
         options = {o["name"]: o for o in family["options"]}

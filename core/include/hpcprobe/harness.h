@@ -56,6 +56,10 @@ struct hpcp_cli {
     int repeat_min;                   /* 0: 1 */
     int repeat_default, warmup_default; /* repeat_default 0: 1 */
     uint64_t seed_default;
+    /* What a common option means to this family, indexed by HPCP_COMMON_*
+     * (congestion's --warmup also runs congestor rounds first), for
+     * `describe`; NULL, or a NULL entry: the common help. */
+    const char *const *common_help;
 };
 
 /* Parse argv against the family's options followed by the common ones it

@@ -68,6 +68,11 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
 };
 
 #define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
+/* Only beff takes --seed, only pairs --repeat. */
+static const char *const comm_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_REPEAT] = "runs of the whole schedule; the matrix holds each pair's median",
+    [HPCP_COMMON_SEED] = "seed of the random ring orderings",
+};
 static const struct hpcp_cli comm_cli = {spec,
                                          COMM_OPT_COUNT,
                                          HPCP_TAKES(HPCP_COMMON_SEED) |
@@ -75,7 +80,8 @@ static const struct hpcp_cli comm_cli = {spec,
                                          0,
                                          3,
                                          0,
-                                         1};
+                                         1,
+                                         comm_help};
 
 /* Which options each benchmark reads; the others are refused by name. */
 static const int comm_opts[] = {COMM_OPT_SIZES,  COMM_OPT_TIME_PER_SIZE, COMM_OPT_OFF_CACHE,

@@ -53,7 +53,12 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
     (HPCP_TAKES(HPCP_COMMON_WARMUP) | HPCP_TAKES(HPCP_COMMON_SEED) |   \
      HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) | \
      HPCP_TAKES(HPCP_COMMON_QUIET))
-static const struct hpcp_cli cong_cli = {spec, OPT_COUNT, CONG_TAKES, 0, 1, 10, 1};
+static const char *const cong_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_WARMUP] = "untimed canary samples first, and congestor rounds before the "
+                           "canaries start",
+    [HPCP_COMMON_SEED] = "seed of the canaries' random ring",
+};
+static const struct hpcp_cli cong_cli = {spec, OPT_COUNT, CONG_TAKES, 0, 1, 10, 1, cong_help};
 
 static int cong_takes(const struct hpcp_kernel *k, int option)
 {

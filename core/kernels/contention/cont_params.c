@@ -68,7 +68,12 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
                     NULL},
 };
 
-static const struct hpcp_cli cont_cli = {spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1};
+static const char *const cont_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_REPEAT] = "timed repetitions per phase and size",
+    [HPCP_COMMON_WARMUP] = "untimed repetitions before them, per phase and size",
+    [HPCP_COMMON_SEED] = "seed of --pairs rnd's random matching",
+};
+static const struct hpcp_cli cont_cli = {spec, OPT_COUNT, HPCP_TAKES_ALL, 0, 5, 1, 1, cont_help};
 
 #define MEASURING "wocon wicon stress-link equidistant"
 

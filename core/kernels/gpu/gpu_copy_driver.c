@@ -37,7 +37,8 @@ static const struct hpcp_cli copy_cli = {
     0,
     5,
     0,
-    0};
+    0,
+    NULL};
 
 #define MAX_SIZES 40
 #define HOST_PINNED 1

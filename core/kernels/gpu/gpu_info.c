@@ -12,7 +12,7 @@
 /* No options (a table of none: the parser copies from it). */
 static const struct hpcp_optspec no_spec[1] = {
     {"--none", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0, "(no options)", NULL}};
-static const struct hpcp_cli info_cli = {no_spec, 0, 0, 0, 0, 0, 0};
+static const struct hpcp_cli info_cli = {no_spec, 0, 0, 0, 0, 0, 0, NULL};
 
 static void describe(struct hpcp_json *j, const struct hpcp_device_info *d)
 {

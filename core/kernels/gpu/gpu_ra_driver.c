@@ -32,7 +32,8 @@ static const struct hpcp_cli ra_cli = {
     0,
     1,
     0,
-    0};
+    0,
+    NULL};
 
 #define DEFAULT_FRACTION 0.5   /* HPCC: the table takes half of memory */
 /* Streams (one device thread each) per multiprocessor: twice the 2048 threads one can

@@ -32,7 +32,8 @@ static const struct hpcp_cli stream_cli = {
     2,
     10,
     0,
-    0};
+    0,
+    NULL};
 
 #define DEFAULT_FRACTION 0.6
 

@@ -68,9 +68,18 @@ const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT] = {
     (HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |   \
      HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) | \
      HPCP_TAKES(HPCP_COMMON_QUIET))
-static const struct hpcp_cli mem_cli = {mem_option_spec, MEM_OPT_COUNT, MEM_TAKES, 2, 5, 0, 12345};
-static const struct hpcp_cli stream_cli = {
-    mem_option_spec, MEM_OPT_COUNT, MEM_TAKES, 2, 10, 0, 12345};
+static const char *const mem_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_REPEAT] = "timed samples per point, each at least --min-time long",
+    [HPCP_COMMON_SEED] = "seed of the random cycle the chase follows",
+};
+static const char *const stream_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_REPEAT] = "iterations of the four kernels, the first a warm-up left out of the "
+                           "rates (STREAM's NTIMES)",
+};
+static const struct hpcp_cli mem_cli = {mem_option_spec, MEM_OPT_COUNT, MEM_TAKES, 2, 5, 0,
+                                        12345,           mem_help};
+static const struct hpcp_cli stream_cli = {mem_option_spec, MEM_OPT_COUNT, MEM_TAKES, 2, 10, 0,
+                                           12345,           stream_help};
 
 /* Which options each variant reads; the rest are refused by name. */
 static const int stream_opts[] = {MEM_OPT_ARRAY_BYTES, MEM_OPT_THREADS, MEM_OPT_HUGEPAGES, -1};

@@ -92,7 +92,8 @@ const struct hpcp_cli ra_cli = {ra_option_spec,
                                 0,
                                 1,
                                 0,
-                                0};
+                                0,
+                                NULL};
 
 /* The RA_TAKES_* bit an algorithm needs for an option (0: every algorithm
  * takes it): the bits ra_params_check_algorithm refuses by. */
