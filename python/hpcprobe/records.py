@@ -6,7 +6,7 @@ layer and family."""
 import math
 from typing import Any, Dict, Iterable, List, Optional
 
-from hpcprobe.stats import find_series
+from hpcprobe.samples import find_series
 
 Record = Dict[str, Any]
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hpcprobe.sanitize import csv_cell, json_text, plain
-from hpcprobe.stats import headline_summary
+from hpcprobe.samples import headline_summary
 from hpcprobe.units import MICRO, NANO, format_number, format_quantity, scale_for
 from hpcprobe.records import section_of
 

@@ -3,7 +3,7 @@
 import pytest
 from helpers import golden
 
-from hpcprobe.stats import SampleSummary, headline_summary, metric_median, summarize
+from hpcprobe.samples import SampleSummary, headline_summary, metric_median, summarize
 from hpcprobe.units import format_quantity
 
 

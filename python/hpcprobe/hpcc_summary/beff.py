@@ -21,7 +21,7 @@ import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.hpcc_summary.block import decimal
-from hpcprobe.stats import metric_samples
+from hpcprobe.samples import metric_samples
 from hpcprobe.units import GIGA, MICRO
 from hpcprobe.records import finite
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.hpcc_summary.block import decimal, exponent, integer
 from hpcprobe.report.common import last_of as last
-from hpcprobe.stats import metric_median
+from hpcprobe.samples import metric_median
 from hpcprobe.units import GIGA, TERA
 from hpcprobe.records import number, parameter, section_of
 

@@ -4,7 +4,7 @@ StarSTREAM_*): read by the summary, the balance ratios and the memory family's t
 from typing import List, Optional
 
 from hpcprobe.records import Record, numbers
-from hpcprobe.stats import find_series, metric_samples
+from hpcprobe.samples import find_series, metric_samples
 
 STREAM_KERNELS = ("copy", "scale", "add", "triad")
 

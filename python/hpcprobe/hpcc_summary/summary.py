@@ -39,7 +39,7 @@ from hpcprobe.hpcc_summary.beff import beff_summary_entries
 from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
 from hpcprobe.records import number
 from hpcprobe.sanitize import plain
-from hpcprobe.stats import metric_median
+from hpcprobe.samples import metric_median
 from hpcprobe.records import section_of
 
 Record = Dict[str, Any]

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import metric_samples
+from hpcprobe.samples import metric_samples
 from hpcprobe.records import number
 from hpcprobe.units import GIGA, NANO, format_number
 from hpcprobe.records import parameter, section_of

@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Table
 from hpcprobe.report.common import Record, plain, section_of
-from hpcprobe.stats import find_metric, find_series, metric_samples
+from hpcprobe.samples import find_metric, find_series, metric_samples
 from hpcprobe.records import finite, number
 from hpcprobe.units import MICRO, NANO, format_number, scale_for
 

@@ -16,7 +16,7 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 
 from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.report.common import Record, last_of, number, of_benchmark, parameter, section_of
-from hpcprobe.stats import metric_median
+from hpcprobe.samples import metric_median
 from hpcprobe.suite.step import SuiteStep
 
 BUDGET_S = 600.0

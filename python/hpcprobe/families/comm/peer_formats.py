@@ -25,7 +25,7 @@ from hpcprobe.records import number
 from hpcprobe.records import series_points
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import find_series
+from hpcprobe.samples import find_series
 
 Record = Dict[str, Any]
 MICRO_PER_S = 1e6

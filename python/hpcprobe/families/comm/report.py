@@ -23,7 +23,7 @@ from hpcprobe.report.common import (Record, newest_first, number, of_benchmark, 
                                     ranks, section_of, verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import Curve, FigureSink
-from hpcprobe.stats import metric_samples
+from hpcprobe.samples import metric_samples
 from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
 MAX_CONFIGS = 2      # comm configurations drawn, the newest

@@ -17,7 +17,7 @@ from hpcprobe.tables import titled_table
 from hpcprobe.records import number, numbers
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import metric_samples
+from hpcprobe.samples import metric_samples
 from hpcprobe.units import GIGA, MEGA, MICRO, MISSING, binary_size
 from hpcprobe.tables import cell
 

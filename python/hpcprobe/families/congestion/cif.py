@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from hpcprobe.report.common import parameter, section_of
-from hpcprobe.stats import find_metric
+from hpcprobe.samples import find_metric
 from hpcprobe.records import numbers
 
 Record = Dict[str, Any]

@@ -13,7 +13,7 @@ from rich.console import RenderableType
 from hpcprobe.report.common import number, parameter, section_of
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import find_series, metric_samples
+from hpcprobe.samples import find_series, metric_samples
 from hpcprobe.records import numbers
 from hpcprobe.units import GIGA, MICRO, MISSING, binary_size, format_number
 from hpcprobe.tables import cell, titled_table

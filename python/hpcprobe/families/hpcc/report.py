@@ -20,7 +20,7 @@ from hpcprobe.report.common import (Record, int_parameter, newest_first, of_benc
                                     plain, ranks, verdict_cell)
 from hpcprobe.report.registry import ReportSection
 from hpcprobe.report.plots import FigureSink
-from hpcprobe.stats import metric_median
+from hpcprobe.samples import metric_median
 from hpcprobe.units import GIGA, format_number
 
 MAX_P_COLUMNS = 6    # HPCC tables side by side, the most ranks

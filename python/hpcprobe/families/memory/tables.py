@@ -19,7 +19,7 @@ from rich.console import RenderableType
 
 from hpcprobe.sanitize import plain
 from hpcprobe.show import verdict_text
-from hpcprobe.stats import find_series
+from hpcprobe.samples import find_series
 from hpcprobe.records import number
 from hpcprobe.units import GIGA, MISSING, NANO, binary_size
 from hpcprobe.records import parameter, section_of

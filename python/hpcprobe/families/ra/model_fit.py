@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from hpcprobe.stats import metric_samples
+from hpcprobe.samples import metric_samples
 from hpcprobe.units import GIGA
 from hpcprobe.records import number, section_of
 

@@ -36,7 +36,7 @@ from hpcprobe.launching import LaunchContext, stderr_line, stdout_console
 from hpcprobe.records import number
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.sanitize import plain
-from hpcprobe.stats import metric_median
+from hpcprobe.samples import metric_median
 from hpcprobe.units import GIGA, MICRO, format_number
 from hpcprobe.records import section_of
 

@@ -1,4 +1,6 @@
-"""Summaries of a metric's samples (one sample per timed repetition)."""
+"""Summaries of a metric's samples (one sample per timed repetition): count, min, median
+and max. The robust statistics of `compare` and `report` (median and MAD, intervals,
+modes) are analysis/stats.py's."""
 
 import statistics
 from dataclasses import dataclass
