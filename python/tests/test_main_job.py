@@ -19,7 +19,6 @@ import pytest
 from browser import chromium, visit
 from helpers import golden, run_hpcprobe
 
-from hpcprobe.families.memory.headline import level_sizes
 from hpcprobe.suite.headline import SUBSYSTEMS, Figure, change, headline_rows
 from hpcprobe.suite.main_job import hpl_order, main_steps, ra_log2
 from hpcprobe.results import read_records
@@ -198,15 +197,6 @@ def test_randomaccess_tables_follow_the_cache_and_the_memory():
     assert ra_log2([stream], 2) == 25           # 8 x 32 MiB = 256 MiB = 2^25 words
     small = dict(stream, metadata={"memory_bytes_per_node": 1e9, "hosts": ["a"]})
     assert ra_log2([small], 2) == 22            # 2 x 8 x 2^22 words <= 1 GB / 8
-
-
-def test_the_latency_levels_come_from_the_record_caches():
-    xs = [float(1 << k) for k in range(12, 29)]
-    record = {"parameters": {"cache_l1d_bytes": 32768, "cache_l2_bytes": 1 << 20,
-                             "cache_l3_bytes": 32 << 20},
-              "series": [{"name": "time_per_access_one", "x": xs, "y": xs}]}
-    assert level_sizes(record) == [("L1", 8192.0), ("L2", 262144.0), ("L3", 8388608.0),
-                                   ("DRAM", float(1 << 28))]
 
 
 def test_the_steps_need_two_ranks_for_the_interconnect_only():

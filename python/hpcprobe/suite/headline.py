@@ -6,6 +6,7 @@ Families say which figures their records give (Family.headline, families/*/headl
 this layer only holds the figures, compares two runs and lays out the table, so that it
 imports no family."""
 
+import math
 import statistics
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -38,9 +39,14 @@ class Figure:
     verdict: str
     higher_is_better: bool = True
     best_of: bool = False  # the best sample, not the median (STREAM's convention)
+    # What the value cell says of a figure with no samples (a cache level the latency
+    # sweep did not find: "not seen"); such a figure is never compared.
+    shown: str = ""
 
     @property
     def value(self) -> float:
+        if not self.samples:
+            return math.nan
         if self.best_of:
             return max(self.samples) if self.higher_is_better else min(self.samples)
         return statistics.median(self.samples)
@@ -127,7 +133,7 @@ class Change:
 def change(now: Figure, before: Figure) -> Optional[Change]:
     """None when the earlier value is 0 or the units differ; `moved` when the ratio is
     further from 1 than the larger spread of the two (at least MIN_MOVE)."""
-    if not before.value or now.unit != before.unit:
+    if not (now.samples and before.samples) or not before.value or now.unit != before.unit:
         return None
     ratio = now.value / before.value
     allowed = max(MIN_MOVE, now.spread or 0.0, before.spread or 0.0)
@@ -162,7 +168,7 @@ def headline_rows(figures: Sequence[Figure],
     moved beyond its spread."""
     rows, group = [], None
     for figure in ordered(figures):
-        value, unit = _value_text(figure)
+        value, unit = _value_text(figure) if figure.samples else (figure.shown or "—", "")
         spread = "—" if figure.spread is None else f"±{100 * figure.spread:.2g} %"
         row = [figure.subsystem if figure.subsystem != group else "", plain(figure.label),
                value, unit, figure.verdict, spread]

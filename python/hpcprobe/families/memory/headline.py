@@ -1,23 +1,23 @@
 """Memory on the run's headline: STREAM Triad on one core and on every core at once (the
-best iteration, STREAM's convention), the ratio of the two, and the load latency at one
-working set in each cache level and in DRAM, the levels taken from the caches the record
-found (sysfs)."""
+best iteration, STREAM's convention), the ratio of the two, and the load latency of each
+plateau the latency sweep found, named for the cache it stands for (the sysfs cache
+nearest to it, as the plateau table names them), and DRAM's; a cache sysfs lists that no
+plateau stood for is shown as not seen, never as a latency (issue 40: a DRAM-like time
+had been labelled L3 from the size sysfs gave)."""
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence, Tuple
 
-from hpcprobe.suite.headline import Figure, metric_figure, point_figure, series_xs, worst_verdict
-from hpcprobe.units import binary_size
+from hpcprobe.families.memory.tables import cache_names, sysfs_caches
+from hpcprobe.records import series_points
 from hpcprobe.report.common import Record, last_of, number, parameter, ranks
+from hpcprobe.suite.headline import Figure, metric_figure, record_verdict, worst_verdict
+from hpcprobe.units import binary_size
 
 GROUP = "memory"
-LATENCY_CURVE = "time_per_access_one"  # one copy alone: the latency, not the contention
-CACHE_LEVELS = (("L1", "cache_l1d_bytes"), ("L2", "cache_l2_bytes"), ("L3", "cache_l3_bytes"))
-# A level's working set: at most a quarter of it (half of a 32 MiB L3 already missed to
-# DRAM a third of the time on the 2-core VM of docs/benchmarks.md: 88 ns against 17 ns at
-# a quarter), and above the level below.
-LEVEL_SHARE = 4
-# A working set counts as DRAM once it is this many times the last level's size.
-DRAM_OVER_LLC = 4
+PLATEAUS = "plateau_latency"  # the sweep's plateaus: largest working set on each, latency
+# The last plateau is DRAM's, as the sweep and its plateau table say, when it reaches past
+# the largest cache; a sweep that stops sooner (a tiny run) ends on a cache.
+NOT_SEEN = "not seen"
 
 
 def _stream(records: Sequence[Record]) -> List[Figure]:
@@ -39,35 +39,40 @@ def _stream(records: Sequence[Record]) -> List[Figure]:
     return figures
 
 
-def level_sizes(record: Record) -> List[tuple]:
-    """(level, working set) for each cache level the record names and DRAM: the largest
-    swept working set within a quarter of the level and above the level below; DRAM's the
-    largest swept, if it is DRAM_OVER_LLC times the last level."""
-    xs = sorted(series_xs(record, LATENCY_CURVE))
-    chosen, below = [], 0.0
-    for level, name in CACHE_LEVELS:
-        size = number(parameter(record, name))
-        if not size:
-            continue
-        inside = [x for x in xs if below < x <= size / LEVEL_SHARE]
-        if inside:
-            chosen.append((level, inside[-1]))
-        below = size
-    if xs and below and xs[-1] >= DRAM_OVER_LLC * below:
-        chosen.append(("DRAM", xs[-1]))
-    return chosen
+def latency_levels(record: Record) -> List[Tuple[str, str, Optional[float]]]:
+    """(key, label, latency) of each plateau, smallest first: named for the sysfs cache it
+    stands for, else by its number; DRAM's last; then each sysfs cache no plateau stood
+    for, with latency None (not seen)."""
+    plateaus = sorted((x, y) for x, y in series_points(record, PLATEAUS).items()
+                      if y is not None and x > 0)
+    caches = sysfs_caches(record)
+    largest = max((size for _, size in caches), default=0.0)
+    dram = bool(plateaus) and largest > 0 and plateaus[-1][0] > largest
+    on_caches = plateaus[:-1] if dram else plateaus
+    names = cache_names([size for size, _ in on_caches], caches)
+    levels = []
+    for index, ((size, latency), cache) in enumerate(zip(on_caches, names)):
+        levels.append((f"latency.{cache[0]}", f"load latency, {cache[0]} (plateau to "
+                       f"{binary_size(size)})", latency) if cache else
+                      (f"latency.plateau{index + 1}", f"load latency, plateau {index + 1} "
+                       f"(to {binary_size(size)}; no sysfs cache)", latency))
+    if dram:
+        levels.append(("latency.DRAM", f"load latency, DRAM (plateau to "
+                       f"{binary_size(plateaus[-1][0])})", plateaus[-1][1]))
+    seen = set(cache for cache in names if cache)
+    levels += [(f"latency.{level}", f"load latency, {level} ({binary_size(size)} by sysfs)",
+                None) for level, size in caches if (level, size) not in seen]
+    return levels
 
 
 def _latency(records: Sequence[Record]) -> List[Figure]:
     record = last_of(records, "mem", "latency")
     if record is None:
         return []
-    figures = []
-    for level, size in level_sizes(record):
-        figures.append(point_figure(record, GROUP, f"latency.{level}",
-                                    f"load latency, {level} ({binary_size(size)})",
-                                    LATENCY_CURVE, size, "s", higher_is_better=False))
-    return [figure for figure in figures if figure is not None]
+    verdict = record_verdict(record)
+    return [Figure(GROUP, key, label, "s", () if latency is None else (latency,), verdict,
+                   higher_is_better=False, shown=NOT_SEEN)
+            for key, label, latency in latency_levels(record)]
 
 
 def memory_headline(records: Sequence[Record]) -> List[Figure]:
