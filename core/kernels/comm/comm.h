@@ -166,6 +166,10 @@ float comm_reduce_sum(int ranks, size_t j, long iteration);
 int comm_begin(struct comm_params *p, const char *bench, const char *variant, int argc, char **argv,
                const struct hpcp_sysinfo *si, int min_ranks, const char *why, MPI_Comm *work,
                char *note, size_t notelen);
+/* The bench of a kernel run on `work` (the placed ranks of comm_begin), with
+ * its rank and size there and the family's `state`. */
+struct hpcp_bench comm_bench(MPI_Comm work, const struct hpcp_sysinfo *si, void *state,
+                             const struct hpcp_kernel *k);
 /* The end of a comm family's record hook, every rank of `comm` once rank 0
  * has built r: the placement counters, then on rank 0 a failed validation
  * said on stderr (the harness appends, prints and frees). */

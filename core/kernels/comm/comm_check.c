@@ -84,6 +84,15 @@ int comm_begin(struct comm_params *p, const char *bench, const char *variant, in
     return rc ? rc : comm_place_apply(&p->place, MPI_COMM_WORLD, work, note, notelen);
 }
 
+struct hpcp_bench comm_bench(MPI_Comm work, const struct hpcp_sysinfo *si, void *state,
+                             const struct hpcp_kernel *k)
+{
+    struct hpcp_bench b = {work, 0, 0, si, state, k};
+    MPI_Comm_rank(work, &b.rank);
+    MPI_Comm_size(work, &b.ranks);
+    return b;
+}
+
 void comm_record_done(struct hpcp_record *r, MPI_Comm comm, const struct comm_params *p)
 {
     int rank;

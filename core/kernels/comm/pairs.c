@@ -455,9 +455,7 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
         struct pairs_state s;
         memset(&s, 0, sizeof s);
         s.p = &p, s.note = note;
-        struct hpcp_bench b = {work, 0, 0, si, &s, k};
-        MPI_Comm_rank(work, &b.rank);
-        MPI_Comm_size(work, &b.ranks);
+        struct hpcp_bench b = comm_bench(work, si, &s, k);
         struct hpcp_common c = p.run;
         c.warmup = 0, c.verify = 1;
         rc = hpcp_harness_run(k, &b, &c, &pairs_hooks);
