@@ -33,6 +33,16 @@ def stand_in_bench(path: Path) -> Path:
     return path
 
 
+def made_up_option(name: str, help_text: str, kernels, default: str, high: int):
+    """An int option from 1 to `high` that the test adds to a description, taken by
+    `kernels` (their ids): what a new option in a C table would describe."""
+    from hpcprobe import describe
+    return describe.Option(
+        name=name, type="int", grammar="a whole number in decimal", default=default,
+        default_computed=False, min=1, max=high, min_exclusive=False, max_exclusive=False,
+        count_max=None, choices=None, help=help_text, common=False, kernels=tuple(kernels))
+
+
 def record_of(name: str) -> Record:
     """A fresh copy of the hand-written record data/<name>.json."""
     return copy.deepcopy(json.loads((DATA / f"{name}.json").read_text()))

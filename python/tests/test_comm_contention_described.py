@@ -7,6 +7,7 @@ test_described_options.py.)"""
 import dataclasses
 
 import pytest
+from helpers import made_up_option
 
 from hpcprobe import describe
 from hpcprobe.cli import main, parse_arguments
@@ -63,11 +64,8 @@ def _with_additions(loaded: describe.Description) -> describe.Description:
     comm, contention = loaded.family("comm"), loaded.family("contention")
     pingpong = comm.kernels_of("pingpong")[0]
     ring = dataclasses.replace(pingpong, id="ring/imb", variant="ring")
-    widget = describe.Option(
-        name="--widget-count", type="int", grammar="a whole number in decimal", default="2",
-        default_computed=False, min=1, max=8, min_exclusive=False, max_exclusive=False,
-        count_max=None, choices=None, help="widgets per burst, made up by the test",
-        common=False, kernels=("wocon/pingpong",))
+    widget = made_up_option("--widget-count", "widgets per burst, made up by the test",
+                            ("wocon/pingpong",), "2", 8)
     kernels = tuple(dataclasses.replace(k, options=k.options + (widget.name,))
                     if k.variant == "wocon" else k for k in contention.kernels)
     families = dict(loaded.families)

@@ -6,6 +6,7 @@ description needs no Python edit. (Parser and help: test_described_options.py.)"
 import dataclasses
 
 import pytest
+from helpers import made_up_option
 
 from hpcprobe import describe
 from hpcprobe.cli import main, parse_arguments
@@ -122,11 +123,8 @@ def test_one_variant_is_taken_when_there_is_one(description):
 
 def _with_a_new_hpl_option(loaded: describe.Description) -> describe.Description:
     hpl = loaded.family("hpl")
-    depth = describe.Option(
-        name="--panel-depth", type="int", grammar="a whole number in decimal", default="3",
-        default_computed=False, min=1, max=9, min_exclusive=False, max_exclusive=False,
-        count_max=None, choices=None, help="panel depth, made up by the test", common=False,
-        kernels=tuple(k.id for k in hpl.kernels))
+    depth = made_up_option("--panel-depth", "panel depth, made up by the test",
+                           tuple(k.id for k in hpl.kernels), "3", 9)
     kernels = tuple(dataclasses.replace(k, options=k.options + (depth.name,))
                     for k in hpl.kernels)
     families = dict(loaded.families)

@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from helpers import made_up_option
 
 from hpcprobe import describe
 from hpcprobe.cli import build_parser, main, parse_arguments
@@ -81,11 +82,8 @@ def test_the_help_shows_each_described_options_help(description, capsys, name):
 def _with_widgets(loaded: describe.Description) -> describe.Description:
     """The description with an option only gpu copy takes and a new gpu variant."""
     gpu = loaded.family("gpu")
-    widget = describe.Option(
-        name="--widget-count", type="int", grammar="a whole number in decimal", default="2",
-        default_computed=False, min=1, max=8, min_exclusive=False, max_exclusive=False,
-        count_max=None, choices=None, help="widgets per copy, made up by the test",
-        common=False, kernels=("copy/all", "burst/fast"))
+    widget = made_up_option("--widget-count", "widgets per copy, made up by the test",
+                            ("copy/all", "burst/fast"), "2", 8)
     burst = describe.Kernel("burst/fast", "burst", "fast", "a kernel the test adds",
                             ("--device", "--widget-count"), {})
     kernels = tuple(dataclasses.replace(k, options=k.options + ("--widget-count",))
@@ -165,11 +163,8 @@ def test_ra_help_lists_every_option_of_every_ra_kernel(description, capsys):
 def _with_an_ra_algorithm(loaded: describe.Description) -> describe.Description:
     """ra with a made-up `ra mpi` algorithm taking a made-up option."""
     ra = loaded.family("ra")
-    hop = describe.Option(
-        name="--hop-limit", type="int", grammar="a whole number in decimal", default="3",
-        default_computed=False, min=1, max=9, min_exclusive=False, max_exclusive=False,
-        count_max=None, choices=None, help="hops per update, made up by the test",
-        common=False, kernels=("mpi/butterfly",))
+    hop = made_up_option("--hop-limit", "hops per update, made up by the test",
+                         ("mpi/butterfly",), "3", 9)
     reference = ra.kernels_of("mpi", "reference")[0]
     butterfly = dataclasses.replace(reference, id="mpi/butterfly", algorithm="butterfly",
                                     summary="a kernel the test adds",

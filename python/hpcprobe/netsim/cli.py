@@ -6,7 +6,7 @@ neither family imports the other: a family adds its own patterns through
 add_simulate_parser's `extra_patterns` and checks and runs them itself."""
 
 import argparse
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Sequence, Tuple
 
 from hpcprobe import describe
 from hpcprobe.cli_grammars import argparse_type, expand_sizes, metavar
@@ -79,7 +79,7 @@ def add_simulate_parser(subparsers, extra_patterns: Sequence[str] = ()) -> CliPa
                         metavar="S", help="a fixed delay per hop (default 0, as eq. 1)")
     _add_described(parser, "seed", "wicon-rnd: ", int, "1", "the matching's seed")
     _add_described(parser, "axis", "stress-link, equidistant, wicon-nn-torus: ", int)
-    _add_described(parser, "distance", "equidistant: ", _distances)
+    _add_described(parser, "distance", "equidistant: ", distance_list)
     _add_described(parser, "max_pairs", "stress-link: ", int)
     _add_described(parser, "lookahead", "ra-*: ", int, "1024", "updates per rank per step")
     _add_described(parser, "grid", "ra-torus: ", _shape, "as MPI_Dims_create",
@@ -88,10 +88,6 @@ def add_simulate_parser(subparsers, extra_patterns: Sequence[str] = ()) -> CliPa
                         help="contention records to put beside their prediction")
     parser.add_argument("--json", action="store_true", help="one JSON object")
     return parser
-
-
-def _distances(text: str) -> List[int]:
-    return distance_list(text)
 
 
 def _shape(text: str) -> Tuple[int, ...]:
