@@ -176,3 +176,15 @@ def test_the_suite_sized_from_an_hpccinf_and_from_memory(tmp_path):
 def test_ranks_without_np(argv, ranks):
     args = parse_arguments(argv)
     assert default_np(args, describe.family(args.command), 8) == ranks
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["--n", "-5"], "--n must be a whole number >= 1, not '-5'"),
+    (["--nb", "0"], "--nb must be a whole number >= 1, not '0'"),
+    (["--memory-fraction", "2"], "--memory-fraction must be a number > 0 and <= 0.9, not '2'"),
+])
+def test_run_sizing_values_are_refused_before_the_suite_launches(argv, line):
+    # The bench reads --n and --nb as text: hpcprobe checks them before any step runs.
+    with pytest.raises(UsageError) as refused:
+        parse_arguments(["run", "--suite", "hpcc", *argv])
+    assert refused.value.message == line

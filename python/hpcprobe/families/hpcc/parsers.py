@@ -8,19 +8,20 @@ from typing import Any, Callable, List
 from hpcprobe import describe
 from hpcprobe.cli_described import add_algo_option, add_described_options, add_variant_argument
 from hpcprobe.cli_grammars import argparse_type, metavar
-from hpcprobe.cli_types import CliParser, add_launch_options, choice
+from hpcprobe.cli_types import CliParser, add_launch_options, choice, positive_int
 from hpcprobe.errors import UsageError
 from hpcprobe.families.hpcc.options import HPCC_HELP, default_np_text, foreign_options
 
 CONFIG_ACTIONS = ("import-hpccinf",)
 # `run --suite hpcc` sizing options that are HPL's (attribute, what they do to the suite,
-# the value's type): their flags, grammars and limits are the bench's hpl options
-# (describe.py). HPCC sizes every test from N.
-HPL_SIZING = (("n", "HPL's matrix order, which sizes every test", int),
-              ("nb", "block size of HPL and PTRANS (default 192)", int),
-              ("grid", "process grid (P*Q = --np)", str),
+# the value's parser by option name): their flags, grammars and limits are the bench's hpl
+# options (describe.py). HPCC sizes every test from N; the bench reads --n and --nb as
+# free text, so hpcprobe checks them itself before the suite launches anything.
+HPL_SIZING = (("n", "HPL's matrix order, which sizes every test", positive_int),
+              ("nb", "block size of HPL and PTRANS (default 192)", positive_int),
+              ("grid", "process grid (P*Q = --np)", lambda name: str),
               ("memory_fraction", "N from this fraction of the available memory (default 0.25)",
-               float))
+               lambda name: float))
 # hpcprobe's own sizing sources (attribute, option).
 HPCC_FILES = (("hpccinf", "--hpccinf"), ("config", "--config"))
 
@@ -57,8 +58,9 @@ def hpl_option(dest: str) -> describe.Option:
     return describe.family("hpl").option(dest)
 
 
-def _typed(option: describe.Option, convert: Callable[[str], Any]) -> Callable[[str], Any]:
-    check = argparse_type(option, option.min, option.max)
+def _typed(option: describe.Option,
+           parser_of: Callable[[str], Callable[[str], Any]]) -> Callable[[str], Any]:
+    check, convert = argparse_type(option, option.min, option.max), parser_of(option.name)
     return lambda text: convert(check(text))
 
 
@@ -69,10 +71,10 @@ def suite_options(args: argparse.Namespace) -> List[str]:
 
 
 def add_hpcc_suite_options(run: CliParser) -> None:
-    for dest, about, convert in HPL_SIZING:
+    for dest, about, parser_of in HPL_SIZING:
         option = hpl_option(dest)
         run.add_argument(option.name, dest=option.dest, metavar=metavar(option),
-                         type=_typed(option, convert), help=f"hpcc: {about}")
+                         type=_typed(option, parser_of), help=f"hpcc: {about}")
     run.add_argument("--hpccinf", metavar="FILE", help="hpcc: N, NB and grid from hpccinf.txt")
     run.add_argument("--config", metavar="FILE",
                      help="hpcc: the sizing written by 'hpcprobe config import-hpccinf'")
