@@ -47,40 +47,63 @@ static int count_cpus(const char *list)
     return n;
 }
 
-void hpcp_caches_read(struct hpcp_caches *c)
+int hpcp_cache_levels(struct hpcp_cache_level *out, int max)
 {
-    memset(c, 0, sizeof *c);
-    int llc_level = 0, llc_share = 1;
-    uint64_t llc = 0;
-    for (int i = 0; i < 16; i++) {
+    int n = 0;
+    for (int i = 0; i < 16 && n < max; i++) {
         char dir[128], level[16], type[32], size[32], shared[256] = "";
         snprintf(dir, sizeof dir, "/sys/devices/system/cpu/cpu0/cache/index%d", i);
         if (read_line(dir, "level", level, sizeof level) ||
             read_line(dir, "type", type, sizeof type) || read_line(dir, "size", size, sizeof size))
             break;
-        read_line(dir, "shared_cpu_list", shared, sizeof shared);
-        int lv = 0;
-        sscanf(level, "%d", &lv);
-        uint64_t bytes = parse_cache_size(size);
         if (strcmp(type, "Instruction") == 0)
             continue;
-        if (lv == 1)
-            c->l1d = bytes;
-        else if (lv == 2)
-            c->l2 = bytes;
-        else if (lv == 3)
-            c->l3 = bytes;
-        if (lv > llc_level)
-            llc_level = lv, llc = bytes, llc_share = count_cpus(shared);
+        read_line(dir, "shared_cpu_list", shared, sizeof shared);
+        int lv = 0, by = count_cpus(shared);
+        sscanf(level, "%d", &lv);
+        out[n++] = (struct hpcp_cache_level){lv, parse_cache_size(size), by > 0 ? by : 1};
     }
-    /* The node has (its CPUs / CPUs per last-level cache) such caches. */
-    long online = 0;
-    FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+    return n;
+}
+
+static int count_file(const char *path)
+{
     char buf[256];
-    if (f && fgets(buf, sizeof buf, f))
-        online = count_cpus(buf);
+    FILE *f = fopen(path, "r");
+    int n = f && fgets(buf, sizeof buf, f) ? count_cpus(buf) : 0;
     if (f)
         fclose(f);
-    int caches = llc_share > 0 && online >= llc_share ? (int)(online / llc_share) : 1;
-    c->llc_per_node = llc * (uint64_t)caches;
+    return n;
+}
+
+int hpcp_cpus_online(void)
+{
+    return count_file("/sys/devices/system/cpu/online");
+}
+
+int hpcp_numa_domains(void)
+{
+    return count_file("/sys/devices/system/node/online");
+}
+
+void hpcp_caches_read(struct hpcp_caches *c)
+{
+    struct hpcp_cache_level lv[8];
+    int n = hpcp_cache_levels(lv, 8);
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < n; i++) {
+        uint64_t *slot = lv[i].level == 1   ? &c->l1d
+                         : lv[i].level == 2 ? &c->l2
+                         : lv[i].level == 3 ? &c->l3
+                                            : NULL;
+        if (slot)
+            *slot = lv[i].bytes;
+    }
+    if (n == 0)
+        return;
+    /* The node has (its CPUs / CPUs per last-level cache) such caches. */
+    const struct hpcp_cache_level *llc = &lv[n - 1];
+    int online = hpcp_cpus_online();
+    int caches = online >= llc->shared_by ? online / llc->shared_by : 1;
+    c->llc_per_node = llc->bytes * (uint64_t)caches;
 }

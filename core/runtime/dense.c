@@ -19,6 +19,7 @@ void dense_record_common(struct hpcp_record *r, const struct dense_params *p)
 {
     hpcp_record_param_int(r, "repeat", p->run.repeat);
     hpcp_record_param_int(r, "seed", (long long)p->run.seed);
-    hpcp_record_param_string(r, "size_rule", p->size_from_option ? "option" : "memory_fraction");
+    hpcp_record_param_string(r, "size_rule", p->size_rule);
+    hpcp_record_param_double(r, "memory_cap", p->run.memory_cap);
     hpcp_record_param_double(r, "memory_fraction", p->fraction);
 }

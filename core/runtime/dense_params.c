@@ -33,6 +33,11 @@ static const struct hpcp_optspec dense_spec[DENSE_OPT_COUNT + 1] = {
                                    "size from F of the available memory", "0.25"},
     [DENSE_OPT_THREADS] =
         OPT("--threads", HPCP_OPT_INT, 1, 1024, NULL, "BLAS threads per rank", "1"),
+    [DENSE_OPT_SIZE_RULE] = OPT("--size-rule", HPCP_OPT_CHOICE, 0, 0, "memory|caches",
+                                "points without --log2/--m: as HPCC, from --memory-fraction of "
+                                "the memory; or a power of two >= 4x each rank's share of the "
+                                "caches (docs/sizing.md)",
+                                "memory"),
     /* --m: fft points, a power of two (an alternative to --log2) */
     [DENSE_OPT_COUNT] = OPT("--m", HPCP_OPT_STRING, 0, 0, NULL,
                             "M points, a power of two (an alternative to --log2)", NULL),
@@ -48,7 +53,7 @@ static const struct hpcp_cli dense_cli = {
     NSPEC,
     HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |
         HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) |
-        HPCP_TAKES(HPCP_COMMON_QUIET),
+        HPCP_TAKES(HPCP_COMMON_QUIET) | HPCP_TAKES(HPCP_COMMON_MEMORY_CAP),
     0,
     1,
     0,
@@ -60,7 +65,7 @@ static const int dgemm_opts[] = {DENSE_OPT_N, DENSE_OPT_THREADS, -1};
 static const int hpl_opts[] = {DENSE_OPT_N,         DENSE_OPT_NB,      DENSE_OPT_GRID,
                                DENSE_OPT_LOOKAHEAD, DENSE_OPT_THREADS, -1};
 static const int ptrans_opts[] = {DENSE_OPT_N, DENSE_OPT_NB, DENSE_OPT_GRID, -1};
-static const int fft_opts[] = {DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, -1};
+static const int fft_opts[] = {DENSE_OPT_LOG2, DENSE_OPT_M, DENSE_OPT_FFT, DENSE_OPT_SIZE_RULE, -1};
 static const int common_opts[] = {DENSE_OPT_MEMORY_FRACTION, -1};
 
 int dense_have_fftw(void)
@@ -167,24 +172,24 @@ static int floor_log2(double x)
     return k;
 }
 
-/* Sizes when no --n/--log2 was given: from the memory fraction, as HPCC from HPL's N. */
-static void size_from_memory(struct dense_params *p, const struct hpcp_sysinfo *si)
+/* Sizes when no --n/--log2 was given: the sizing layer's rule (HPCC's from
+ * the memory fraction, or fft's from the caches), the same on every rank. */
+static void size_by_rule(struct dense_params *p, const struct hpcp_sysinfo *si)
 {
-    const char *f = p->family;
-    double total = p->fraction * (double)si->memory_available_min_node * si->nodes;
-    if (!strcmp(f, "hpl") || !strcmp(f, "ptrans")) {
-        long long n = (long long)sqrt(total / 8.0);
-        n -= n % p->nb;
-        p->n = n < p->nb ? p->nb : n;
-        if (!strcmp(f, "ptrans"))
-            p->n = p->n / 2 > 0 ? p->n / 2 : 1; /* HPCC: PTRANS on half of HPL's order */
-    } else if (!strcmp(f, "dgemm")) {
-        p->n = (long long)sqrt(p->proc_bytes / 8.0 / 3.0); /* HPCC: three matrices */
-    } else if (!strcmp(p->variant, "mpi")) {
-        p->log2 = floor_log2(p->proc_bytes / 16.0 / 4.0) + floor_log2(si->ranks);
-    } else {
-        p->log2 = floor_log2(p->proc_bytes / 16.0 / 2.0); /* HPCC: two vectors */
-    }
+    struct hpcp_sized s;
+    int fft = !strcmp(p->family, "fft"), mpi = !strcmp(p->variant, "mpi");
+    int copies = !strcmp(p->variant, "single") ? 1 : si->ranks_per_node_max;
+    if (fft && p->size_by_caches)
+        hpcp_size_fft_caches(&p->node, copies, mpi, p->run.memory_cap, &s);
+    else
+        hpcp_size_dense_memory(&p->node, p->family, p->variant, p->fraction, p->nb, &s);
+    long long value = (long long)s.value;
+    MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (fft)
+        p->log2 = (int)value;
+    else
+        p->n = value;
+    hpcp_copy_truncated(p->size_rule, sizeof p->size_rule, s.rule);
 }
 
 /* Bytes the largest rank allocates. */
@@ -210,20 +215,12 @@ static double bytes_needed(const struct dense_params *p, int ranks)
 static int check_memory(const struct dense_params *p, const struct hpcp_sysinfo *si, char *err,
                         size_t errlen)
 {
-    int single = !strcmp(p->variant, "single");
-    int on_node = single ? 1 : si->ranks_per_node_max;
-    double need = bytes_needed(p, si->ranks), avail = (double)si->memory_available_min_node;
-    if (avail <= 0 || need * on_node <= 0.9 * avail)
-        return 0;
-    char a[32], b[32];
-    const char *what = !strcmp(p->family, "fft") ? "--log2/--m" : "--n";
-    snprintf(err, errlen,
-             "%s %s needs %s per rank with %d rank%s on a node, more than the "
-             "memory available (%s); allowed: a smaller %s that fits in 90%% of it, or none "
-             "(sized from --memory-fraction)",
-             p->family, p->variant, hpcp_format_bytes(need, a, sizeof a), on_node,
-             on_node == 1 ? "" : "s", hpcp_format_bytes(avail, b, sizeof b), what);
-    return -1;
+    int on_node = !strcmp(p->variant, "single") ? 1 : si->ranks_per_node_max;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %s", p->family, p->variant,
+             p->size_from_option ? "with the size given" : "at its default size");
+    return hpcp_cap_check(&p->node, p->run.memory_cap, bytes_needed(p, si->ranks), on_node, what,
+                          err, errlen);
 }
 
 static int parse_sizes(struct dense_params *p, const struct hpcp_optval *v, int ranks, char *err,
@@ -319,8 +316,15 @@ static int parse_all(struct dense_params *p, int argc, char **argv, const struct
     if (bad)
         return -1;
     p->size_from_option = p->n > 0 || p->log2 > 0;
+    p->size_by_caches = v[DENSE_OPT_SIZE_RULE].set && !strcmp(v[DENSE_OPT_SIZE_RULE].s, "caches");
+    hpcp_node_of(&p->node, si);
+    snprintf(p->size_rule, sizeof p->size_rule, "option");
+    if (p->size_from_option && v[DENSE_OPT_SIZE_RULE].set) {
+        snprintf(err, errlen, "give --log2/--m or --size-rule, not both");
+        return -1;
+    }
     if (!p->size_from_option)
-        size_from_memory(p, si);
+        size_by_rule(p, si);
     if (p->nb > p->n && strcmp(p->family, "fft") && strcmp(p->family, "dgemm"))
         p->nb = (int)p->n;
     return check_memory(p, si, err, errlen);

@@ -293,7 +293,7 @@ static void family(struct hpcp_json *j, const char *name)
 
 static void common_options(struct hpcp_json *j)
 {
-    static const struct hpcp_cli plain = {NULL, 0, HPCP_TAKES_ALL, 0, 0, 0, 0, NULL};
+    static const struct hpcp_cli plain = {NULL, 0, (1u << HPCP_COMMON_COUNT) - 1, 0, 0, 0, 0, NULL};
     hpcp_json_begin_array(j, "common_options");
     for (int o = 0; o < HPCP_COMMON_COUNT; o++) {
         struct merged m = {hpcp_common_spec(o), &plain, -1, {NULL}, {NULL}, {NULL}, 0};

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hpcprobe/sizing.h"
 #include "hpcprobe/util.h"
 
 #define MAX_SPEC 64 /* hpcp_suggest looks at no more names than this */
@@ -28,6 +29,11 @@ static const struct hpcp_optspec common_spec[HPCP_COMMON_COUNT] = {
          "append the record to FILE (JSON Lines, one write per record; default none)", NULL},
     [HPCP_COMMON_QUIET] = {"--quiet", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0,
                            "no human-readable lines on stdout", NULL},
+    [HPCP_COMMON_MEMORY_CAP] = {"--memory-cap", HPCP_OPT_DOUBLE, 0, 0, 0.0, 0.9, 1, NULL, 0,
+                                "what the ranks of a node allocate stays under F of its "
+                                "available memory: default sizes shrink to fit, a size given "
+                                "by hand that does not is refused (docs/sizing.md)",
+                                "0.9"},
 };
 
 const char *hpcp_common_name(int option)
@@ -65,6 +71,8 @@ static void common_from_values(const struct hpcp_cli *cli, const struct hpcp_opt
     c->verify = !GIVEN(HPCP_COMMON_NO_VERIFY);
     c->quiet = GIVEN(HPCP_COMMON_QUIET) != 0;
     c->out = GIVEN(HPCP_COMMON_OUT) ? v[slot[HPCP_COMMON_OUT]].s : NULL;
+    c->memory_cap =
+        GIVEN(HPCP_COMMON_MEMORY_CAP) ? v[slot[HPCP_COMMON_MEMORY_CAP]].d : HPCP_DEFAULT_MEMORY_CAP;
 #undef GIVEN
 }
 

@@ -7,6 +7,7 @@
 #include "hpcprobe/json.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/options.h"
+#include "hpcprobe/sizing.h"
 #include "hpcprobe/sysinfo.h"
 #include "hpcprobe/util.h"
 
@@ -20,6 +21,7 @@ static int list_names(const char *family, const char **names)
         names[n++] = "list";
         names[n++] = "sysinfo";
         names[n++] = "describe";
+        names[n++] = "sizes";
     }
     for (int i = 0; i < hpcp_nkernels && n < MAX_NAMES; i++) {
         const char *s = family ? hpcp_kernels[i]->variant : hpcp_kernels[i]->family;
@@ -197,7 +199,9 @@ static int dispatch(int argc, char **argv)
             printf("hpcprobe-bench %s\n", hpcp_version_string());
         return HPCP_EXIT_OK;
     }
-    for (int i = 3; i < n; i++) /* after list, sysinfo, describe */
+    if (strcmp(argv[1], "sizes") == 0)
+        return hpcp_sizes_query(argc, argv);
+    for (int i = 4; i < n; i++) /* after list, sysinfo, describe, sizes */
         if (strcmp(argv[1], names[i]) == 0)
             return cmd_family(argc - 1, argv + 1, argc, argv);
     return unknown_name("benchmark", argv[1], names, n);

@@ -125,7 +125,7 @@ static const struct hpcp_kernel toy_kernel = {
 static const char *run_toy(struct hpcp_sysinfo *si, struct toy *t, int verify_each, int verify,
                            int sweep)
 {
-    struct hpcp_common c = {3, 2, 0, verify, 1, NULL, 0};
+    struct hpcp_common c = {3, 2, 0, verify, 1, NULL, 0, 0.9};
     struct hpcp_family_hooks h = {.verify_each = verify_each,
                                   .verify_at_end = sweep == 2,
                                   .keep = toy_keep,
@@ -167,7 +167,7 @@ static void toy_corrupt(struct hpcp_bench *b, uint64_t words)
 static void loop_alone(struct hpcp_sysinfo *si)
 {
     struct toy t = {.error = 0};
-    struct hpcp_common c = {2, 1, 0, 1, 1, NULL, 0};
+    struct hpcp_common c = {2, 1, 0, 1, 1, NULL, 0, 0.9};
     struct hpcp_family_hooks h = {
         .keep = toy_keep, .corrupt = toy_corrupt, .points = toy_points, .point = toy_point};
     struct hpcp_bench b = {MPI_COMM_WORLD, si->rank, si->ranks, si, &t, &toy_kernel};

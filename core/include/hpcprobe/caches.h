@@ -10,4 +10,17 @@ struct hpcp_caches {
 };
 void hpcp_caches_read(struct hpcp_caches *c);
 
+/* One level of data or unified cache. */
+struct hpcp_cache_level {
+    int level;
+    uint64_t bytes; /* one instance */
+    int shared_by;  /* CPUs sharing one instance */
+};
+/* CPU 0's data and unified caches, by level, at most `max`: how many. */
+int hpcp_cache_levels(struct hpcp_cache_level *out, int max);
+/* Online CPUs (/sys/devices/system/cpu/online), 0 when unknown. */
+int hpcp_cpus_online(void);
+/* NUMA domains (/sys/devices/system/node/online), 0 when unknown. */
+int hpcp_numa_domains(void);
+
 #endif

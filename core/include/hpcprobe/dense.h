@@ -13,6 +13,7 @@
 #include "hpcprobe/options.h"
 #include "hpcprobe/record.h"
 #include "hpcprobe/rng.h"
+#include "hpcprobe/sizing.h"
 
 /* The dense families' own options; --repeat, --seed, --no-verify, --out and
  * --quiet are the harness's common ones. */
@@ -25,6 +26,7 @@ enum {
     DENSE_OPT_FFT,
     DENSE_OPT_MEMORY_FRACTION,
     DENSE_OPT_THREADS,
+    DENSE_OPT_SIZE_RULE,
     DENSE_OPT_COUNT
 };
 
@@ -44,6 +46,9 @@ struct dense_params {
     int threads;
     struct hpcp_common run; /* --repeat, --seed, --no-verify, --out, --quiet */
     double proc_bytes;     /* what one rank may use: HPCC's HPLMaxProcMem */
+    int size_by_caches;    /* fft --size-rule caches */
+    char size_rule[256];   /* "option", or the sizing layer's rule in words */
+    struct hpcp_node node; /* what the sizing layer sized for */
 };
 
 /* Parse, size and check the options of `family variant`; prints the one line and returns

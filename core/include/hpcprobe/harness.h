@@ -33,10 +33,15 @@ enum hpcp_common_option {
     HPCP_COMMON_NO_VERIFY,  /* --no-verify: skip validation (the record says so) */
     HPCP_COMMON_OUT,        /* --out FILE: append the record (JSON Lines) */
     HPCP_COMMON_QUIET,      /* --quiet: no summary on stdout */
+    /* --memory-cap F: what the ranks of a node allocate stays under F of its
+     * available memory (sizing.h); taken by the families that size from
+     * memory or the caches (mem, stream, ra, the dense ones) */
+    HPCP_COMMON_MEMORY_CAP,
     HPCP_COMMON_COUNT
 };
 #define HPCP_TAKES(o) (1u << (o))
-#define HPCP_TAKES_ALL ((1u << HPCP_COMMON_COUNT) - 1)
+/* Every option of the loop (all but --memory-cap). */
+#define HPCP_TAKES_ALL ((1u << HPCP_COMMON_MEMORY_CAP) - 1)
 
 /* The common options' values, defaults filled in. */
 struct hpcp_common {
@@ -45,6 +50,7 @@ struct hpcp_common {
     int verify, quiet;
     const char *out;        /* NULL: the record goes nowhere */
     unsigned given;         /* HPCP_TAKES bits of those on the command line */
+    double memory_cap;      /* --memory-cap, HPCP_DEFAULT_MEMORY_CAP when not given */
 };
 
 /* A family's command line: its own options, and which common ones it takes

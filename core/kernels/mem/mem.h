@@ -12,6 +12,7 @@
 #include "hpcprobe/memory.h"
 #include "hpcprobe/options.h"
 #include "hpcprobe/record.h"
+#include "hpcprobe/sizing.h"
 
 #define MEM_MAX_POINTS 128
 #define MEM_MAX_THREADS 256
@@ -57,8 +58,10 @@ struct mem_params {
     int oversubscribe, threads, hugepages;
     double min_time;                   /* seconds per timed sample */
     struct hpcp_common run; /* --repeat, --seed (latency), --no-verify, --out, --quiet */
-    int array_from_option;
-    int max_bytes_default; /* latency: 2 GiB, halved until the copies fit */
+    int size_from_option;  /* the size the rule would choose was given instead */
+    char size_rule[256];   /* "option", or the sizing layer's rule in words */
+    int copies_on_node;    /* the most copies that run at once on one node */
+    struct hpcp_node node; /* what the sizing layer sized for */
     struct hpcp_caches caches;
 };
 

@@ -213,6 +213,8 @@ static void add_parameters(struct hpcp_record *r, const struct mem_sweep_state *
         hpcp_record_param_int(r, "points_per_octave", p->points_per_octave);
         hpcp_record_param_int(r, "seed", (long long)p->run.seed);
     }
+    hpcp_record_param_string(r, "size_rule", p->size_rule);
+    hpcp_record_param_double(r, "memory_cap", p->run.memory_cap);
     hpcp_record_param_int(r, "repeat", p->run.repeat);
     hpcp_record_param_double(r, "min_sample_seconds", p->min_time);
     hpcp_record_param_int(r, "copies", p->copies);
@@ -295,12 +297,6 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     hpcp_record_counter_int(r, "hugepage_bytes_rank0", thp0);
     if (s->p.hugepages && thp0 == 0)
         hpcp_record_note(r, "transparent huge pages were asked for but not given");
-    if (s->p.max_bytes_default && s->p.sweep == MEM_SWEEP_LATENCY &&
-        s->p.max_bytes < ((uint64_t)2 << 30))
-        hpcp_record_note(r,
-                         "working sets stop at %llu bytes: 2 GiB per copy does not fit in "
-                         "half the memory available",
-                         (unsigned long long)s->p.max_bytes);
 }
 
 static void print_plateaus(const struct mem_sweep_state *s, const struct sweep_results *R)

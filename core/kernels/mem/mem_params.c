@@ -16,20 +16,21 @@
 
 const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT] = {
     [MEM_OPT_ARRAY_BYTES] = {"--array-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
-                             "bytes per array (three arrays), at least 8192",
-                             NULL /* 4 x the node's last-level caches, at least 32 MiB */},
+                             "bytes per array (three arrays), at least 8192 (default 4x the "
+                             "caches the copies of a node share, per copy: docs/sizing.md)",
+                             NULL},
     [MEM_OPT_BUFFER_BYTES] = {"--buffer-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
-                              "stride sweep: the buffer the strides sweep (default 4 x the "
-                              "last-level cache, a power of two)",
+                              "stride sweep: the buffer the strides sweep (default a power of "
+                              "two >= 4x the caches the copies share, per copy)",
                               NULL},
     [MEM_OPT_MIN_BYTES] = {"--min-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
                            "smallest block size (stride --sweep block, a power of two, >= 64) or "
                            "working set (latency, >= 1K)",
                            "1K"},
     [MEM_OPT_MAX_BYTES] = {"--max-bytes", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
-                           "largest block size or working set (default: stride 4 x the "
-                           "last-level cache; latency 2G, halved until the copies fit in half "
-                           "the memory)",
+                           "largest block size or working set (default a power of two >= 4x "
+                           "the caches one core reaches; latency: halved until the copies fit "
+                           "--memory-cap)",
                            NULL},
     [MEM_OPT_MIN_STRIDE] = {"--min-stride", HPCP_OPT_BYTES, 1, SIZE_MAX_BYTES, 0, 0, 0, NULL, 0,
                             "smallest stride, a power of two >= 8", "8"},
@@ -67,7 +68,7 @@ const struct hpcp_optspec mem_option_spec[MEM_OPT_COUNT] = {
 #define MEM_TAKES                                                      \
     (HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_SEED) |   \
      HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) | \
-     HPCP_TAKES(HPCP_COMMON_QUIET))
+     HPCP_TAKES(HPCP_COMMON_QUIET) | HPCP_TAKES(HPCP_COMMON_MEMORY_CAP))
 static const char *const mem_help[HPCP_COMMON_COUNT] = {
     [HPCP_COMMON_REPEAT] = "timed samples per point, each at least --min-time long",
     [HPCP_COMMON_SEED] = "seed of the random cycle the chase follows",
@@ -167,17 +168,25 @@ static int size_option(const struct hpcp_optval *v, int opt, uint64_t dflt, uint
     return 0;
 }
 
+/* A size its rule chooses unless given: the same on every rank (the smallest,
+ * should nodes differ), the rule kept for the record. Collective. */
+static int size_default(struct mem_params *p, const struct hpcp_optval *v, int opt,
+                        const struct hpcp_sized *rule, uint64_t *out, char *err, size_t errlen)
+{
+    p->size_from_option = v[opt].set;
+    if (v[opt].set) {
+        snprintf(p->size_rule, sizeof p->size_rule, "option");
+        return size_option(v, opt, 0, out, err, errlen);
+    }
+    *out = rule->value;
+    MPI_Allreduce(MPI_IN_PLACE, out, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    hpcp_copy_truncated(p->size_rule, sizeof p->size_rule, rule->rule);
+    return 0;
+}
+
 static int is_pow2(uint64_t x)
 {
     return x && !(x & (x - 1));
-}
-
-static uint64_t pow2_at_least(uint64_t x)
-{
-    uint64_t p = 1;
-    while (p < x)
-        p <<= 1;
-    return p;
 }
 
 static int parse_copies(struct mem_params *p, const struct hpcp_optval *v, const char *variant,
@@ -208,11 +217,9 @@ static int parse_copies(struct mem_params *p, const struct hpcp_optval *v, const
 
 static int stream_sizes(struct mem_params *p, const struct hpcp_optval *v, char *err, size_t errlen)
 {
-    uint64_t rule = 4 * p->caches.llc_per_node;
-    if (rule < 32 * MIB)
-        rule = 32 * MIB; /* STREAM's own floor when no cache size is known */
-    p->array_from_option = v[MEM_OPT_ARRAY_BYTES].set;
-    if (size_option(v, MEM_OPT_ARRAY_BYTES, rule, &p->array_bytes, err, errlen))
+    struct hpcp_sized rule;
+    hpcp_size_stream(&p->node, p->copies_on_node, p->run.memory_cap, &rule);
+    if (size_default(p, v, MEM_OPT_ARRAY_BYTES, &rule, &p->array_bytes, err, errlen))
         return -1;
     if (p->array_bytes < MEM_MIN_ELEMENTS * sizeof(double)) {
         snprintf(err, errlen,
@@ -242,15 +249,19 @@ static int stream_sizes(struct mem_params *p, const struct hpcp_optval *v, char 
 
 static int stride_sizes(struct mem_params *p, const struct hpcp_optval *v, char *err, size_t errlen)
 {
-    uint64_t dflt = pow2_at_least(4 * (p->caches.llc_per_node ? p->caches.llc_per_node : 8 * MIB));
-    if (size_option(v, MEM_OPT_BUFFER_BYTES, dflt, &p->buffer_bytes, err, errlen) ||
-        size_option(v, MEM_OPT_MIN_STRIDE, 8, &p->min_stride, err, errlen) ||
-        size_option(v, MEM_OPT_MAX_STRIDE, p->buffer_bytes / 2, &p->max_stride, err, errlen) ||
-        size_option(v, MEM_OPT_MIN_BYTES, KIB, &p->min_bytes, err, errlen) ||
-        size_option(v, MEM_OPT_MAX_BYTES, dflt, &p->max_bytes, err, errlen))
-        return -1;
+    struct hpcp_sized rule;
     p->sweep = v[MEM_OPT_SWEEP].set && strcmp(v[MEM_OPT_SWEEP].s, "block") == 0 ? MEM_SWEEP_BLOCK
                                                                                 : MEM_SWEEP_STRIDE;
+    hpcp_size_stride(&p->node, p->copies_on_node, p->run.memory_cap, &rule);
+    int block = p->sweep == MEM_SWEEP_BLOCK;
+    if (size_default(p, v, block ? MEM_OPT_MAX_BYTES : MEM_OPT_BUFFER_BYTES, &rule,
+                     block ? &p->max_bytes : &p->buffer_bytes, err, errlen) ||
+        size_option(v, block ? MEM_OPT_BUFFER_BYTES : MEM_OPT_MAX_BYTES, rule.value,
+                    block ? &p->buffer_bytes : &p->max_bytes, err, errlen) ||
+        size_option(v, MEM_OPT_MIN_STRIDE, 8, &p->min_stride, err, errlen) ||
+        size_option(v, MEM_OPT_MAX_STRIDE, p->buffer_bytes / 2, &p->max_stride, err, errlen) ||
+        size_option(v, MEM_OPT_MIN_BYTES, KIB, &p->min_bytes, err, errlen))
+        return -1;
     p->build_o0 = v[MEM_OPT_BUILD_VARIANT].set && strcmp(v[MEM_OPT_BUILD_VARIANT].s, "O0") == 0;
     const char *bad = NULL;
     if (!is_pow2(p->min_stride) || !is_pow2(p->max_stride) || p->min_stride < 8)
@@ -271,9 +282,11 @@ static int stride_sizes(struct mem_params *p, const struct hpcp_optval *v, char 
 static int latency_sizes(struct mem_params *p, const struct hpcp_optval *v, char *err,
                          size_t errlen)
 {
+    struct hpcp_sized rule;
     p->sweep = MEM_SWEEP_LATENCY;
+    hpcp_size_latency(&p->node, p->copies_on_node, p->run.memory_cap, &rule);
     if (size_option(v, MEM_OPT_MIN_BYTES, KIB, &p->min_bytes, err, errlen) ||
-        size_option(v, MEM_OPT_MAX_BYTES, 2 * GIB, &p->max_bytes, err, errlen))
+        size_default(p, v, MEM_OPT_MAX_BYTES, &rule, &p->max_bytes, err, errlen))
         return -1;
     if (p->min_bytes < 1024 || p->min_bytes > p->max_bytes) {
         snprintf(err, errlen,
@@ -282,7 +295,6 @@ static int latency_sizes(struct mem_params *p, const struct hpcp_optval *v, char
                  (unsigned long long)p->min_bytes, (unsigned long long)p->max_bytes);
         return -1;
     }
-    p->max_bytes_default = !v[MEM_OPT_MAX_BYTES].set;
     p->points_per_octave = v[MEM_OPT_PER_OCTAVE].set ? (int)v[MEM_OPT_PER_OCTAVE].i : 2;
     return 0;
 }
@@ -302,31 +314,26 @@ static int check_fits(struct mem_params *p, const char *variant, const struct hp
 {
     int active = si->rank < p->copies, on_node = 0;
     MPI_Allreduce(&active, &on_node, 1, MPI_INT, MPI_SUM, si->node_comm);
-    double avail = (double)hpcp_meminfo_bytes("MemAvailable:");
-    if (p->max_bytes_default) { /* 2 GiB unless the node cannot hold that many copies */
-        while (avail > 0 && p->max_bytes > 4 * p->min_bytes &&
-               (double)bytes_per_copy(p, variant) * on_node > 0.5 * avail)
-            p->max_bytes /= 2;
-        MPI_Allreduce(MPI_IN_PLACE, &p->max_bytes, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    }
-    double need = (double)bytes_per_copy(p, variant) * on_node;
-    int bad_mem = avail > 0 && need > 0.9 * avail;
+    char what[96];
+    snprintf(what, sizeof what, "%s %s %s",
+             strcmp(variant, "stride") && strcmp(variant, "latency") ? "stream" : "mem", variant,
+             p->size_from_option ? "with the size given" : "at its default size");
+    int bad_mem = hpcp_cap_check(&p->node, p->run.memory_cap, (double)bytes_per_copy(p, variant),
+                                 on_node, what, err, errlen);
     int bad_cores = on_node * p->threads > si->cores_per_node && !p->oversubscribe;
-    char a[32], b[32];
-    if (hpcp_any(MPI_COMM_WORLD, bad_mem))
-        snprintf(err, errlen,
-                 "%d cop%s of %s need %s on a node, more than the memory available "
-                 "(%s); allowed: buffers that fit in 90%% of it",
-                 on_node, on_node == 1 ? "y" : "ies", variant, hpcp_format_bytes(need, a, sizeof a),
-                 hpcp_format_bytes(avail, b, sizeof b));
-    else if (hpcp_any(MPI_COMM_WORLD, bad_cores))
+    if (hpcp_any(MPI_COMM_WORLD, bad_mem)) {
+        if (!bad_mem) /* another node's line: say it here too, as rank 0 prints it */
+            snprintf(err, errlen, "%s does not fit --memory-cap %g on every node", what,
+                     p->run.memory_cap);
+    } else if (hpcp_any(MPI_COMM_WORLD, bad_cores)) {
         snprintf(err, errlen,
                  "%d cop%s x %d thread(s) on a node with %d cores: the copies would "
                  "share cores (allowed: --copies up to %d, or --oversubscribe)",
                  on_node, on_node == 1 ? "y" : "ies", p->threads, si->cores_per_node,
                  si->cores_per_node / p->threads);
-    else
+    } else {
         return 0;
+    }
     return -1;
 }
 
@@ -343,6 +350,10 @@ int mem_params_parse(struct mem_params *p, const char *variant, int argc, char *
         check_applies(v, &p->run, variant, err, errlen))
         return -1;
     hpcp_caches_read(&p->caches);
+    hpcp_node_of(&p->node, si);
+    if (parse_copies(p, v, variant, si->ranks, err, errlen))
+        return -1;
+    p->copies_on_node = p->copies < si->ranks_per_node_max ? p->copies : si->ranks_per_node_max;
     p->threads = 1;
     p->min_time = v[MEM_OPT_MIN_TIME].set ? v[MEM_OPT_MIN_TIME].d : 0.01;
     p->hugepages = v[MEM_OPT_HUGEPAGES].set && strcmp(v[MEM_OPT_HUGEPAGES].s, "on") == 0;
@@ -350,7 +361,7 @@ int mem_params_parse(struct mem_params *p, const char *variant, int argc, char *
     int bad = strcmp(variant, "stride") == 0    ? stride_sizes(p, v, err, errlen)
               : strcmp(variant, "latency") == 0 ? latency_sizes(p, v, err, errlen)
                                                 : stream_sizes(p, v, err, errlen);
-    if (bad || parse_copies(p, v, variant, si->ranks, err, errlen))
+    if (bad)
         return -1;
     return check_fits(p, variant, si, err, errlen);
 }

@@ -89,7 +89,8 @@ static void add_parameters(struct hpcp_record *r, const struct stream_state *s)
     const struct mem_params *p = &s->p;
     hpcp_record_param_int(r, "array_bytes", (long long)p->array_bytes);
     hpcp_record_param_int(r, "array_elements", (long long)s->n);
-    hpcp_record_param_string(r, "array_size_rule", p->array_from_option ? "option" : "4x_llc");
+    hpcp_record_param_string(r, "size_rule", p->size_rule);
+    hpcp_record_param_double(r, "memory_cap", p->run.memory_cap);
     hpcp_record_param_int(r, "llc_bytes", (long long)p->caches.llc_per_node);
     hpcp_record_param_int(r, "iterations", p->run.repeat);
     hpcp_record_param_double(r, "scalar", STREAM_SCALAR);

@@ -10,6 +10,7 @@
 #include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
 #include "hpcprobe/memory.h"
+#include "hpcprobe/sizing.h"
 
 #define RA_LCG_MUL 6364136223846793005ULL   /* HPCC's 64-bit LCG */
 #define RA_LCG_ADD 1ULL
@@ -193,7 +194,10 @@ struct ra_params {
     struct hpcp_common run;  /* --repeat, --warmup, --no-verify, --out, --quiet */
     double time_limit_s;     /* 0: none */
     int hugepages;
-    double memory_fraction;  /* < 0 when --table-log2 was given */
+    double memory_fraction;  /* < 0 when --table-log2 or --size-rule caches was given */
+    int size_by_caches;      /* --size-rule caches */
+    char size_rule[256];     /* "option", or the sizing layer's rule in words */
+    struct hpcp_node node;   /* what the sizing layer sized for */
     const char *dump;
 };
 

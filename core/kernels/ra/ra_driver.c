@@ -197,7 +197,9 @@ static int prepare(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, i
     snprintf(context, sizeof context, "%s %s", k->family, k->variant);
     int bad = hpcp_cli_parse(&ra_cli, argc, argv, context, v, &c, err, sizeof err) ||
               ra_params_from_options(p, v, &c, err, sizeof err) ||
-              ra_params_size(p, ra_is_mpi(k), si, err, sizeof err) ||
+              ra_params_size(p, ra_is_mpi(k),
+                             ra_algo(k)->scope == RA_SCOPE_SINGLE ? 1 : si->ranks_per_node_max, si,
+                             err, sizeof err) ||
               ra_params_check_algorithm(p, k, si->ranks, err, sizeof err);
     if (!bad) /* every rank parsed the same options: all get here, or none */
         bad = ra_params_check_threads(p, si, err, sizeof err);

@@ -82,13 +82,19 @@ static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
                      "the serial loop: prefetch each word when its update is generated and XOR "
                      "it 128 updates later, or HPCC's plain loop",
                      "prefetch"},
+    [RA_OPT_SIZE_RULE] = {"--size-rule", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "memory|caches", 0,
+                          "the table without --table-log2: as HPCC, from --memory-fraction of "
+                          "the memory; or a power of two >= 4x the caches each rank's share "
+                          "(docs/sizing.md)",
+                          "memory"},
 };
 
 const struct hpcp_cli ra_cli = {ra_option_spec,
                                 RA_OPT_COUNT,
                                 HPCP_TAKES(HPCP_COMMON_REPEAT) | HPCP_TAKES(HPCP_COMMON_WARMUP) |
                                     HPCP_TAKES(HPCP_COMMON_NO_VERIFY) |
-                                    HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET),
+                                    HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET) |
+                                    HPCP_TAKES(HPCP_COMMON_MEMORY_CAP),
                                 0,
                                 1,
                                 0,
@@ -238,14 +244,15 @@ int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
 {
     memset(p, 0, sizeof *p);
     p->run = *c;
-    if (v[RA_OPT_LOG2].set && v[RA_OPT_FRACTION].set) {
-        snprintf(err, errlen, "give --table-log2 or --memory-fraction, not both");
+    p->size_by_caches = v[RA_OPT_SIZE_RULE].set && strcmp(v[RA_OPT_SIZE_RULE].s, "caches") == 0;
+    if (v[RA_OPT_LOG2].set + v[RA_OPT_FRACTION].set + v[RA_OPT_SIZE_RULE].set > 1) {
+        snprintf(err, errlen, "give one of --table-log2, --memory-fraction and --size-rule");
         return -1;
     }
     p->table_log2 = v[RA_OPT_LOG2].set ? (int)v[RA_OPT_LOG2].i : 0;
-    p->memory_fraction = v[RA_OPT_LOG2].set       ? -1.0
-                         : v[RA_OPT_FRACTION].set ? v[RA_OPT_FRACTION].d
-                                                  : RA_DEFAULT_MEMORY_FRACTION;
+    p->memory_fraction = v[RA_OPT_LOG2].set || p->size_by_caches ? -1.0
+                         : v[RA_OPT_FRACTION].set                ? v[RA_OPT_FRACTION].d
+                                                                 : RA_DEFAULT_MEMORY_FRACTION;
     p->rng = v[RA_OPT_RNG].set && strcmp(v[RA_OPT_RNG].s, "lcg") == 0 ? RA_RNG_LCG : RA_RNG_POLY;
     p->lookahead = v[RA_OPT_LOOKAHEAD].set ? (int)v[RA_OPT_LOOKAHEAD].i : RA_MAX_LOOKAHEAD;
     p->compliant = p->lookahead <= RA_MAX_LOOKAHEAD;

@@ -16,31 +16,39 @@ static int floor_log2(double x)
     return x >= 1.0 ? (int)floor(log2(x)) : -1;
 }
 
-/* HPCC sizes the table as the largest power of two of words within a
- * fraction of the memory: per process for single/star, in total for mpi. */
-static int size_from_memory(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si,
-                            char *err, size_t errlen)
+/* The sizing layer's rule: HPCC's (the largest power of two of words within
+ * a fraction of the memory) or the caches' (sizing.h). */
+static int size_by_rule(struct ra_params *p, int distributed, int copies, char *err, size_t errlen)
 {
-    double per_rank = (double)si->memory_total_min_node * p->memory_fraction /
-                      (double)si->ranks_per_node_max / sizeof(uint64_t);
-    int k = floor_log2(distributed ? per_rank * si->ranks : per_rank);
-    if (k > RA_MAX_LOG2)
-        k = RA_MAX_LOG2;
-    if (k < RA_MIN_LOG2) {
+    struct hpcp_sized s;
+    double cap = p->run.memory_cap;
+    if (p->size_by_caches)
+        hpcp_size_ra_caches(&p->node, copies, distributed, cap, &s);
+    else
+        hpcp_size_ra_memory(&p->node, p->memory_fraction, copies, distributed, RA_MIN_LOG2,
+                            RA_MAX_LOG2, cap, &s);
+    if (s.value == (uint64_t)-1) {
         snprintf(err, errlen,
                  "--memory-fraction %g leaves too little memory for a table "
                  "(at least 2^%d words); give a larger fraction or --table-log2",
                  p->memory_fraction, RA_MIN_LOG2);
         return -1;
     }
-    p->table_log2 = k;
+    p->table_log2 = s.value < RA_MIN_LOG2   ? RA_MIN_LOG2
+                    : s.value > RA_MAX_LOG2 ? RA_MAX_LOG2
+                                            : (int)s.value;
+    /* the same table on every rank, should the nodes differ */
+    MPI_Allreduce(MPI_IN_PLACE, &p->table_log2, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    hpcp_copy_truncated(p->size_rule, sizeof p->size_rule, s.rule);
     return 0;
 }
 
-int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si, char *err,
-                   size_t errlen)
+int ra_params_size(struct ra_params *p, int distributed, int copies, const struct hpcp_sysinfo *si,
+                   char *err, size_t errlen)
 {
-    if (p->memory_fraction > 0 && size_from_memory(p, distributed, si, err, errlen))
+    hpcp_node_of(&p->node, si);
+    snprintf(p->size_rule, sizeof p->size_rule, "option");
+    if (p->table_log2 == 0 && size_by_rule(p, distributed, copies, err, errlen))
         return -1;
     p->table_words = 1ULL << p->table_log2;
     if (distributed && p->table_words < (uint64_t)si->ranks) {
@@ -63,7 +71,8 @@ int ra_params_check_memory(const struct ra_params *p, int distributed, int activ
                    : distributed ? ceil((double)p->table_words / si->ranks)
                                  : (double)p->table_words;
     double need = words * sizeof(uint64_t) + (active ? 4.0 * (1 << 20) : 0.0);
-    double node_need = 0, avail = (double)hpcp_meminfo_bytes("MemAvailable:");
+    /* the memory cap of the node (sizing.h), on this node's own MemAvailable */
+    double node_need = 0, avail = p->run.memory_cap * (double)hpcp_meminfo_bytes("MemAvailable:");
     int node_active = 0;
     MPI_Allreduce(&need, &node_need, 1, MPI_DOUBLE, MPI_SUM, si->node_comm);
     MPI_Allreduce(&active, &node_active, 1, MPI_INT, MPI_SUM, si->node_comm);
@@ -74,10 +83,11 @@ int ra_params_check_memory(const struct ra_params *p, int distributed, int activ
     char a[32], b[32];
     int kmax = floor_log2(distributed ? fit_min * si->ranks : fit_min);
     snprintf(err, errlen,
-             "a table of 2^%d words (%s per %s) does not fit in the memory "
-             "available (%s on the fullest node for its ranks); allowed: --table-log2 <= %d",
+             "a table of 2^%d words (%s per %s) does not fit the memory cap "
+             "(--memory-cap %g of the memory available: %s per rank on the fullest node); "
+             "allowed: --table-log2 <= %d",
              p->table_log2, hpcp_format_bytes(words * sizeof(uint64_t), a, sizeof a),
-             distributed ? "rank" : "process",
+             distributed ? "rank" : "process", p->run.memory_cap,
              hpcp_format_bytes(fit_min * sizeof(uint64_t), b, sizeof b), kmax);
     return -1;
 }

@@ -35,6 +35,7 @@ enum {
     RA_OPT_UPDATES_PER_WORD,
     RA_OPT_OVERLAP,
     RA_OPT_LOOP,
+    RA_OPT_SIZE_RULE,
     RA_OPT_COUNT
 };
 /* The command line: ra's options and the common ones it takes. */
@@ -44,9 +45,11 @@ extern const struct hpcp_cli ra_cli;
  * c; -1 and one line in err if invalid. */
 int ra_params_from_options(struct ra_params *p, const struct hpcp_optval *v,
                            const struct hpcp_common *c, char *err, size_t errlen);
-/* Choose table_log2/table_words (from memory when no --table-log2). */
-int ra_params_size(struct ra_params *p, int distributed, const struct hpcp_sysinfo *si, char *err,
-                   size_t errlen);
+/* Choose table_log2/table_words when no --table-log2 (the sizing layer's
+ * rule --size-rule names, for `copies` tables on a node; distributed: one
+ * table over every rank). */
+int ra_params_size(struct ra_params *p, int distributed, int copies, const struct hpcp_sysinfo *si,
+                   char *err, size_t errlen);
 /* Options that only some algorithms take, the torus grid against the rank
  * count, and the owner rule's range: -1 and one line in err if invalid. */
 int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, int ranks,

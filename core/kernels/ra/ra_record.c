@@ -26,6 +26,8 @@ static void add_params(struct hpcp_record *r, const struct ra_params *p, const c
         hpcp_record_param_double(r, "memory_fraction", p->memory_fraction);
     else
         hpcp_record_param_null(r, "memory_fraction");
+    hpcp_record_param_string(r, "size_rule", p->size_rule);
+    hpcp_record_param_double(r, "memory_cap", p->run.memory_cap);
     hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
     hpcp_record_param_string(r, "owner", ra_owner_rule_name(p->owner));
     hpcp_record_param_bool(r, "verify", p->run.verify);

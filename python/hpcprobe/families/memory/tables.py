@@ -106,7 +106,7 @@ def stream_table(record: Record) -> RenderableType:
         headings += ["star min", "star mean", "star max", "star sum", "star mean / single"]
     copies = _copies(record)
     threads = int(number(section_of(record, "layout").get("threads_per_rank")) or 1)
-    rule = parameter(record, "array_size_rule")
+    rule = parameter(record, "size_rule") or parameter(record, "array_size_rule")
     size = binary_size(number(parameter(record, "array_bytes")))
     title = (f"hpcprobe stream {record.get('variant')}: {_copies_text(copies)} × {threads} "
              f"thread{'' if threads == 1 else 's'}, arrays of {size}"
