@@ -1,8 +1,8 @@
 /* `hpcprobe-bench sizes --json [--node SPEC] [--memory-cap F]`: every
  * default size the sizing layer chooses, with its rule and the memory it
  * takes per rank and per node, for the node the launch runs on (its ranks
- * and nodes) or for a described one, for --ranks-per-node P ranks on each of
- * --nodes M when given. `hpcprobe run --plan` reads it. */
+ * and nodes) or for a described one; for --ranks N over --nodes M when
+ * given. `hpcprobe run --plan` reads it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ static void sizes_json(struct hpcp_json *j, const struct hpcp_node *n, double ca
 static int usage(const char *why)
 {
     hpcp_error(MPI_COMM_WORLD,
-               "sizes: %s (allowed: sizes --json [--node SPEC] [--ranks-per-node P] [--nodes M] "
+               "sizes: %s (allowed: sizes --json [--node SPEC] [--ranks N] [--nodes M] "
                "[--memory-cap F, 0 < F <= 0.9])",
                why);
     return HPCP_EXIT_USAGE;
@@ -112,49 +112,60 @@ static void launch_node(struct hpcp_node *n, int argc, char **argv)
     hpcp_sysinfo_free(&si);
 }
 
-int hpcp_sizes_query(int argc, char **argv)
+struct query {
+    const char *spec;
+    double cap;
+    int json, ranks, nodes;
+};
+
+/* The query's arguments: 0, or the exit status of a one-line refusal. */
+static int query_args(int argc, char **argv, struct query *q)
 {
-    const char *spec = NULL;
-    double cap = HPCP_DEFAULT_MEMORY_CAP;
-    int json = 0, ranks = 0, nodes = 0;
+    *q = (struct query){NULL, HPCP_DEFAULT_MEMORY_CAP, 0, 0, 0};
     for (int i = 2; i < argc; i++) {
         int value = i + 1 < argc;
+        char *end;
         if (!strcmp(argv[i], "--json")) {
-            json = 1;
+            q->json = 1;
         } else if (!strcmp(argv[i], "--node") && value) {
-            spec = argv[++i];
-        } else if ((!strcmp(argv[i], "--ranks-per-node") || !strcmp(argv[i], "--nodes")) && value) {
-            char *end;
+            q->spec = argv[++i];
+        } else if ((!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "--nodes")) && value) {
             long count = strtol(argv[i + 1], &end, 10);
-            if (*end || count < 1 || count > 1 << 20)
-                return usage("--ranks-per-node and --nodes take a whole number >= 1");
-            *(argv[i][2] == 'r' ? &ranks : &nodes) = (int)count;
+            if (*end || count < 1 || count > 1 << 24)
+                return usage("--ranks and --nodes take a whole number >= 1");
+            *(argv[i][2] == 'r' ? &q->ranks : &q->nodes) = (int)count;
             i++;
         } else if (!strcmp(argv[i], "--memory-cap") && value) {
-            char *end;
-            cap = strtod(argv[++i], &end);
-            if (*end || !(cap > 0 && cap <= 0.9))
+            q->cap = strtod(argv[++i], &end);
+            if (*end || !(q->cap > 0 && q->cap <= 0.9))
                 return usage("--memory-cap must be a fraction above 0 and at most 0.9");
         } else {
             return usage("unknown argument, or an option without its value");
         }
     }
-    if (!json)
-        return usage("--json is the only form it has");
+    return q->json ? 0 : usage("--json is the only form it has");
+}
+
+int hpcp_sizes_query(int argc, char **argv)
+{
+    struct query q;
+    int bad = query_args(argc, argv, &q);
+    if (bad)
+        return bad;
     struct hpcp_node n;
     char err[512];
-    if (spec && hpcp_node_parse(spec, &n, err, sizeof err)) {
+    if (q.spec && hpcp_node_parse(q.spec, &n, err, sizeof err)) {
         hpcp_error(MPI_COMM_WORLD, "%s", err);
         return HPCP_EXIT_USAGE;
     }
-    if (!spec)
+    if (!q.spec)
         launch_node(&n, argc, argv);
-    if (ranks) /* a launch of this many ranks per node (run --plan) */
-        n.ranks = ranks;
-    if (nodes)
-        n.nodes = nodes;
-    if (ranks || nodes)
-        n.all_ranks = n.ranks * n.nodes;
+    if (q.nodes)
+        n.nodes = q.nodes;
+    if (q.ranks) { /* a launch of this many ranks over the nodes (run --plan) */
+        n.all_ranks = q.ranks;
+        n.ranks = (q.ranks + n.nodes - 1) / n.nodes;
+    }
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank != 0)
@@ -162,11 +173,11 @@ int hpcp_sizes_query(int argc, char **argv)
     struct hpcp_json j;
     hpcp_json_init(&j);
     hpcp_json_begin_object(&j, NULL);
-    node_json(&j, &n, cap);
-    sizes_json(&j, &n, cap);
+    node_json(&j, &n, q.cap);
+    sizes_json(&j, &n, q.cap);
     hpcp_json_end_object(&j);
     printf("%s\n", j.failed ? "{}" : j.buf);
-    int bad = j.failed;
+    bad = j.failed;
     hpcp_json_free(&j);
     return bad ? HPCP_EXIT_RUNTIME : HPCP_EXIT_OK;
 }

@@ -35,7 +35,8 @@ static void sizes_fit(const struct hpcp_node *n)
     CHECK((s.value & (s.value - 1)) == 0);
     hpcp_size_ra_caches(n, n->ranks, 0, CAP, &s);
     CHECK(8.0 * (double)((uint64_t)1 << s.value) * P <= cap);
-    CHECK(s.capped || 8.0 * (double)((uint64_t)1 << s.value) >= 4 * share);
+    CHECK(s.capped || 8.0 * (double)((uint64_t)1 << s.value) >= 2 * share); /* 2x..4x */
+    CHECK(8.0 * (double)((uint64_t)1 << s.value) <= 4 * share);
     hpcp_size_ra_caches(n, n->ranks, 1, CAP, &s);
     CHECK(8.0 * (double)((uint64_t)1 << s.value) <= cap * n->nodes);
     hpcp_size_fft_caches(n, n->ranks, 0, CAP, &s);

@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Sequence
 
 from hpcprobe import __version__
 from hpcprobe.analysis_options import add_compare_parser, add_report_parser, check_compare
-from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_int, suggestion,
-                                unknown)
+from hpcprobe.cli_types import (CliParser, add_launch_options, choice, positive_int,
+                                positive_seconds, suggestion, unknown)
 from hpcprobe.cluster.command import add_cluster_parser, check_cluster, command_cluster
 from hpcprobe.cluster.run import add_launch_parser, check_launch, command_launch
 from hpcprobe.commands import TEXT_FORMATS, command_show
@@ -56,6 +56,16 @@ def _add_run_parser(subparsers) -> CliParser:
             family.add_run_options(run)
     run.add_argument("--repeat", type=positive_int("--repeat"), default=1, metavar="K",
                      help="launch each benchmark K times (in rounds) and merge its records")
+    run.add_argument("--plan", action="store_true",
+                     help="print each step with its sizes, memory per node, ranks and "
+                     "predicted time, and the totals; launch nothing (docs/main-job.md)")
+    run.add_argument("--json", action="store_true", help="with --plan: the plan as JSON")
+    run.add_argument("--node", metavar="SPEC",
+                     help="with --plan: plan for another machine, e.g. cores=128,numa=8,"
+                     "l3=32MiB,l3-shared-by=8,memory=512GiB (docs/sizing.md)")
+    run.add_argument("--budget", type=positive_seconds("--budget"), metavar="S",
+                     help="seconds the whole run should take: HPL's share and the time "
+                     "boxes follow it (main job: 180)")
     add_launch_options(run, default_np="number of CPU cores")
     for family in FAMILIES:
         if family.add_run_options is not None and family.run_options_last:
@@ -64,6 +74,9 @@ def _add_run_parser(subparsers) -> CliParser:
 
 
 def _check_run(args: argparse.Namespace) -> None:
+    for flag, given in (("--json", args.json), ("--node", args.node is not None)):
+        if given and not args.plan:
+            raise UsageError(f"{flag} is for --plan (hpcprobe run --plan {flag} ...)")
     for family in FAMILIES:
         if family.check_run is not None:
             family.check_run(args)

@@ -64,7 +64,7 @@ void hpcp_size_stream(const struct hpcp_node *n, int copies, double cap, struct 
 void hpcp_size_stride(const struct hpcp_node *n, int copies, double cap, struct hpcp_sized *s);
 /* mem latency: the largest working set of each of `copies` ranks. */
 void hpcp_size_latency(const struct hpcp_node *n, int copies, double cap, struct hpcp_sized *s);
-/* RandomAccess by the caches: log2 words of a rank's table (distributed:
+/* RandomAccess by the caches (2x to 4x them): log2 words of a rank's table (distributed:
  * of the one table over every rank of `nodes` nodes). */
 void hpcp_size_ra_caches(const struct hpcp_node *n, int copies, int distributed, double cap,
                          struct hpcp_sized *s);

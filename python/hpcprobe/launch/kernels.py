@@ -6,6 +6,7 @@ hpcprobe.describe (asked once per build and cached); there is no fallback list.
 
 import os
 import subprocess
+from typing import Sequence
 
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, HpcprobeError
 from hpcprobe.launch import find_bench
@@ -14,12 +15,14 @@ from hpcprobe.runner import bench_error_lines
 BENCH_QUERY_TIMEOUT_S = 60.0
 
 
-def run_bench_query(subcommand: str, timeout_s: float = BENCH_QUERY_TIMEOUT_S) -> str:
-    """stdout of `hpcprobe-bench SUBCOMMAND` (a single process: MPI singleton start)."""
+def run_bench_query(subcommand: str, timeout_s: float = BENCH_QUERY_TIMEOUT_S,
+                    args: Sequence[str] = ()) -> str:
+    """stdout of `hpcprobe-bench SUBCOMMAND ARGS...` (a single process: MPI singleton
+    start)."""
     bench = find_bench(os.environ)
     try:
         completed = subprocess.run(
-            [bench, subcommand], stdin=subprocess.DEVNULL, capture_output=True,
+            [bench, subcommand, *args], stdin=subprocess.DEVNULL, capture_output=True,
             timeout=timeout_s,
         )
     except subprocess.TimeoutExpired:

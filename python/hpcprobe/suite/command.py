@@ -35,6 +35,9 @@ from hpcprobe.suite.manifest import (DONE, FAILED, NOT_RUN, STOPPED, EarlierRun,
                                    StepOutcome, earlier_durations, find_earlier, machine_of)
 from hpcprobe.runner import Launch, own_records
 from hpcprobe.signals import StopSignal
+from hpcprobe.launch import find_bench
+from hpcprobe.suite.node_sizes import NodeSizes
+from hpcprobe.suite.planning import RESULTS_PARENT, SuitePlan, make_plan
 from hpcprobe.suite.step import SuiteStep
 from hpcprobe.suite.suites import DEFAULT_SUITE, FAMILY_SUITES, suite_steps
 
@@ -63,6 +66,7 @@ class SuiteRun:
     by_step: Dict[str, List] = field(default_factory=dict)
     # The launch in progress: (launch, its step, its outcome in the manifest).
     current: Optional[Tuple[Launch, SuiteStep, StepOutcome]] = None
+    plan: Optional[SuitePlan] = None
 
     def launch(self, step: SuiteStep) -> Launch:
         context = self.context
@@ -75,6 +79,10 @@ class SuiteRun:
         args = self.context.args
         for number, (_, step) in enumerate(rounds(self.steps, args.repeat), 1):
             outcome_of = self.manifest.steps[number - 1]
+            if self.plan is not None:  # the prediction at launch, with what is known now
+                self.plan.predict_at_launch(step, outcome_of,
+                                            headline_figures(self.found.records),
+                                            self.found.records)
             launch = self.launch(step)
             self.current = (launch, step, outcome_of)
             outcome = self.context.run(launch, number, len(self.manifest.steps),
@@ -107,40 +115,67 @@ class SuiteRun:
                 later.why = f"the run was stopped by {signal_name}"
 
 
-def _family_main_steps(steps: List[SuiteStep], scale: str,
-                       context: LaunchContext) -> Tuple[List[SuiteStep], List[str]]:
+def _family_main_steps(steps: List[SuiteStep], scale: str, np: int, bench: str,
+                       quiet: bool) -> Tuple[List[SuiteStep], List[str]]:
     """The main job's steps and those the families add where the node has what they need
     (a GPU); a family that adds none says why in one note, shown once and kept in run.json."""
     notes = []
     for family in FAMILIES:
         if family.main_steps is not None:
-            extra, note = family.main_steps(scale, context.np, context.bench_path)
+            extra, note = family.main_steps(scale, np, bench)
             steps = steps + extra
             if note:
                 notes.append(note)
-                if not context.args.quiet:
+                if not quiet:
                     stderr_line(f"hpcprobe: note: {note}")
     return steps, notes
 
 
-def _plan(args: argparse.Namespace, context: LaunchContext) -> SuiteRun:
+@dataclass
+class _PlanContext:
+    """What a suite's sizing needs of a launch context when nothing is launched: the
+    ranks, and the node the plan is for (families/hpcc/command.py)."""
+
+    np: int
+    node_info: Dict
+
+
+def _suite_plan(args: argparse.Namespace, np: int, out_dir: Path, context=None):
+    """The suite's plan (planning.py); its steps from the suite's own builder, sized on
+    the launched ranks when `context` is given, else on the planned node."""
     suite = args.suite or DEFAULT_SUITE
     owned = FAMILY_SUITES.get(suite)
-    if owned is not None and owned.sized_steps is not None:
-        steps = owned.sized_steps(args, context)
-    else:
-        steps = suite_steps(suite, args.scale, context.np)
+    identity = RunManifest(suite, args.scale, np, args.repeat)
+    holder: Dict[str, NodeSizes] = {}
+
+    def steps_of() -> List[SuiteStep]:
+        if owned is not None and owned.sized_steps is not None:
+            node = holder["sizes"].node
+            return owned.sized_steps(args, context or _PlanContext(np, {
+                "memory_available_bytes_min_node": node.get("memory_available_bytes"),
+                "nodes": node.get("nodes")}))
+        return suite_steps(suite, args.scale, np)
+
+    plan = make_plan(args, suite, np, steps_of, out_dir, identity, holder)
     notes: List[str] = []
     if suite == DEFAULT_SUITE:
-        steps, notes = _family_main_steps(steps, args.scale, context)
+        steps, notes = _family_main_steps(plan.steps, args.scale, np, find_bench(os.environ),
+                                          args.quiet or getattr(args, "plan", False))
+        plan.extend(steps[len(plan.steps):])
+    return plan, notes
+
+
+def _plan(args: argparse.Namespace, context: LaunchContext) -> SuiteRun:
+    plan, notes = _suite_plan(args, context.np, context.out_dir, context)
+    steps = plan.steps
     check_run_placement(args.placement, [step.ranks or context.np for step in steps])
     launches = rounds(steps, args.repeat)
-    manifest = RunManifest(suite, args.scale, context.np, args.repeat, [
+    manifest = RunManifest(plan.suite, args.scale, context.np, args.repeat, [
         StepOutcome(launch_label(step, number, args.repeat), step.name)
         for number, step in launches], notes=notes)
     context.plan([step.name for _, step in launches])
     context.estimates.seed(earlier_durations(context.out_dir, manifest))
-    return SuiteRun(context, manifest, steps)
+    return SuiteRun(context, manifest, steps, plan=plan)
 
 
 def _headline(run: SuiteRun, earlier: Optional[EarlierRun]):
@@ -207,7 +242,37 @@ def _print_results(run: SuiteRun) -> None:
         write_hpcc_summary(run.found, context.out_dir, suite_problems(run.by_step, run.failures))
 
 
+def command_plan(args: argparse.Namespace) -> int:
+    """`run --plan`: the plan of the suite, printed (a table, or JSON); nothing launched
+    and no directory made."""
+    np = args.np or allocation_cores(os.environ)
+    out_dir = Path(args.out) if args.out else RESULTS_PARENT / "plan"
+    plan, _ = _suite_plan(args, np, out_dir)
+    plan.print(args.json, stdout_console())
+    return EXIT_OK
+
+
+def _print_beside_plan(run: SuiteRun) -> None:
+    """Each step's prediction at its launch beside what it took (stderr)."""
+    steps = [step for step in run.manifest.steps if step.predicted_s is not None]
+    if not steps or run.context.args.quiet:
+        return
+    rows = [[step.name, f"{step.predicted_s:.1f} s",
+             "-" if step.elapsed_s is None else f"{step.elapsed_s:.1f} s",
+             "-" if not step.elapsed_s else f"{step.elapsed_s / step.predicted_s:.2f}"]
+            for step in steps]
+    predicted = sum(step.predicted_s for step in steps)
+    took = sum(step.elapsed_s or 0.0 for step in steps)
+    rows.append(["total", f"{predicted:.1f} s", f"{took:.1f} s",
+                 f"{took / predicted:.2f}" if predicted else "-"])
+    table = Table("the plan beside the run", ["step", "predicted", "took", "took / predicted"],
+                  rows, "predicted: the plan's model at each launch (docs/main-job.md#the-plan)")
+    stdout_console().print(rich_table(table))
+
+
 def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
+    if getattr(args, "plan", False):
+        return command_plan(args)
     context = LaunchContext(args, user_argv, default_np=allocation_cores(os.environ))
     run = _plan(args, context)
     try:
@@ -220,6 +285,7 @@ def command_run(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
             stderr_line(f"hpcprobe: {error.message}")
         raise
     _print_results(run)
+    _print_beside_plan(run)
     write_run_report(run)
     if run.failures:
         listed = ", ".join(f"'{name}' (exit status {status})"

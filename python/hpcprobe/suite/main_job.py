@@ -1,47 +1,52 @@
 """The main job (`hpcprobe run`, `make run`): processor, memory, interconnect and
-RandomAccess in a few minutes, every step validated, sized from what the run finds.
+RandomAccess in a few minutes, every step validated, sized by the sizing layer.
 
-Steps are sized from the records measured before them in the same run, so that the sizes
-follow the nodes the ranks run on (not the machine hpcprobe was started on):
-- STREAM runs first, at the bench's own size (4x the last-level cache); its record names
-  that cache, which sizes the latency sweep (to 8x it) and the RandomAccess tables.
-- DGEMM star runs before HPL, whose N is chosen so that HPL takes about HPL_TARGET_S at
-  HPL_EFFICIENCY of the DGEMM rate just measured (a time-boxed N), and at most a matrix
-  of 1/8 of the nodes' memory.
-- The interconnect steps need two ranks; on one they run on two (sharing a core).
+Every size comes from the sizing layer of the bench (core/runtime/sizing.c), on the nodes
+the ranks run on: STREAM arrays of 4x each rank's share of the caches, the latency sweep
+to 4x the caches one core reaches, RandomAccess tables by the caches (--size-rule caches),
+all under the main job's memory cap (MEMORY_CAP of each node's available memory). What is
+chosen here is time, not size: HPL's N for its share of the budget at the DGEMM rate just
+measured (no larger than the cap allows), and the time boxes of the steps whose work grows
+faster than the ranks (b_eff's pair times, the pair matrix's budget).
+The interconnect steps need two ranks; on one they run on two (sharing a core).
 """
 
 import math
-from typing import Dict, List, Mapping, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
-from hpcprobe.report.common import Record, last_of, number, of_benchmark, parameter, section_of
+from hpcprobe.report.common import Record, last_of
 from hpcprobe.samples import metric_median
 from hpcprobe.suite.step import SuiteStep
 
-BUDGET_S = 600.0
-HPL_TARGET_S = 15.0
-HPL_EFFICIENCY = 0.8
-HPL_MEMORY_SHARE = 8       # the matrix takes at most 1/8 of the nodes' memory
+BUDGET_S = 600.0           # each launch is stopped past this (a hang, not the plan)
+RUN_BUDGET_S = 180.0       # the main job's promise: the plan fits it at any P
+MEMORY_CAP = 0.25          # of each node's available memory, over all its ranks
+HPL_EFFICIENCY = 0.8       # what HPL's N assumes of the DGEMM rate
+HPL_TARGET = 0.85          # what a user reads HPL's efficiency against
 HPL_MIN_N = 1000
-# The cache the steps size from when STREAM could not say (its record failed).
-FALLBACK_LLC_BYTES = 32 << 20
-LATENCY_OVER_LLC = 8       # the latency sweep ends in DRAM, 8x the last-level cache
-RA_TABLE_OVER_LLC = 8      # a RandomAccess table per rank of 8x the last-level cache...
-RA_MEMORY_SHARE = 8        # ...and at most 1/8 of a node's memory over its ranks
+HPL_NB = 192               # the bench's block size: N in whole blocks
+# HPL's share of the budget: what the other steps leave, within these bounds.
+HPL_MIN_S, HPL_MAX_S = 10.0, 60.0
+# FFT: 2^20 complex points (16 MiB) per rank, not the caches' rule: FFTW_MEASURE plans
+# for tens of seconds beyond that (2^22 took 29 s here).
+FFT_LOG2 = "20"
+# b_eff's ping-pong pairs grow as P^2 up to HPCC's 10 + 30 s; the main job gives them
+# a few seconds (its record says so).
+_BEFF = {"latency_pairs_time": "1", "bandwidth_pairs_time": "3"}
 
-# Per scale, by the bench option's attribute (cli_described.bench_values): DGEMM's order
-# and the FFT's log2 size (2^20 complex points: 16 MiB, planned by FFTW_MEASURE in
-# seconds; 2^22 took 29 s to plan here).
+# Per scale, by the bench option's attribute (cli_described.bench_values).
 _DENSE = {
-    "default": {"dgemm": {"n": "2000", "repeat": "3"}, "fft": {"log2": "20", "repeat": "3"}},
+    "default": {"dgemm": {"n": "2000", "repeat": "3"},
+                "fft": {"log2": FFT_LOG2, "repeat": "3"}},
     "tiny": {"dgemm": {"n": "200", "repeat": "2"}, "fft": {"log2": "12", "repeat": "2"}},
 }
 # Per scale, the interconnect steps' (benchmark, variant, bench options by attribute);
 # their names come from the bench's description (describe.py).
 _INTERCONNECT: Dict[str, Tuple[Tuple[str, str, Mapping[str, str]], ...]] = {
     "default": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,1M"}),
-                ("beff", "hpcc", {}),
+                ("beff", "hpcc", _BEFF),
                 ("pairs", "bandwidth", {"size": "1M", "repeat": "1"})),
     "tiny": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,4K",
                               "time_per_size": "0.002"}),
@@ -49,88 +54,73 @@ _INTERCONNECT: Dict[str, Tuple[Tuple[str, str, Mapping[str, str]], ...]] = {
              ("pairs", "bandwidth", {"size": "64K", "repeat": "1"})),
 }
 _TINY_STREAM = {"array_bytes": "1M", "repeat": "3"}
+# STREAM: 5 iterations (4 timed, the first a warm-up) rather than its 10; the memory
+# suite runs the 10.
+_STREAM_REPEAT = {"repeat": "5"}
 _TINY_LATENCY_MAX = "1M"
 _TINY_HPL = {"n": "400", "nb": "32"}
 # The latency sweep: every rank at once, from 4K, one working set per doubling.
 _LATENCY = {"copies": "all", "min_bytes": "4K", "points_per_octave": "1"}
-_TINY_RA_LOG2 = 14
+_TINY_RA_LOG2 = "14"
+_CAP = {"memory_cap": str(MEMORY_CAP)}
 
 
-def llc_bytes(records: Sequence[Record]) -> float:
-    """The last-level cache of the nodes, as the STREAM records found it."""
-    for record in reversed(of_benchmark(records, "stream")):
-        found = number(parameter(record, "llc_bytes"))
-        if found:
-            return found
-    return float(FALLBACK_LLC_BYTES)
+@dataclass
+class MainSizing:
+    """What the plan decided for HPL: the largest N the memory cap allows (the sizing
+    layer's, None when not known), HPL's seconds of the budget, and the DGEMM rate per
+    rank to size by before (or without) one measured in the run."""
+
+    hpl_max_n: Optional[int] = None
+    hpl_target_s: float = 30.0
+    dgemm_rate_hint: Optional[float] = None
 
 
-def _pow2_at_least(value: float) -> int:
-    return 1 << max(0, math.ceil(math.log2(max(value, 1.0))))
+def hpl_order(dgemm_rate_per_rank: float, ranks: int, target_s: float,
+              max_n: Optional[int]) -> int:
+    """HPL's N for about `target_s`: 2/3 N^3 flop at HPL_EFFICIENCY of the ranks' DGEMM
+    rate, in whole blocks, no larger than `max_n`."""
+    flops = target_s * HPL_EFFICIENCY * dgemm_rate_per_rank * ranks
+    by_time = int((1.5 * flops) ** (1.0 / 3.0))
+    order = min(by_time, max_n) if max_n else by_time
+    return max(HPL_MIN_N, order // HPL_NB * HPL_NB)
 
 
-def _node_memory(records: Sequence[Record]) -> Tuple[float, int]:
-    """(memory of one node in bytes, nodes) from the latest record that says."""
-    for record in reversed(records):
-        metadata = section_of(record, "metadata")
-        memory = number(metadata.get("memory_bytes_per_node"))
-        hosts = metadata.get("hosts")
-        if memory:
-            return memory, len(hosts) if isinstance(hosts, list) and hosts else 1
-    return 0.0, 1
+def hpl_needed(order: float, efficiency: float, target: float = HPL_TARGET) -> Optional[float]:
+    """The N at which HPL would reach `target` of the DGEMM rate, from one run at `order`
+    and `efficiency`: HPL loses to its panels and exchanges a share that falls as 1/N
+    (efficiency = 1 / (1 + k/N)); None when it already does."""
+    if not (0 < efficiency < target) or order <= 0:
+        return None
+    k = order * (1 / efficiency - 1)
+    return k / (1 / target - 1)
 
 
-def latency_options(records: Sequence[Record]) -> Tuple[str, ...]:
-    size = _pow2_at_least(LATENCY_OVER_LLC * llc_bytes(records))
-    return bench_step_options("mem", "latency", {"max_bytes": str(size)})
-
-
-def hpl_order(dgemm_rate_per_rank: float, ranks: int, node_bytes: float, nodes: int) -> int:
-    """HPL's N for about HPL_TARGET_S: 2/3 N^3 flop at HPL_EFFICIENCY of the ranks' DGEMM
-    rate, no larger than a matrix of 1/HPL_MEMORY_SHARE of the nodes' memory."""
-    flops = HPL_TARGET_S * HPL_EFFICIENCY * dgemm_rate_per_rank * ranks
-    by_time = (1.5 * flops) ** (1.0 / 3.0)
-    by_memory = math.sqrt(node_bytes * nodes / HPL_MEMORY_SHARE / 8.0) if node_bytes else by_time
-    return max(HPL_MIN_N, int(min(by_time, by_memory)) // 8 * 8)
-
-
-def hpl_options(records: Sequence[Record], ranks: int) -> Tuple[str, ...]:
+def hpl_options(records: Sequence[Record], ranks: int, sizing: MainSizing) -> Tuple[str, ...]:
     dgemm = last_of(records, "dgemm", "star")
     rate = metric_median(dgemm, "flop_rate") if dgemm is not None else None
-    if not rate:  # DGEMM failed: HPL still runs, at the smallest time-boxed size
-        return bench_step_options("hpl", "mpi", {"n": str(HPL_MIN_N)})
-    memory, nodes = _node_memory(records)
-    return bench_step_options("hpl", "mpi", {"n": str(hpl_order(rate, ranks, memory, nodes))})
-
-
-def ra_log2(records: Sequence[Record], ranks: int) -> int:
-    """log2 of the words of one rank's table: 8x the last-level cache, at most 1/8 of a
-    node's memory shared by the ranks on it."""
-    words = _pow2_at_least(RA_TABLE_OVER_LLC * llc_bytes(records) / 8)
-    memory, nodes = _node_memory(records)
-    per_node = max(1, math.ceil(ranks / nodes))
-    while memory and words > 1024 and 8 * words * per_node > memory / RA_MEMORY_SHARE:
-        words //= 2
-    return int(math.log2(words))
+    rate = rate or sizing.dgemm_rate_hint
+    if not rate:  # no DGEMM rate at all: HPL still runs, at the smallest time-boxed size
+        return bench_step_options("hpl", "mpi", {"n": str(HPL_MIN_N), **_CAP})
+    n = hpl_order(rate, ranks, sizing.hpl_target_s, sizing.hpl_max_n)
+    return bench_step_options("hpl", "mpi", {"n": str(n), **_CAP})
 
 
 def _ra_steps(scale: str, ranks: int) -> List[SuiteStep]:
     extra = int(math.floor(math.log2(ranks)))  # mpi: one table over every rank's memory
 
-    def table(variant: str, global_table: bool):
-        def options(records: Sequence[Record]) -> Tuple[str, ...]:
-            log2 = _TINY_RA_LOG2 if scale == "tiny" else ra_log2(records, ranks)
-            # Named as the bench describes its table size (describe.py).
-            return bench_step_options(
-                "ra", variant, {"table_log2": str(log2 + (extra if global_table else 0))})
-        return options
+    def table(variant: str, global_table: bool) -> Tuple[str, ...]:
+        if scale == "tiny":
+            log2 = int(_TINY_RA_LOG2) + (extra if global_table else 0)
+            return bench_step_options("ra", variant, {"table_log2": str(log2), **_CAP})
+        return bench_step_options("ra", variant, {"size_rule": "caches", **_CAP})
 
-    return [SuiteStep("ra", "single", (), BUDGET_S, sized=table("single", False)),
-            SuiteStep("ra", "star", (), BUDGET_S, sized=table("star", False)),
+    return [SuiteStep("ra", "single", table("single", False), BUDGET_S),
+            SuiteStep("ra", "star", table("star", False), BUDGET_S),
             # Plimpton et al.'s hypercube: the fastest compliant algorithm on every count
             # of ranks measured (docs/kernels/ra.md).
-            SuiteStep("ra", "mpi", (ALGO_OPTION, "hypercube"), BUDGET_S, "hypercube",
-                      sized=table("mpi", True))]
+            SuiteStep("ra", "mpi", table("mpi", True) + (ALGO_OPTION, "hypercube"), BUDGET_S,
+                      "hypercube")]
 
 
 def _interconnect_steps(scale: str, ranks: int) -> List[SuiteStep]:
@@ -142,44 +132,44 @@ def _interconnect_steps(scale: str, ranks: int) -> List[SuiteStep]:
             for benchmark, variant, values in _INTERCONNECT[scale]]
 
 
-def main_steps(scale: str, ranks: int) -> List[SuiteStep]:
+def main_steps(scale: str, ranks: int, sizing: Optional[MainSizing] = None) -> List[SuiteStep]:
     """The main job's launches in order: memory, processor, interconnect, RandomAccess."""
-    dense = _DENSE[scale]
-    tiny = scale == "tiny"
+    dense, tiny = _DENSE[scale], scale == "tiny"
+    sizing = sizing or MainSizing()
     # More ranks than cores (a laptop, a test) share cores: the user asked for them, and
     # the records say so; with a rank per core the flag changes nothing.
     shared = ("oversubscribe",)
-    stream = _TINY_STREAM if tiny else {}
+    stream = {**(_TINY_STREAM if tiny else _STREAM_REPEAT), **_CAP}
     latency = bench_step_options("mem", "latency", {
-        **_LATENCY, "min_time": "0.002" if tiny else "0.005", "repeat": "3"}, shared)
-
-    def latency_sized(records: Sequence[Record]) -> Tuple[str, ...]:
-        if tiny:
-            return bench_step_options("mem", "latency", {"max_bytes": _TINY_LATENCY_MAX})
-        return latency_options(records)
+        **_LATENCY, "min_time": "0.002" if tiny else "0.005", "repeat": "3", **_CAP,
+        **({"max_bytes": _TINY_LATENCY_MAX} if tiny else {})}, shared)
 
     def hpl_sized(records: Sequence[Record]) -> Tuple[str, ...]:
         if tiny:
-            return bench_step_options("hpl", "mpi", _TINY_HPL)
-        return hpl_options(records, ranks)
+            return bench_step_options("hpl", "mpi", {**_TINY_HPL, **_CAP})
+        return hpl_options(records, ranks, sizing)
+
+    def dense_step(benchmark: str, variant: str) -> SuiteStep:
+        return SuiteStep(benchmark, variant, bench_step_options(
+            benchmark, variant, {**dense[benchmark], **_CAP}), BUDGET_S)
 
     return [
         SuiteStep("stream", "single", bench_step_options("stream", "single", stream), BUDGET_S),
         SuiteStep("stream", "star", bench_step_options("stream", "star", stream, shared),
                   BUDGET_S),
-        SuiteStep("mem", "latency", latency, BUDGET_S, sized=latency_sized),
-        SuiteStep("dgemm", "star", bench_step_options("dgemm", "star", dense["dgemm"]),
-                  BUDGET_S),
+        SuiteStep("mem", "latency", latency, BUDGET_S),
+        dense_step("dgemm", "star"),
         SuiteStep("hpl", "mpi", (), BUDGET_S, sized=hpl_sized),
-        SuiteStep("fft", "single", bench_step_options("fft", "single", dense["fft"]), BUDGET_S),
-        SuiteStep("fft", "star", bench_step_options("fft", "star", dense["fft"]), BUDGET_S),
+        dense_step("fft", "single"),
+        dense_step("fft", "star"),
     ] + _interconnect_steps(scale, ranks) + _ra_steps(scale, ranks)
 
 
 def describe_main(steps: Sequence[SuiteStep]) -> str:
-    return (f"{', '.join(step.name for step in steps)}; sized from the nodes found: STREAM "
-            "at 4x the last-level cache, latency to 8x it, HPL's N for about "
-            f"{HPL_TARGET_S:g} s at the DGEMM rate measured, RandomAccess tables of 8x the "
-            "cache per rank; with a GPU on the node (hpcprobe-bench gpu info), gpu stream, "
+    return (f"{', '.join(step.name for step in steps)}; sized by the sizing layer on the "
+            "nodes (STREAM arrays 4x each rank's share of the caches, latency to 4x a "
+            "core's caches, RandomAccess tables by the caches) under a memory cap of "
+            f"{MEMORY_CAP:g}; HPL's N for its share of the {RUN_BUDGET_S:g} s budget at the "
+            "DGEMM rate measured; with a GPU on the node (hpcprobe-bench gpu info), gpu stream, "
             "gpu ra atomic and gpu copy on device 0; then the headline table and report.html; "
             "tiny: seconds in all")

@@ -37,6 +37,11 @@ class StepOutcome:
     exit_status: Optional[int] = None
     elapsed_s: Optional[float] = None
     why: str = ""
+    # The plan's prediction when the step was launched (plan.py), its model time at the
+    # default rates (what a later run calibrates by), and its ranks.
+    predicted_s: Optional[float] = None
+    model_s: Optional[float] = None
+    ranks: Optional[int] = None
 
 
 @dataclass
@@ -79,9 +84,12 @@ def _step(entry: Any) -> Optional[StepOutcome]:
     status = entry.get("status")
     exit_status = entry.get("exit_status")
     known = status if status in (DONE, FAILED, STOPPED, NOT_RUN) else NOT_RUN
+    ranks = entry.get("ranks")
     return StepOutcome(entry["name"], str(entry.get("step") or entry["name"]), known,
                        exit_status if isinstance(exit_status, int) else None,
-                       number(entry.get("elapsed_s")), str(entry.get("why") or "")[:300])
+                       number(entry.get("elapsed_s")), str(entry.get("why") or "")[:300],
+                       number(entry.get("predicted_s")), number(entry.get("model_s")),
+                       ranks if isinstance(ranks, int) and ranks > 0 else None)
 
 
 def read_manifest(out_dir: Path) -> Optional[RunManifest]:
@@ -163,6 +171,16 @@ def find_earlier(out_dir: Path, manifest: RunManifest,
         if records is not None and records.records and machine_of(records.records) == machine:
             return EarlierRun(path, other, records)
     return None
+
+
+def earlier_steps(out_dir: Path, manifest: RunManifest) -> List[StepOutcome]:
+    """The finished steps of the newest earlier run of the same suite, scale and ranks
+    (the plan's calibration: the machine is not known before anything ran)."""
+    for path in earlier_runs(out_dir):
+        other = read_manifest(path)
+        if other is not None and other.identity() == manifest.identity():
+            return [step for step in other.steps if step.status == DONE]
+    return []
 
 
 def earlier_durations(out_dir: Path, manifest: RunManifest) -> Dict[str, float]:

@@ -55,8 +55,8 @@ def _sizing(args: argparse.Namespace, context: LaunchContext) -> HpccSizing:
                             hpl_option("n").name)
     elif args.scale == "tiny":
         sizing = HpccSizing(TINY_N, TINY_NB, 1, 1, "--scale tiny")
-    else:
-        info = _launched_sysinfo(context)
+    else:  # a plan (run --plan) brings the node it plans for; a run asks the ranks
+        info = getattr(context, "node_info", None) or _launched_sysinfo(context)
         sizing = sizing_from_memory(float(info.get("memory_available_bytes_min_node") or 0),
                                     int(info.get("nodes") or 1), context.np,
                                     args.memory_fraction or DEFAULT_FRACTION,
