@@ -107,6 +107,26 @@ long mem_calibrate(const struct mem_phase *ph, mem_pass_fn fn, void *ctx, double
 int mem_find_plateaus(const double *x, const double *y, int n, double tolerance, int min_points,
                       double *size, double *level, int max_plateaus);
 
+/* The NUMA view of the memory kernels (mem_numa.c). */
+#define MEM_NUMA_MAX_GROUPS 16
+struct mem_numa {
+    int domains;     /* NUMA domains with CPUs, most of any rank's node; -1 unknown */
+    int pinned;      /* every rank was pinned before its buffers were touched */
+    int *rank_node;  /* rank 0: each rank's domain (of its pinned CPU), -1 unknown */
+    int groups;      /* rank 0: the copies' distinct domains; 0 when one domain */
+    int group_node[MEM_NUMA_MAX_GROUPS]; /* the domain of each group, increasing */
+};
+/* Collective: gather each rank's domain of `cpu` (its pinned CPU, -1 none)
+ * and, where a node has more than one domain and copies > 1, group the
+ * first `copies` ranks by domain. 0, or -1 (rank 0 out of memory). */
+int mem_numa_gather(struct mem_numa *n, MPI_Comm comm, int cpu, int copies);
+/* The group of rank `rank` (< copies), -1 when its domain is unknown. */
+int mem_numa_group(const struct mem_numa *n, int rank);
+void mem_numa_free(struct mem_numa *n);
+/* Rank 0: parameters numa_domains and first_touch, counters cpu_numa (per
+ * rank, -1 unknown) and copies_by_numa (per group), a note when unknown. */
+void mem_numa_record(struct hpcp_record *r, const struct mem_numa *n, int ranks, int copies);
+
 /* Pin this rank to its own `threads` CPUs (memory.h); the first CPU, -1 if not pinned. */
 int mem_pin_rank(const struct hpcp_sysinfo *si, int threads);
 
