@@ -368,6 +368,7 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b, struc
 {
     struct mem_sweep_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
+    mem_numa_check_pages(&s->numa, b->comm, s->buffer, s->buffer_bytes);
     double wrong = R->wrong;
     MPI_Reduce(&wrong, &R->wrong, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
     struct hpcp_record r;

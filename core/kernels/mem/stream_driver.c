@@ -268,6 +268,7 @@ static void stream_record(struct hpcp_record *r, struct hpcp_bench *b, const str
 {
     struct stream_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
+    mem_numa_check_pages(&s->numa, b->comm, s->region.base, s->region.bytes);
     double error = v->n ? v->error[v->n - 1] : 0; /* the worst rank's */
     if (b->rank == 0)
         build_record(r, b->kernel, b, &s->phases[0], &s->phases[1], error, cpus);

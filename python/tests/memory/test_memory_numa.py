@@ -59,6 +59,11 @@ def test_one_domain_records_say_so(tmp_path, family, variant):
         assert "copies_by_numa" not in record["counters"]
     assert record["parameters"]["first_touch"] == "rank_after_pinning"
     assert len(record["counters"]["cpu_numa"]) == 2
+    counters = record["counters"]
+    if "first_touch_pages_checked" in counters:   # the kernel said where the pages are
+        assert counters["first_touch_pages_checked"] > 0
+        assert counters["first_touch_pages_on_rank_domain"] == counters[
+            "first_touch_pages_checked"]
 
 
 def test_two_domain_tree_stream_star_per_domain(tmp_path):
@@ -72,6 +77,7 @@ def test_two_domain_tree_stream_star_per_domain(tmp_path):
     assert record["counters"]["cpus"] == [0, 1]   # pinned one per core
     assert record["counters"]["cpu_numa"] == [0, 1]
     assert record["counters"]["copies_by_numa"] == [1, 1]
+    assert "first_touch_pages_checked" not in record["counters"]   # not the kernel's tree
     best = {s["name"]: s for s in record["series"]}
     for kernel in KERNELS:
         by_domain = best[f"star_{kernel}_best_bandwidth_by_numa"]
