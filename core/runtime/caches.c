@@ -81,11 +81,6 @@ int hpcp_cpus_online(void)
     return count_file("/sys/devices/system/cpu/online");
 }
 
-int hpcp_numa_domains(void)
-{
-    return count_file("/sys/devices/system/node/online");
-}
-
 void hpcp_caches_read(struct hpcp_caches *c)
 {
     struct hpcp_cache_level lv[8];

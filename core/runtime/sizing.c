@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/numa.h"
 #include "hpcprobe/options.h"
 #include "hpcprobe/sysinfo.h"
 #include "hpcprobe/util.h"
@@ -14,7 +15,7 @@ void hpcp_node_read(struct hpcp_node *n)
 {
     memset(n, 0, sizeof *n);
     n->cores = hpcp_cpus_online();
-    n->numa = hpcp_numa_domains();
+    n->numa = hpcp_numa_domains() > 0 ? hpcp_numa_domains() : 0; /* -1: unknown */
     n->ncaches = hpcp_cache_levels(n->cache, HPCP_CACHE_LEVELS);
     n->memory = hpcp_meminfo_bytes("MemTotal:");
     n->available = hpcp_meminfo_bytes("MemAvailable:");

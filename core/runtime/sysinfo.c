@@ -176,7 +176,10 @@ static void gather_hosts(struct hpcp_sysinfo *si, MPI_Comm comm)
         hpcp_json_string(&j, NULL, name);
         hpcp_json_end_array(&j);
         si->hosts_json = j.buf;
+        free(si->rank_hosts_json);
+        si->rank_hosts_json = NULL;
     }
+    hpcp_placement_gather(si, comm, si->rank_hosts_json ? index : NULL);
     free(all);
     free(index);
 }
@@ -257,10 +260,26 @@ void hpcp_sysinfo_free(struct hpcp_sysinfo *si)
 {
     free(si->hosts_json);
     free(si->rank_hosts_json);
+    free(si->rank_cores_json);
+    free(si->rank_numa_json);
+    free(si->host_numa_json);
     if (si->node_comm != MPI_COMM_NULL && si->node_comm)
         MPI_Comm_free(&si->node_comm);
     si->hosts_json = NULL;
     si->rank_hosts_json = NULL;
+    si->rank_cores_json = si->rank_numa_json = si->host_numa_json = NULL;
+}
+
+/* Where the ranks ran (placement.c); each array is left out when rank 0 ran
+ * out of memory building it, and hosts' domains also when rank_hosts is. */
+static void write_placement(const struct hpcp_sysinfo *si, struct hpcp_json *j)
+{
+    if (si->rank_cores_json)
+        hpcp_json_raw(j, "rank_cores", si->rank_cores_json);
+    if (si->rank_numa_json)
+        hpcp_json_raw(j, "rank_numa", si->rank_numa_json);
+    if (si->host_numa_json && si->rank_hosts_json && si->hosts_json)
+        hpcp_json_raw(j, "numa_domains_per_host", si->host_numa_json);
 }
 
 static void write_strings(struct hpcp_json *j, const char *key, int n, char **v)
@@ -399,6 +418,7 @@ void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j)
     hpcp_json_raw(j, "hosts", si->hosts_json ? si->hosts_json : "[\"unknown\"]");
     if (si->rank_hosts_json && si->hosts_json)
         hpcp_json_raw(j, "rank_hosts", si->rank_hosts_json);
+    write_placement(si, j);
     hpcp_json_string(j, "cpu_model", si->cpu_model);
     hpcp_json_int(j, "cores_per_node", si->cores_per_node);
     hpcp_json_uint(j, "memory_bytes_per_node", si->memory_bytes_per_node);

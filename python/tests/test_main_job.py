@@ -20,7 +20,8 @@ from browser import chromium, visit
 from helpers import golden, run_hpcprobe
 
 from hpcprobe.suite.headline import SUBSYSTEMS, Figure, change, headline_rows
-from hpcprobe.suite.main_job import hpl_order, main_steps, ra_log2
+from hpcprobe.families.hpcc.headline import hpl_needed
+from hpcprobe.suite.main_job import hpl_order, main_steps
 from hpcprobe.results import read_records
 from hpcprobe.suite.manifest import (MANIFEST_FILE, RunManifest, StepOutcome, find_earlier,
                                    machine_of, read_manifest)
@@ -40,7 +41,7 @@ def run_tiny(out: Path, ranks: int, timeout: float = 300) -> subprocess.Complete
                         timeout=timeout)
 
 
-@pytest.mark.parametrize("ranks", [1, 2, 3])
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 8])
 def test_the_main_job_covers_every_subsystem(tmp_path, ranks):
     out = tmp_path / "run"
     done = run_tiny(out, ranks)
@@ -185,18 +186,17 @@ def test_headline_rows_say_better_or_worse_by_direction():
 
 
 def test_hpl_is_time_boxed_and_capped_by_memory():
-    # 50 GFLOP/s per rank on 2 ranks, 15 s at 0.8: N^3 = 1.5 * 15 * 0.8 * 1e11.
-    assert abs(hpl_order(50e9, 2, 64e9, 1) - (1.8e12) ** (1 / 3)) < 16
-    assert hpl_order(50e9, 2, 8e8, 1) == 3528  # sqrt(8e8 / 8 / 8) = 3535.5, a multiple of 8
-    assert hpl_order(1.0, 1, 0, 1) == 1000
+    # 50 GFLOP/s per rank on 2 ranks, 15 s at 0.8: N^3 = 1.5 * 15 * 0.8 * 1e11 = 1.8e12,
+    # N = 12164, in whole blocks of 192: 12096.
+    assert hpl_order(50e9, 2, 15.0, None) == 12096
+    assert hpl_order(50e9, 2, 15.0, 3600) == 3456  # the cap's order, in whole blocks
+    assert hpl_order(1.0, 1, 15.0, None) == 1000   # never below HPL_MIN_N
 
 
-def test_randomaccess_tables_follow_the_cache_and_the_memory():
-    stream = {"benchmark": "stream", "parameters": {"llc_bytes": 32 << 20},
-              "metadata": {"memory_bytes_per_node": 24e9, "hosts": ["a"]}}
-    assert ra_log2([stream], 2) == 25           # 8 x 32 MiB = 256 MiB = 2^25 words
-    small = dict(stream, metadata={"memory_bytes_per_node": 1e9, "hosts": ["a"]})
-    assert ra_log2([small], 2) == 22            # 2 x 8 x 2^22 words <= 1 GB / 8
+def test_the_n_hpl_would_need_follows_a_loss_that_falls_as_one_over_n():
+    # 0.7 at N = 10000: k = 10000 * (1/0.7 - 1); 0.85 needs k / (1/0.85 - 1) = 24286.
+    assert abs(hpl_needed(10000, 0.7) - 24285.7) < 1
+    assert hpl_needed(10000, 0.9) is None and hpl_needed(0, 0.5) is None
 
 
 def test_the_steps_need_two_ranks_for_the_interconnect_only():

@@ -27,6 +27,8 @@ OWN_OPTIONS: Dict[tuple, str] = {
     ("commands/script.py", "--out"): "`hpcprobe script`'s output file",
     ("families/hpcc/parsers.py", "--out"): "`hpcprobe config`'s output file",
     ("cli.py", "--repeat"): "`hpcprobe run --repeat`: how many times the whole suite runs",
+    ("suite/node_sizes.py", "--memory-cap"): "an argument of the `hpcprobe-bench sizes` query "
+    "(runtime/sizing_query.c), not of a kernel",
 }
 
 

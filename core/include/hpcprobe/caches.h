@@ -20,7 +20,5 @@ struct hpcp_cache_level {
 int hpcp_cache_levels(struct hpcp_cache_level *out, int max);
 /* Online CPUs (/sys/devices/system/cpu/online), 0 when unknown. */
 int hpcp_cpus_online(void);
-/* NUMA domains (/sys/devices/system/node/online), 0 when unknown. */
-int hpcp_numa_domains(void);
 
 #endif

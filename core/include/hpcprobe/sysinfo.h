@@ -14,6 +14,10 @@ struct hpcp_sysinfo {
     MPI_Comm node_comm;     /* ranks sharing this node's memory */
     char *hosts_json;       /* JSON array of distinct host names (rank 0 only) */
     char *rank_hosts_json;  /* JSON array: each rank's index into hosts (rank 0 only) */
+    /* JSON arrays (rank 0 only; NULL when out of memory), null where unknown:
+     * each rank's CPU and NUMA domain at start-up, each host's NUMA domains. */
+    char *rank_cores_json, *rank_numa_json, *host_numa_json;
+    int numa_domains;       /* this rank's node: NUMA domains with CPUs, -1 unknown */
     char cpu_model[128];
     int cores_per_node;
     uint64_t memory_bytes_per_node;      /* MemTotal */
@@ -50,6 +54,11 @@ struct hpcp_named_rank *hpcp_sort_names(const char *names, size_t stride, int ra
  * among the sorted distinct names, as metadata.hosts lists them. 0, or -1
  * (out of memory: every index 0). */
 int hpcp_host_indices(const char *names, size_t stride, int ranks, int *index);
+
+/* Collective over `comm` (hpcp_sysinfo_collect calls it, placement.c): each
+ * rank's CPU and NUMA domain, and its node's domains, to rank 0's JSON arrays;
+ * host_index (rank 0; NULL when unknown) is each rank's index into hosts. */
+void hpcp_placement_gather(struct hpcp_sysinfo *si, MPI_Comm comm, const int *host_index);
 
 /* Write the "metadata" object members (the caller opened the object). */
 void hpcp_sysinfo_to_json(const struct hpcp_sysinfo *si, struct hpcp_json *j);

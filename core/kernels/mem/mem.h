@@ -110,6 +110,38 @@ long mem_calibrate(const struct mem_phase *ph, mem_pass_fn fn, void *ctx, double
 int mem_find_plateaus(const double *x, const double *y, int n, double tolerance, int min_points,
                       double *size, double *level, int max_plateaus);
 
+/* The NUMA view of the memory kernels (mem_numa.c). */
+#define MEM_NUMA_MAX_GROUPS 16
+struct mem_numa {
+    int domains;     /* NUMA domains with CPUs, most of any rank's node; -1 unknown */
+    int pinned;      /* every rank was pinned before its buffers were touched */
+    int *rank_node;  /* rank 0: each rank's domain (of its pinned CPU), -1 unknown */
+    int groups;      /* rank 0: the copies' distinct domains; 0 when one domain */
+    int group_node[MEM_NUMA_MAX_GROUPS]; /* the domain of each group, increasing */
+    int my_node;     /* this rank's domain, -1 unknown */
+    /* rank 0, mem_numa_check_pages: sampled pages, and those on their rank's
+     * domain, over the ranks; -1 when not checked */
+    long long pages_checked, pages_on_domain;
+};
+/* Collective: gather each rank's domain of `cpu` (its pinned CPU, -1 none)
+ * and, where a node has more than one domain and copies > 1, group the
+ * first `copies` ranks by domain. 0, or -1 (rank 0 out of memory). */
+int mem_numa_gather(struct mem_numa *n, MPI_Comm comm, int cpu, int copies);
+/* The group of rank `rank` (< copies), -1 when its domain is unknown. */
+int mem_numa_group(const struct mem_numa *n, int rank);
+void mem_numa_free(struct mem_numa *n);
+/* Collective: where the kernel holds up to MEM_NUMA_PAGE_SAMPLES pages spread
+ * over this rank's buffer [base, base + bytes) (NULL: it has none), asked
+ * with move_pages (nothing moves), against the rank's domain; totals on rank
+ * 0. Not checked (-1) with a copied sysfs root (its domains are not the
+ * kernel's), or when a rank's domain is unknown or the kernel refuses. */
+#define MEM_NUMA_PAGE_SAMPLES 64
+void mem_numa_check_pages(struct mem_numa *n, MPI_Comm comm, const void *base, size_t bytes);
+/* Rank 0: parameters numa_domains and first_touch, counters cpu_numa (per
+ * rank, -1 unknown), copies_by_numa (per group) and the page check's, a note
+ * when the copies' domains are unknown or pages are off their domain. */
+void mem_numa_record(struct hpcp_record *r, const struct mem_numa *n, int ranks, int copies);
+
 /* Pin this rank to its own `threads` CPUs (memory.h); the first CPU, -1 if not pinned. */
 int mem_pin_rank(const struct hpcp_sysinfo *si, int threads);
 

@@ -22,6 +22,7 @@ struct sweep_results {
     double *one;                      /* npoints x repeat, s per access */
     double one_median[MEM_MAX_POINTS];
     double many_mean[MEM_MAX_POINTS], many_max[MEM_MAX_POINTS], ratio[MEM_MAX_POINTS];
+    double numa_mean[MEM_NUMA_MAX_GROUPS][MEM_MAX_POINTS]; /* the copies of each domain */
     long passes[MEM_MAX_POINTS];
     int nplateaus;                    /* latency: where the caches end, and their latency */
     double plateau_size[MEM_MAX_PLATEAUS], plateau_level[MEM_MAX_PLATEAUS];
@@ -110,6 +111,22 @@ static void phase_keep(struct hpcp_bench *b, int rep, int warm, double seconds)
         pr->samples[rep] = seconds;
 }
 
+/* Rank 0, at point i: the mean of each NUMA domain's copies' medians. */
+static void numa_means(const struct mem_numa *n, const double *medians, int copies,
+                       struct sweep_results *R, int i)
+{
+    double count[MEM_NUMA_MAX_GROUPS] = {0};
+    for (int g = 0; g < n->groups; g++)
+        R->numa_mean[g][i] = 0;
+    for (int c = 0; c < copies; c++) {
+        int g = mem_numa_group(n, c);
+        if (g >= 0)
+            R->numa_mean[g][i] += medians[c], count[g] += 1;
+    }
+    for (int g = 0; g < n->groups; g++)
+        R->numa_mean[g][i] = count[g] > 0 ? R->numa_mean[g][i] / count[g] : NAN;
+}
+
 /* After the point's last sample and its verification: its median, kept
  * (one copy) or gathered and compared with the single copy's. */
 static void phase_rep_done(struct hpcp_bench *b, int rep, double error)
@@ -133,6 +150,8 @@ static void phase_rep_done(struct hpcp_bench *b, int rep, double error)
         sum += pr->medians[k], worst = fmax(worst, pr->medians[k]);
     R->many_mean[i] = sum / copies;
     R->many_max[i] = worst;
+    if (pr->ph.rank == 0)
+        numa_means(&s->numa, pr->medians, copies, R, i);
     R->ratio[i] = R->one_median[i] > 0 ? R->many_mean[i] / R->one_median[i] : NAN;
 }
 
@@ -268,6 +287,11 @@ static void add_curves(struct hpcp_record *r, const struct mem_sweep_state *s,
         hpcp_record_series(r, "many_over_one_ratio", s->x_name, "B", "1", "ratio", s->x, R->ratio,
                            s->npoints);
     }
+    for (int g = 0; R->many && g < s->numa.groups; g++) {
+        char name[64];
+        snprintf(name, sizeof name, "time_per_access_many_numa%d", s->numa.group_node[g]);
+        hpcp_record_series(r, name, s->x_name, "B", "s", "mean", s->x, R->numa_mean[g], s->npoints);
+    }
     if (s->p.sweep == MEM_SWEEP_LATENCY)
         hpcp_record_series(r, "plateau_latency", "inferred_size_bytes", "B", "s", "median",
                            R->plateau_size, R->plateau_level, R->nplateaus);
@@ -294,6 +318,7 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
     else
         hpcp_record_validation_skipped(r, "--no-verify");
     hpcp_record_counter_array(r, "cpus", cpus, b->ranks);
+    mem_numa_record(r, &s->numa, b->ranks, s->p.copies);
     hpcp_record_counter_int(r, "hugepage_bytes_rank0", thp0);
     if (s->p.hugepages && thp0 == 0)
         hpcp_record_note(r, "transparent huge pages were asked for but not given");
@@ -339,6 +364,7 @@ static int write_record(const struct hpcp_kernel *k, struct hpcp_bench *b, struc
 {
     struct mem_sweep_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
+    mem_numa_check_pages(&s->numa, b->comm, s->buffer, s->buffer_bytes);
     double wrong = R->wrong;
     MPI_Reduce(&wrong, &R->wrong, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
     struct hpcp_record r;
@@ -368,7 +394,10 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     memset(&R, 0, sizeof R);
     s.cpu = mem_pin_rank(si, 1);
     s.active = si->rank < s.p.copies; /* the others only wait: no buffer for them */
-    if ((rc = k->setup(&b)) == 0) {
+    int numa_bad = mem_numa_gather(&s.numa, b.comm, s.cpu, s.p.copies) != 0;
+    if (hpcp_any(b.comm, numa_bad))
+        rc = HPCP_EXIT_RUNTIME;
+    else if ((rc = k->setup(&b)) == 0) {
         R.npoints = s.npoints, R.repeat = s.p.run.repeat, R.many = s.p.copies > 1;
         int bad = !(R.one = calloc((size_t)s.npoints * (size_t)s.p.run.repeat, sizeof *R.one));
         rc = hpcp_any(b.comm, bad) ? HPCP_EXIT_RUNTIME : 0;
@@ -383,6 +412,7 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
             rc = write_record(k, &b, &R);
     }
     k->teardown(&b);
+    mem_numa_free(&s.numa);
     free(R.one);
     return rc;
 }

@@ -71,6 +71,7 @@ static int chase_setup(struct hpcp_bench *b)
         d->lines = d->region.base;
         memset(d->lines, 0, lines * MEM_LINE_BYTES);
         s->thp_bytes = hpcp_thp_bytes(d->lines, lines * MEM_LINE_BYTES);
+        s->buffer = d->lines, s->buffer_bytes = lines * MEM_LINE_BYTES;
     }
     return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
 }

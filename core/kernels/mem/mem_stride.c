@@ -52,6 +52,7 @@ static int stride_setup(struct hpcp_bench *b)
         d->pass = s->p.build_o0 ? mem_rw_pass_O0 : mem_rw_pass_O3;
         memset(d->buf, 0, bytes);
         s->thp_bytes = hpcp_thp_bytes(d->buf, bytes);
+        s->buffer = d->buf, s->buffer_bytes = bytes;
     }
     return hpcp_any(b->comm, failed) ? HPCP_EXIT_RUNTIME : 0;
 }

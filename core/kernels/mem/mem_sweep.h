@@ -18,7 +18,10 @@ struct mem_sweep_state {
     int point;
     long passes;
     int cpu;                              /* first CPU this rank is pinned to */
+    struct mem_numa numa;                 /* the ranks' NUMA domains (mem.h) */
     uint64_t thp_bytes;                   /* huge-page bytes of this rank's buffer */
+    const void *buffer;                   /* this rank's buffer (NULL: none), its bytes */
+    size_t buffer_bytes;
     const char *build_flags;              /* stride: the kernel's compiler flags */
     void *data;                           /* the kernel's own */
 };

@@ -3,6 +3,7 @@
  * headline; stream_driver.c runs the phases and writes the record, and
  * stream_loops.c holds the timed loops. */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,20 @@ void stream_run_kernel(struct stream_state *s, int kernel)
     }
 }
 
+/* OpenMP threads made before the rank was pinned keep the mask they were
+ * made with; each takes the rank's own, so that the first touch (and every
+ * timed loop) runs on the rank's cores and its pages land on its domain. */
+static void pin_threads_to_rank(void)
+{
+#ifdef _OPENMP
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return;
+#pragma omp parallel
+    sched_setaffinity(0, sizeof set, &set);
+#endif
+}
+
 static int stream_setup(struct hpcp_bench *b)
 {
     struct stream_state *s = b->state;
@@ -64,7 +79,10 @@ static int stream_setup(struct hpcp_bench *b)
         s->a = s->region.base;
         s->b = s->a + stride;
         s->c = s->b + stride;
-        /* First touch by the threads that will use each part (NUMA). */
+        /* First touch, after the rank was pinned, by the threads that will use
+         * each part: the pages land on the rank's NUMA domain. */
+        if (s->cpu >= 0)
+            pin_threads_to_rank();
         STREAM_LOOP
         for (size_t i = 0; i < s->n; i++) {
             s->a[i] = 1.0;

@@ -21,6 +21,7 @@ struct stream_state {
     long iterations;      /* complete iterations run here (timed and filler) */
     uint64_t thp_bytes;
     int cpu;              /* first CPU this rank is pinned to, -1 if not */
+    struct mem_numa numa; /* the ranks' NUMA domains (mem.h) */
     /* The driver's (stream_driver.c): each phase's rates (one copy, then
      * the copies at once), the phase running, its ranks. */
     struct stream_phase_rates *phases;

@@ -84,6 +84,29 @@ static void add_best_series(struct hpcp_record *r, const struct stream_phase_rat
     free(x);
 }
 
+/* Where the node has more than one NUMA domain: each domain's copies' mean
+ * best rate per kernel (the domain's sum is that times copies_by_numa). */
+static void add_numa_series(struct hpcp_record *r, const struct stream_state *s,
+                            const struct stream_phase_rates *R)
+{
+    const struct mem_numa *n = &s->numa;
+    double x[MEM_NUMA_MAX_GROUPS], y[MEM_NUMA_MAX_GROUPS], count[MEM_NUMA_MAX_GROUPS];
+    for (int k = 0; k < STREAM_KERNELS && n->groups > 0; k++) {
+        for (int g = 0; g < n->groups; g++)
+            x[g] = n->group_node[g], y[g] = 0, count[g] = 0;
+        for (int c = 0; c < R->copies; c++) {
+            int g = mem_numa_group(n, c);
+            if (g >= 0)
+                y[g] += R->best[k][c], count[g] += 1;
+        }
+        for (int g = 0; g < n->groups; g++)
+            y[g] = count[g] > 0 ? y[g] / count[g] : NAN;
+        char name[64];
+        snprintf(name, sizeof name, "star_%s_best_bandwidth_by_numa", stream_kernel_names[k]);
+        hpcp_record_series(r, name, "numa_domain", "1", "B/s", "mean", x, y, n->groups);
+    }
+}
+
 static void add_parameters(struct hpcp_record *r, const struct stream_state *s)
 {
     const struct mem_params *p = &s->p;
@@ -113,6 +136,9 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k, str
     add_phase_metrics(r, "star", many, s->p.run.repeat);
     if (many->ran)
         add_best_series(r, many);
+    mem_numa_record(r, &s->numa, b->ranks, many->ran ? many->copies : 1);
+    if (many->ran)
+        add_numa_series(r, s, many);
     int star = strcmp(k->variant, "star") == 0;
     r->headline_metric = star ? "star_triad_bandwidth" : "single_triad_bandwidth";
     r->headline_statistic = "max";
@@ -128,6 +154,20 @@ static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k, str
     if (s->p.hugepages && s->thp_bytes == 0)
         hpcp_record_note(r, "transparent huge pages were asked for but not given; the "
                             "arrays use base pages");
+}
+
+/* Triad per NUMA domain, where the node has more than one. */
+static void print_numa(const struct stream_state *s, const struct stream_phase_rates *many)
+{
+    for (int g = 0; many->ran && g < s->numa.groups; g++) {
+        double sum = 0;
+        int copies = 0;
+        for (int c = 0; c < many->copies; c++)
+            if (mem_numa_group(&s->numa, c) == g)
+                sum += many->best[3][c], copies++;
+        printf("  NUMA domain %d: triad %d x %.2f = %.2f GB/s\n", s->numa.group_node[g], copies,
+               copies ? sum / copies * 1e-9 : 0, sum * 1e-9);
+    }
 }
 
 static void print_summary(const struct hpcp_kernel *k, const struct stream_state *s,
@@ -153,6 +193,7 @@ static void print_summary(const struct hpcp_kernel *k, const struct stream_state
                    best1 > 0 ? mean / best1 : 0);
         printf("\n");
     }
+    print_numa(s, many);
     if (s->p.run.verify)
         printf("stream %s: validation %s (max relative error %.2e, tolerance 1e-13)\n", k->variant,
                error <= 1e-13 ? "passed" : "FAILED", error);
@@ -228,6 +269,7 @@ static void stream_record(struct hpcp_record *r, struct hpcp_bench *b, const str
 {
     struct stream_state *s = b->state;
     long long *cpus = mem_gather_cpus(b->comm, s->cpu);
+    mem_numa_check_pages(&s->numa, b->comm, s->region.base, s->region.bytes);
     double error = v->n ? v->error[v->n - 1] : 0; /* the worst rank's */
     if (b->rank == 0)
         build_record(r, b->kernel, b, &s->phases[0], &s->phases[1], error, cpus);
@@ -273,10 +315,12 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     int many_copies = star || s.p.copies > 1 ? s.p.copies : 0;
     s.active = si->rank < (many_copies ? many_copies : 1);
     s.cpu = mem_pin_rank(si, s.p.threads);
+    int numa_bad = mem_numa_gather(&s.numa, b.comm, s.cpu, many_copies);
     struct stream_phase_rates phases[2];
     memset(phases, 0, sizeof phases);
     s.phases = phases, s.phase_copies[0] = 1, s.phase_copies[1] = many_copies;
-    int bad = b.rank == 0 && (alloc_best(&phases[0], 1) || alloc_best(&phases[1], s.p.copies));
+    int bad = numa_bad ||
+              (b.rank == 0 && (alloc_best(&phases[0], 1) || alloc_best(&phases[1], s.p.copies)));
     if (hpcp_any(b.comm, bad)) {
         stream_setup_failed(&b);
         rc = HPCP_EXIT_RUNTIME;
@@ -287,5 +331,6 @@ int hpcp_stream_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *s
     }
     free_best(&phases[0]);
     free_best(&phases[1]);
+    mem_numa_free(&s.numa);
     return rc;
 }

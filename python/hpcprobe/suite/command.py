@@ -156,7 +156,7 @@ def _suite_plan(args: argparse.Namespace, np: int, out_dir: Path, context=None):
                 "nodes": node.get("nodes")}))
         return suite_steps(suite, args.scale, np)
 
-    plan = make_plan(args, suite, np, steps_of, out_dir, identity, holder)
+    plan = make_plan(args, suite, np, steps_of, out_dir, identity, holder, headline_figures)
     notes: List[str] = []
     if suite == DEFAULT_SUITE:
         steps, notes = _family_main_steps(plan.steps, args.scale, np, find_bench(os.environ),

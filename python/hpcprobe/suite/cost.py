@@ -64,12 +64,21 @@ class Rates:
         """Take every rate a headline figure of `figures` gives (a figure's value per
         rank where the rate is per rank: `ranks_of(key)` ranks measured it)."""
         by_key = {figure.key: figure for figure in figures}
+
+        def value_of(key: str) -> Optional[float]:
+            value = getattr(by_key.get(key), "value", None)
+            ok = isinstance(value, float) and math.isfinite(value) and value > 0
+            return value if ok else None
+
         for rate, (key, per_rank) in _FIGURES.items():
-            figure = by_key.get(key)
-            value = getattr(figure, "value", None)
-            if isinstance(value, float) and math.isfinite(value) and value > 0:
+            value = value_of(key)
+            if value is not None:
                 self.values[rate] = value / (ranks_of(key) if per_rank else 1)
                 self.sources[rate] = source
+        hpl, dgemm = value_of("hpl"), value_of("dgemm.star")
+        if hpl is not None and dgemm is not None:  # HPL over the ranks' DGEMM rate
+            self.values["hpl_efficiency"] = hpl / (dgemm * ranks_of("hpl"))
+            self.sources["hpl_efficiency"] = source
 
 
 @dataclass(frozen=True)
@@ -87,12 +96,21 @@ class Prediction:
         return self.launch_s + self.work_s * self.calibration
 
 
+def option_text(step: SuiteStep, dest: str, default: bool = False) -> Optional[str]:
+    """The value the step gives a bench option (by its attribute, named as the bench
+    describes it), else None, or with `default` the bench's default; None for a family
+    without the option."""
+    try:
+        option = describe.family(step.benchmark).option(dest)
+    except KeyError:
+        return None
+    text = option_value(step.bench_options, option.name)
+    return option.default if text is None and default else text
+
+
 def _option_number(step: SuiteStep, dest: str) -> float:
     """A bench option's value in the step, else the bench's default (describe)."""
-    option = describe.family(step.benchmark).option(dest)
-    text = option_value(step.bench_options, option.name)
-    if text is None:
-        text = option.default
+    text = option_text(step, dest, default=True)
     try:
         return float(text) if text is not None else 0.0
     except ValueError:
@@ -137,8 +155,7 @@ def _latency(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Pre
     """Per working set, its samples (each at least --min-time, calibrated and warmed up
     first) and building its cycle; one copy alone, then every copy at once."""
     largest = _size(step, sizes)
-    smallest = float(parse_size(option_value(step.bench_options, "--min-bytes") or "4K")
-                     or 4096)
+    smallest = float(parse_size(option_text(step, "min_bytes", default=True) or "1K") or 1024)
     per_octave = _option_number(step, "points_per_octave") or 2
     points = math.log2(max(largest / smallest, 1.0)) * per_octave + 1
     phases = 2 if ranks > 1 else 1
@@ -163,7 +180,7 @@ def _dense(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Predi
         flops, basis = repeat * (2 / 3 * size ** 3 + 2 * size ** 2), "at the ranks' HPL rate"
     else:
         points = 2.0 ** size
-        fftw = option_value(step.bench_options, "--fft") != "internal"
+        fftw = option_text(step, "fft") != "internal"
         transforms = repeat + (FFT_PLANNING_TRANSFORMS if fftw else 0)
         flops, rate = transforms * 5 * points * size, rates.values["fft"]
         basis = f"{transforms:g} transforms per rank at the FFT rate"
@@ -185,10 +202,9 @@ def _ra(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Predicti
 
 def _comm(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Prediction:
     """Each function and size for --time-per-size, after a calibration as long."""
-    functions = option_value(step.bench_options, "--functions")
+    functions = option_text(step, "functions")
     count = len(functions.split(",")) if functions else 16
-    size_text = option_value(step.bench_options, "--sizes") or "0..4M"
-    sizes_n = len(expand_sizes(size_text) or [0])
+    sizes_n = len(expand_sizes(option_text(step, "sizes", default=True) or "0") or [0])
     seconds = 2 * count * sizes_n * _option_number(step, "time_per_size")
     return Prediction(_launch_s(ranks, rates), seconds,
                       f"{count} functions x {sizes_n} sizes, time-boxed")
@@ -197,7 +213,8 @@ def _comm(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Predic
 def _beff(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Prediction:
     """HPCC's b_eff: ping-pong pairs up to its two pair times (fewer on few ranks: every
     pair then takes milliseconds), then the rings."""
-    bound = _option_number(step, "latency_pairs_time") + _option_number(step, "bandwidth_pairs_time")
+    bound = (_option_number(step, "latency_pairs_time")
+             + _option_number(step, "bandwidth_pairs_time"))
     pairs = ranks * (ranks - 1)
     seconds = min(bound, 0.05 * pairs) + 0.02 * ranks
     return Prediction(_launch_s(ranks, rates), seconds,
@@ -226,7 +243,9 @@ def predict(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Pred
     else the model at the rates measured so far (this run's figures), else the
     defaults."""
     base = _model(step, sizes, ranks, Rates())
-    calibration = rates.calibration.get(step.name)
+    # HPL's N follows the DGEMM rate: its time is the model's at the rates, not the
+    # earlier run's time scaled by its work.
+    calibration = None if step.benchmark == "hpl" else rates.calibration.get(step.name)
     if calibration is not None:
         return Prediction(_launch_s(ranks, rates), base.work_s, base.basis + "; scaled from "
                           "the earlier run's time", calibration, base.work_s)

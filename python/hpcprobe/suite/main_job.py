@@ -24,7 +24,6 @@ BUDGET_S = 600.0           # each launch is stopped past this (a hang, not the p
 RUN_BUDGET_S = 180.0       # the main job's promise: the plan fits it at any P
 MEMORY_CAP = 0.25          # of each node's available memory, over all its ranks
 HPL_EFFICIENCY = 0.8       # what HPL's N assumes of the DGEMM rate
-HPL_TARGET = 0.85          # what a user reads HPL's efficiency against
 HPL_MIN_N = 1000
 HPL_NB = 192               # the bench's block size: N in whole blocks
 # HPL's share of the budget: what the other steps leave, within these bounds.
@@ -84,16 +83,6 @@ def hpl_order(dgemm_rate_per_rank: float, ranks: int, target_s: float,
     by_time = int((1.5 * flops) ** (1.0 / 3.0))
     order = min(by_time, max_n) if max_n else by_time
     return max(HPL_MIN_N, order // HPL_NB * HPL_NB)
-
-
-def hpl_needed(order: float, efficiency: float, target: float = HPL_TARGET) -> Optional[float]:
-    """The N at which HPL would reach `target` of the DGEMM rate, from one run at `order`
-    and `efficiency`: HPL loses to its panels and exchanges a share that falls as 1/N
-    (efficiency = 1 / (1 + k/N)); None when it already does."""
-    if not (0 < efficiency < target) or order <= 0:
-        return None
-    k = order * (1 / efficiency - 1)
-    return k / (1 / target - 1)
 
 
 def hpl_options(records: Sequence[Record], ranks: int, sizing: MainSizing) -> Tuple[str, ...]:

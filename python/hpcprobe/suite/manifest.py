@@ -173,14 +173,15 @@ def find_earlier(out_dir: Path, manifest: RunManifest,
     return None
 
 
-def earlier_steps(out_dir: Path, manifest: RunManifest) -> List[StepOutcome]:
-    """The finished steps of the newest earlier run of the same suite, scale and ranks
-    (the plan's calibration: the machine is not known before anything ran)."""
+def earlier_run(out_dir: Path, manifest: RunManifest) -> Optional[EarlierRun]:
+    """The newest earlier run of the same suite, scale and ranks, on any machine (the
+    plan's rates and calibration: the machine is not known before anything ran)."""
     for path in earlier_runs(out_dir):
         other = read_manifest(path)
         if other is not None and other.identity() == manifest.identity():
-            return [step for step in other.steps if step.status == DONE]
-    return []
+            records = _records_of(path)
+            return EarlierRun(path, other, records if records is not None else RecordSet())
+    return None
 
 
 def earlier_durations(out_dir: Path, manifest: RunManifest) -> Dict[str, float]:

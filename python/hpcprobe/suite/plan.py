@@ -6,8 +6,8 @@ launching anything; and the same plan beside what each step took once it has run
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
-from hpcprobe.suite.cost import Prediction, Rates, predict
-from hpcprobe.suite.node_sizes import NodeSizes, given_value, option_value
+from hpcprobe.suite.cost import Prediction, Rates, option_text, predict
+from hpcprobe.suite.node_sizes import NodeSizes, given_value
 from hpcprobe.suite.step import SuiteStep
 from hpcprobe.units import binary_size
 
@@ -35,7 +35,7 @@ class PlannedStep:
 def _ranks_on_node(step: SuiteStep, ranks: int, sizes: NodeSizes) -> int:
     """Ranks of the step that allocate on one node: one for a single-rank variant, else
     its share of the ranks per node."""
-    if step.variant == "single" or option_value(step.bench_options, "--copies") == "one":
+    if step.variant == "single" or option_text(step, "copies") == "one":
         return 1
     per_node = int(sizes.node.get("ranks_per_node") or ranks)
     return max(1, min(ranks, per_node))
@@ -47,7 +47,7 @@ def _size_of(step: SuiteStep, sizes: NodeSizes, ranks: int):
     if entry is None:
         return {}, "not sized from memory (fixed message sizes or counts)", None
     given = given_value(entry, step.bench_options)
-    by_rule = option_value(step.bench_options, "--size-rule")
+    by_rule = option_text(step, "size_rule")
     if given is None and step.benchmark in ("ra", "fft") and by_rule != "caches":
         return {}, "as HPCC, from --memory-fraction", None
     value = entry.value if given is None else given

@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 from hpcprobe.suite.cost import Rates, calibrate, predict
 from hpcprobe.suite.main_job import (HPL_MAX_S, HPL_MIN_S, MEMORY_CAP, RUN_BUDGET_S,
                                      MainSizing, main_steps)
-from hpcprobe.suite.manifest import RunManifest, earlier_steps
+from hpcprobe.suite.manifest import DONE, RunManifest, earlier_run
 from hpcprobe.suite.node_sizes import NodeSizes, query_sizes
 from hpcprobe.suite.plan import (PlannedStep, plan_caption, plan_json, plan_rows, plan_steps,
                                  plan_title)
@@ -105,7 +105,8 @@ def _main(scale: str, ranks: int, sizes: NodeSizes, rates: Rates,
 
 def make_plan(args: argparse.Namespace, suite: str, ranks: int,
               steps_of: Callable[[], List[SuiteStep]], manifest_dir: Optional[Path],
-              identity: RunManifest, holder: Optional[Dict[str, NodeSizes]] = None) -> SuitePlan:
+              identity: RunManifest, holder: Optional[Dict[str, NodeSizes]] = None,
+              figures_of: Callable[[Sequence], Sequence] = lambda records: ()) -> SuitePlan:
     """The plan of `suite` on `ranks` ranks; the steps from `steps_of` except for the main
     job, whose HPL this plan sizes. `manifest_dir`: where earlier runs lie beside (their
     times calibrate the model), None for a described node (another machine)."""
@@ -115,8 +116,12 @@ def make_plan(args: argparse.Namespace, suite: str, ranks: int,
         holder["sizes"] = sizes
     rates = Rates()
     if manifest_dir is not None and node_spec is None:
-        earlier = earlier_steps(manifest_dir, identity)
-        calibrate(rates, earlier, "the earlier run's step times")
+        earlier = earlier_run(manifest_dir, identity)
+        if earlier is not None:
+            source = f"the earlier run {earlier.path.name}"
+            rates.learn(figures_of(earlier.records.records), lambda key: ranks, source)
+            calibrate(rates, [step for step in earlier.manifest.steps if step.status == DONE],
+                      source)
     budget = run_budget(args, suite)
     steps = (_main(args.scale, ranks, sizes, rates, budget) if suite == "main"
              else steps_of())

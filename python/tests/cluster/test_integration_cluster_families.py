@@ -38,6 +38,21 @@ def test_the_comm_suite_runs_across_two_hosts(flat2, cluster_env, tmp_path):
     assert pingpong["layout"]["ranks_per_node_max"] == 1  # round-robin: across the link
 
 
+def test_the_main_job_runs_on_two_hosts_of_two_ranks(flat2, cluster_env, tmp_path):
+    # issue 40: every step validated across the link, each sized on the hosts it ran on
+    out = tmp_path / "out"
+    completed = hpcprobe(cluster_env, "run", "--scale", "tiny", "--cluster", flat2.name,
+                         "--ppn", "2", "--out", str(out), "--quiet", timeout=600)
+    assert completed.returncode == 0, completed.stderr
+    records = cluster_records(out)
+    assert {r["benchmark"] for r in records} >= {"stream", "mem", "dgemm", "hpl", "fft",
+                                                "comm", "beff", "pairs", "ra"}
+    assert all(r["validation"]["verdict"] == "passed" for r in records)
+    assert {r["layout"]["nodes"] for r in records if r["layout"]["ranks"] == 4} == {2}
+    manifest = json.loads((out / "run.json").read_text())
+    assert all(step["predicted_s"] > 0 for step in manifest["steps"])
+
+
 @pytest.mark.parametrize("command", [
     ("ra", "mpi", "--table-log2", "14"),  # HPCC's algorithm: ANY_SOURCE receives
     ("ra", "mpi", "--algo", "hypercube", "--table-log2", "14"),

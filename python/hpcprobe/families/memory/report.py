@@ -6,6 +6,7 @@ import statistics
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
+from hpcprobe.families.memory.numa import report_rows
 from hpcprobe.families.memory.tables import cache_names, sysfs_caches
 from hpcprobe.units import binary_size
 from hpcprobe.records import series_points
@@ -179,7 +180,19 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     blocks = _stream(records, sink)
     for kind, _, _ in _SWEEPS:
         blocks += _sweep_figures(records, kind, sink)
-    return blocks + _ratios(records, sink)
+    return blocks + _ratios(records, sink) + _numa(records)
+
+
+def _numa(records: Sequence[Record]) -> List[Block]:
+    """Per NUMA domain, where a node had more than one: nothing otherwise."""
+    with_domains = [record for record in newest_first(records) if report_rows([record])]
+    rows = report_rows(with_domains[:MAX_CURVES])
+    if not rows:
+        return []
+    return [Table.of("Per NUMA domain (the copies pinned in each)", (
+        "kernel", "NUMA domain", "copies", "mean per copy", "sum"), rows,
+        "STREAM star: Triad, each copy's best at once; mem: the domain's copies' mean time "
+        "per access at the largest point")]
 
 
 SECTION = ReportSection("memory", "Memory: STREAM, stride, latency", ("stream", "mem"), 20,

@@ -27,6 +27,7 @@ from hpcprobe.records import series_points
 from hpcprobe.tables import titled_table
 from hpcprobe.tables import cell
 from hpcprobe.hpcc_summary.stream import STREAM_KERNELS, stream_single_best, stream_star_best
+from hpcprobe.families.memory.numa import numa_tables
 
 Record = Dict[str, Any]
 
@@ -227,10 +228,10 @@ def record_tables(record: Record) -> List[RenderableType]:
     """The tables of one stream or mem record ([] for other benchmarks)."""
     benchmark = record.get("benchmark")
     if benchmark == "stream":
-        return [stream_table(record)]
+        return [stream_table(record)] + numa_tables(record)
     if benchmark != "mem":
         return []
-    tables = [mem_curve_table(record)]
+    tables = [mem_curve_table(record)] + numa_tables(record)
     plateaus = plateau_table(record) if record.get("variant") == "latency" else None
     return tables + ([plateaus] if plateaus is not None else [])
 
