@@ -12,9 +12,11 @@
 /* HPCC's b_eff: seconds for the ping-pong pairs (latency, bandwidth). */
 #define BEFF_LAT_PAIRS_TIME 10.0
 #define BEFF_BW_PAIRS_TIME 30.0
-/* pairs: the whole matrix at 256 ranks (255 rounds) fits at 5 samples of 5 ms. */
+/* pairs: samples of 20 ms span several scheduler time slices, so that the two
+ * directions of a pair agree on a busy machine; the whole matrix at 256 ranks
+ * (255 rounds of about 0.22 s at 5 samples) fits in the budget. */
 #define PAIRS_MATRIX_TIME 60.0
-#define PAIRS_SAMPLE_TIME 0.005
+#define PAIRS_SAMPLE_TIME 0.02
 
 /* --sizes is the shared sizes grammar (hpcp_parse_sizes), as in contention:
  * only the limits are comm's own (0 to 1G, at most COMM_MAX_SIZES). */
@@ -65,7 +67,7 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
     [COMM_OPT_SAMPLE_TIME] = {"--sample-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 10.0, 0, NULL, 0,
                               "least seconds one sample of a pair lasts: its messages are "
                               "counted to it (0: exactly --messages)",
-                              "0.005"},
+                              "0.02"},
     [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
                             "block, round-robin or FILE: rank placement; FILE: lines RANK HOST "
                             "[CPU] covering every rank once (default as launched)",

@@ -133,56 +133,66 @@ struct pairs_state {
     long seq;              /* numbers the transfers (a pair, one direction) of the run */
 };
 
-/* Sender of a pair: each sample one untimed message, then n timed ones that
- * the receiver answers with an empty message; the figures into s->mine. */
-static void send_samples(struct pairs_state *s, int me, int dst, int ranks)
+/* One sample from src to dst: the sender stamps its buffer (the other
+ * direction's data may have landed in it), sends one untimed message, then
+ * n timed ones that the receiver answers with an empty message; the
+ * receiver compares the last on receipt, after the sender's clock stopped.
+ * The sender's bandwidth (B/s), 0 on the receiver. */
+static double one_sample(struct transfer *t, int me, int src, int dst, int n, long seq)
 {
-    struct transfer *t = &s->t;
-    int n = calibrate_send(t, dst);
-    stamp(t, me, dst, s->seq);
-    double lo = INFINITY, hi = -INFINITY;
-    for (int k = 0; k < t->samples; k++) {
+    if (me == src) {
+        stamp(t, src, dst, seq);
         send_messages(t, dst, 1);
         double t0 = MPI_Wtime();
         send_messages(t, dst, n);
         MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_ACK, t->comm, MPI_STATUS_IGNORE);
         double sec = MPI_Wtime() - t0;
-        s->sample[k] = sec > 0 ? (double)t->size * n / sec : NAN;
-        lo = fmin(lo, s->sample[k]), hi = fmax(hi, s->sample[k]);
+        return sec > 0 ? (double)t->size * n / sec : NAN;
     }
-    s->mine[dst] = hpcp_median(s->sample, t->samples);
+    recv_messages(t, src, n + 1);
+    MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
+    check_received(t, me, src, seq);
+    return 0;
+}
+
+/* The sender's figures for dst from its samples: median, least, greatest,
+ * and the messages of a sample. */
+static void keep_pair(struct pairs_state *s, int dst, int ranks, int n)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < s->t.samples; k++)
+        lo = fmin(lo, s->sample[k]), hi = fmax(hi, s->sample[k]);
+    s->mine[dst] = hpcp_median(s->sample, s->t.samples);
     s->mine[ranks + dst] = lo, s->mine[2 * ranks + dst] = hi, s->mine[3 * ranks + dst] = n;
 }
 
-/* Receiver: each sample's last message compared on receipt (after the
- * sender's clock stopped). */
-static void recv_samples(struct transfer *t, int me, int src, long seq)
-{
-    int n = calibrate_recv(t, src);
-    for (int k = 0; k < t->samples; k++) {
-        recv_messages(t, src, n + 1);
-        MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
-        check_received(t, me, src, seq);
-    }
-}
-
-/* One round: both directions of each pair in turn, all pairs at once (a
- * barrier starts each direction; ranks that wait sleep, for oversubscribed
- * runs). */
+/* One round, all its pairs at once: each pair counts the messages of both
+ * directions, then takes the samples alternately low -> high and high ->
+ * low, so that both directions see the same moments of a busy machine (a
+ * barrier starts each; ranks that wait sleep, for oversubscribed runs). */
 static void measure_round(struct pairs_state *s, int me, int ranks, int round)
 {
-    int other = pairs_partner(ranks, round, me);
-    for (int dir = 0; dir < 2; dir++, s->seq++) {
-        hpcp_idle_barrier(s->t.comm);
-        if (other < 0)
-            continue;
-        int low = me < other ? me : other, high = me < other ? other : me;
-        int src = dir ? high : low, dst = dir ? low : high;
-        if (me == src)
-            send_samples(s, me, dst, ranks);
-        else
-            recv_samples(&s->t, me, src, s->seq);
+    struct transfer *t = &s->t;
+    int other = pairs_partner(ranks, round, me), n[2] = {0, 0}, sending = -1;
+    int low = me < other ? me : other, high = me < other ? other : me;
+    hpcp_idle_barrier(t->comm);
+    for (int dir = 0; other >= 0 && dir < 2; dir++) {
+        int src = dir ? high : low;
+        n[dir] = me == src ? calibrate_send(t, other) : calibrate_recv(t, other);
+        sending = me == src ? dir : sending;
     }
+    for (int k = 0; k < t->samples; k++)
+        for (int dir = 0; dir < 2; dir++) {
+            hpcp_idle_barrier(t->comm);
+            if (other < 0)
+                continue;
+            double bw = one_sample(t, me, dir ? high : low, dir ? low : high, n[dir], s->seq + dir);
+            if (dir == sending)
+                s->sample[k] = bw;
+        }
+    if (other >= 0)
+        keep_pair(s, other, ranks, n[sending]);
+    s->seq += 2;
 }
 
 /* The message buffer (device memory and a pinned host one with --buffers

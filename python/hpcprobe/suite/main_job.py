@@ -42,7 +42,7 @@ _DENSE = {
 _INTERCONNECT: Dict[str, Tuple[Tuple[str, str, Mapping[str, str]], ...]] = {
     "default": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,1M"}),
                 ("beff", "hpcc", {}),
-                ("pairs", "bandwidth", {"size": "1M", "repeat": "5", "sample_time": "0.005",
+                ("pairs", "bandwidth", {"size": "1M", "repeat": "5", "sample_time": "0.02",
                                         "matrix_time": "10"})),
     "tiny": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,4K",
                               "time_per_size": "0.002"}),

@@ -81,3 +81,16 @@ def test_tables_show_unmeasured_cells_as_such():
     assert "? not measured" in text
     assert "sampled: 1,024 of 65,280 pairs, every rank and node pair" in text
     assert "widest spread of a pair (max − min) / median: 0.60" in text
+
+
+def test_report_says_what_a_sampled_matrix_left_out(tmp_path):
+    from hpcprobe.families.comm.report import _pairs
+    from hpcprobe.report.plots import FigureSink
+    blocks = _pairs([sampled_record()], FigureSink(str(tmp_path)))
+    heatmap, table = blocks
+    assert "blank off the diagonal: not measured (sampled: 1,024 of 65,280 pairs, every rank " \
+           "and node pair)" in heatmap.caption
+    assert "the median of 5 samples of at least 5 ms" in heatmap.caption
+    assert "sampled: 1,024 of 65,280 pairs, every rank and node pair" in table.rows[0]
+    full_heatmap, full_table = _pairs([full_record()], FigureSink(str(tmp_path)))
+    assert "not measured" not in full_heatmap.caption and "every pair" in full_table.rows[0]
