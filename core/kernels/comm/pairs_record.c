@@ -80,6 +80,12 @@ static void add_coverage(struct hpcp_record *r, const struct comm_params *p,
     hpcp_record_param_int(r, "seed", (long long)p->run.seed);
     hpcp_record_param_double(r, "matrix_time_s", p->matrix_time);
     hpcp_record_param_double(r, "measured_time_s", R->seconds);
+    /* Coverage comes first: many nodes of few ranks each can need more rounds than fit. */
+    if (c->rounds <= R->covering && R->seconds > p->matrix_time)
+        hpcp_record_note(r,
+                         "covering every rank and node pair took %d rounds (%.1f s), past the "
+                         "%g s budget",
+                         c->rounds, R->seconds, p->matrix_time);
     if (sampled)
         hpcp_record_note(r,
                          "sampled: %lld of %lld ordered pairs (%d of %d rounds)%s; the other "

@@ -112,6 +112,8 @@ def test_pairs_past_the_budget_a_sample_covering_every_rank(tmp_path, ranks):
     assert record["validation"]["verdict"] == "passed"
     assert any(note.startswith(f"sampled: {len(measured)} of {ranks * (ranks - 1)} ordered "
                                "pairs") for note in record["notes"])
+    assert any(note.startswith(f"covering every rank and node pair took {covering} rounds")
+               and note.endswith("past the 0.0001 s budget") for note in record["notes"])
     again = tmp_path / "again"
     again.mkdir()
     (other,), _ = run_records(again, "pairs", ranks, *options)
