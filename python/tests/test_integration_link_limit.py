@@ -186,6 +186,31 @@ def test_pairs_within_the_link_passes(two_hosts, tmp_path, limit):
     assert record["notes"] == []
 
 
+def test_pairs_sampled_on_two_hosts_covers_every_node_pair(two_hosts, tmp_path):
+    """2 hosts x 2 ranks and a budget no round fits: the rounds measured still cover every
+    rank and the three node pairs (h0-h0, h0-h1, h1-h1), and say so."""
+    cluster, env = two_hosts
+    out = tmp_path / "results.jsonl"
+    program = [bench_path(), "pairs", "--size", "64K", "--repeat", "2", "--sample-time",
+               "0.001", "--matrix-time", "0.0001", "--quiet", "--out", str(out)]
+    completed = run_hpcprobe("launch", "--cluster", cluster.name, "--np", "4", "--ppn", "2",
+                             "--time-budget", "120", "--", *program, env=env, timeout=180)
+    assert completed.returncode == 0, completed.stderr
+    (record,) = records(out)
+    parameters = record["parameters"]
+    assert record["metadata"]["rank_hosts"] == [0, 0, 1, 1]
+    assert parameters["node_pairs_total"] == parameters["node_pairs_measured"] == 3
+    assert parameters["covers_every_rank"] and parameters["covers_every_node_pair"]
+    assert parameters["rounds_measured"] in (2, 3) and parameters["pairs_total"] == 12
+    assert parameters["sampled"] == (parameters["rounds_measured"] < 3)
+    bandwidth = next(m["values"] for m in record["matrices"] if m["name"] == "bandwidth")
+    hosts = record["metadata"]["rank_hosts"]
+    met = {tuple(sorted((hosts[i], hosts[j]))) for i in range(4) for j in range(4)
+           if bandwidth[i][j] is not None}
+    assert met == {(0, 0), (0, 1), (1, 1)}
+    assert record["validation"]["verdict"] == "passed"
+
+
 COMM = ("comm", "all", "--functions", "pingpong,pingping,sendrecv,exchange", "--sizes",
         "64K,1M", "--time-per-size", "0.05")
 

@@ -11,7 +11,7 @@ import pytest
 from helpers import read_jsonl, run_hpcprobe, stderr_lines
 from integration import bench_path
 
-from hpcprobe.suite.cost import Rates, calibrate, predict
+from hpcprobe.suite.cost import Rates, calibrate
 from hpcprobe.suite.main_job import MEMORY_CAP, RUN_BUDGET_S, main_steps
 from hpcprobe.suite.manifest import StepOutcome, read_manifest
 from hpcprobe.suite.node_sizes import parse_sizes
@@ -139,7 +139,7 @@ def test_calibration_scales_the_earlier_runs_time_by_the_work():
     steps = main_steps("default", 2)
     earlier = [StepOutcome(step.name, step.name, "done", 0, elapsed, None, None, 2)
                for step, elapsed in zip(steps[:2], (2.0, 4.0))]
-    for outcome, step in zip(earlier, steps[:2]):
+    for outcome in earlier:
         outcome.model_s = 1.5
     calibrate(rates, earlier, "the earlier run")
     assert rates.values["launch"] == pytest.approx(1.8)       # 90 % of its quickest step

@@ -36,6 +36,8 @@ enum {
     COMM_OPT_PLACEMENT,
     COMM_OPT_PLACEMENT_BY,
     COMM_OPT_BUFFERS,
+    COMM_OPT_MATRIX_TIME,
+    COMM_OPT_SAMPLE_TIME,
     COMM_OPT_COUNT
 };
 
@@ -71,12 +73,14 @@ struct comm_params {
     const char *functions;       /* comm all: a comma list, NULL for every function */
     double lat_pairs_time, bw_pairs_time; /* beff: ping-pong budgets (s) */
     size_t size;                 /* pairs: message size */
-    int messages;                /* pairs: messages per transfer */
+    int messages;                /* pairs: fewest timed messages per sample */
+    double matrix_time;          /* pairs: seconds the matrix may take (a sample beyond) */
+    double sample_time;          /* pairs: least seconds per sample (0: `messages` exactly) */
     uint64_t llc_bytes;          /* node's last-level caches (sysfs), 0 if unknown */
     struct comm_place place;
     struct comm_device dev;      /* comm (some functions) and pairs: --buffers */
-    /* beff: --seed of the random rings; pairs: --repeat of the schedule;
-     * every one: --out, --quiet. */
+    /* beff: --seed of the random rings; pairs: --seed of the round order and
+     * --repeat, the samples per pair; every one: --out, --quiet. */
     struct hpcp_common run;
 };
 
@@ -179,8 +183,8 @@ int hpcp_comm_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si,
                      char **argv);
 int hpcp_beff_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                      char **argv);
-/* The round-robin tournament of `pairs`: rank's partner in `round` (-1: it
- * sits out, odd rank counts), and the number of rounds. */
+/* The round-robin tournament of `pairs` (pairs_schedule.c): rank's partner
+ * in `round` (-1: it sits out, odd rank counts), and the number of rounds. */
 int pairs_partner(int ranks, int round, int rank);
 int pairs_rounds(int ranks);
 

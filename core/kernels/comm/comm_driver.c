@@ -122,7 +122,7 @@ static const struct hpcp_metric_desc beff_metrics[] = {
     {"random_ring_bandwidth", "B/s", "random rings' bandwidth (HPCC's headline)"},
     {NULL, NULL, NULL}};
 static const struct hpcp_metric_desc pairs_metrics[] = {
-    {"pair_bandwidth", "B/s", "every ordered rank pair"},
+    {"pair_bandwidth", "B/s", "every ordered rank pair measured (the median of its samples)"},
     {"intra_node_bandwidth", "B/s", "the pairs within a node"},
     {"inter_node_bandwidth", "B/s", "the pairs across nodes"},
     {NULL, NULL, NULL}};

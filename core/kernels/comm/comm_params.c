@@ -12,6 +12,11 @@
 /* HPCC's b_eff: seconds for the ping-pong pairs (latency, bandwidth). */
 #define BEFF_LAT_PAIRS_TIME 10.0
 #define BEFF_BW_PAIRS_TIME 30.0
+/* pairs: samples of 20 ms span several scheduler time slices, so that the two
+ * directions of a pair agree on a busy machine; the whole matrix at 256 ranks
+ * (255 rounds of about 0.22 s at 5 samples) fits in the budget. */
+#define PAIRS_MATRIX_TIME 60.0
+#define PAIRS_SAMPLE_TIME 0.02
 
 /* --sizes is the shared sizes grammar (hpcp_parse_sizes), as in contention:
  * only the limits are comm's own (0 to 1G, at most COMM_MAX_SIZES). */
@@ -51,7 +56,18 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
     [COMM_OPT_SIZE] = {"--size", HPCP_OPT_BYTES, 1, COMM_MAX_MESSAGE, 0, 0, 0, NULL, 0,
                        "message size", "4M"},
     [COMM_OPT_MESSAGES] = {"--messages", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
-                           "timed messages per transfer", "4"},
+                           "fewest timed messages per sample (more until it lasts "
+                           "--sample-time)",
+                           "1"},
+    [COMM_OPT_MATRIX_TIME] = {"--matrix-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 86400.0, HPCP_OPEN_MIN,
+                              NULL, 0,
+                              "seconds the matrix may take; past them a seeded sample of "
+                              "rounds that covers every rank and node pair",
+                              "60"},
+    [COMM_OPT_SAMPLE_TIME] = {"--sample-time", HPCP_OPT_DOUBLE, 0, 0, 0.0, 10.0, 0, NULL, 0,
+                              "least seconds one sample of a pair lasts: its messages are "
+                              "counted to it (0: exactly --messages)",
+                              "0.02"},
     [COMM_OPT_PLACEMENT] = {"--placement", HPCP_OPT_STRING, 0, 0, 0, 0, 0, NULL, 0,
                             "block, round-robin or FILE: rank placement; FILE: lines RANK HOST "
                             "[CPU] covering every rank once (default as launched)",
@@ -68,17 +84,19 @@ static const struct hpcp_optspec spec[COMM_OPT_COUNT] = {
 };
 
 #define TAKES_OUT (HPCP_TAKES(HPCP_COMMON_OUT) | HPCP_TAKES(HPCP_COMMON_QUIET))
-/* Only beff takes --seed, only pairs --repeat. */
+/* Only beff and pairs take --seed, only pairs --repeat. */
 static const char *const comm_help[HPCP_COMMON_COUNT] = {
-    [HPCP_COMMON_REPEAT] = "runs of the whole schedule; the matrix holds each pair's median",
-    [HPCP_COMMON_SEED] = "seed of the random ring orderings",
+    [HPCP_COMMON_REPEAT] = "samples of each pair; the matrix holds their median, "
+                           "bandwidth_min and bandwidth_max their spread",
+    [HPCP_COMMON_SEED] = "seed of the random ring orderings (beff) or of the order of the "
+                         "rounds (pairs)",
 };
 static const struct hpcp_cli comm_cli = {spec,
                                          COMM_OPT_COUNT,
                                          HPCP_TAKES(HPCP_COMMON_SEED) |
                                              HPCP_TAKES(HPCP_COMMON_REPEAT) | TAKES_OUT,
                                          0,
-                                         3,
+                                         5,
                                          0,
                                          1,
                                          comm_help};
@@ -88,7 +106,8 @@ static const int comm_opts[] = {COMM_OPT_SIZES,  COMM_OPT_TIME_PER_SIZE, COMM_OP
                                 COMM_OPT_CHECK,  COMM_OPT_NP_SWEEP,      COMM_OPT_FUNCTIONS,
                                 COMM_OPT_TIMING, COMM_OPT_BUFFERS,       -1};
 static const int beff_opts[] = {COMM_OPT_LAT_TIME, COMM_OPT_BW_TIME, -1};
-static const int pairs_opts[] = {COMM_OPT_SIZE, COMM_OPT_MESSAGES, COMM_OPT_BUFFERS, -1};
+static const int pairs_opts[] = {COMM_OPT_SIZE,        COMM_OPT_MESSAGES,    COMM_OPT_BUFFERS,
+                                 COMM_OPT_MATRIX_TIME, COMM_OPT_SAMPLE_TIME, -1};
 static const int common_opts[] = {COMM_OPT_PLACEMENT, COMM_OPT_PLACEMENT_BY, -1};
 
 static int listed(const int *list, int opt)
@@ -106,7 +125,7 @@ static const int *bench_opts(const char *bench)
 
 static unsigned bench_common(const char *bench)
 {
-    return TAKES_OUT | (!strcmp(bench, "beff") ? HPCP_TAKES(HPCP_COMMON_SEED) : 0) |
+    return TAKES_OUT | (!strcmp(bench, "comm") ? 0 : HPCP_TAKES(HPCP_COMMON_SEED)) |
            (!strcmp(bench, "pairs") ? HPCP_TAKES(HPCP_COMMON_REPEAT) : 0);
 }
 
@@ -177,7 +196,9 @@ static int pairs_size(struct comm_params *p, const struct hpcp_optval *v, char *
     (void)err, (void)len;
     /* paper 002 used large buffers: 4M */
     p->size = v[COMM_OPT_SIZE].set ? (size_t)v[COMM_OPT_SIZE].i : (size_t)4 << 20;
-    p->messages = v[COMM_OPT_MESSAGES].set ? (int)v[COMM_OPT_MESSAGES].i : 4;
+    p->messages = v[COMM_OPT_MESSAGES].set ? (int)v[COMM_OPT_MESSAGES].i : 1;
+    p->matrix_time = v[COMM_OPT_MATRIX_TIME].set ? v[COMM_OPT_MATRIX_TIME].d : PAIRS_MATRIX_TIME;
+    p->sample_time = v[COMM_OPT_SAMPLE_TIME].set ? v[COMM_OPT_SAMPLE_TIME].d : PAIRS_SAMPLE_TIME;
     return 0;
 }
 

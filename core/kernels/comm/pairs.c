@@ -1,37 +1,22 @@
 /* `hpcprobe-bench pairs`: the bandwidth of every ordered (source,
- * destination) rank pair (paper 002 section 4.4), scheduled as a
- * round-robin tournament so that each rank is in at most one pair at a
- * time; and which pairs share a node. One P x P matrix each in the record. */
+ * destination) rank pair (paper 002 section 4.4), measured in the rounds of
+ * a round-robin tournament (each rank in at most one pair at a time, every
+ * pair of a round at once). Each pair: messages counted to last
+ * --sample-time, then --repeat samples of them. Past --matrix-time, the
+ * rounds not yet measured stay out (pairs_schedule.c: those covering every
+ * rank and node pair come first). The record: pairs_record.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
+#include "pairs.h"
 #include "hpcprobe/device.h"
 #include "hpcprobe/harness.h"
 #include "hpcprobe/link.h"
 #include "hpcprobe/util.h"
 
-enum { TAG_DATA = 300, TAG_ACK };
-
-int pairs_partner(int ranks, int round, int rank)
-{
-    int n = ranks + ranks % 2; /* odd: a bye, as a rank that does not exist */
-    int partner;
-    if (rank == n - 1)
-        partner = round;
-    else if (rank == round)
-        partner = n - 1;
-    else
-        partner = ((2 * round - rank) % (n - 1) + (n - 1)) % (n - 1);
-    return partner >= ranks ? -1 : partner;
-}
-
-int pairs_rounds(int ranks)
-{
-    return ranks < 2 ? 0 : ranks + ranks % 2 - 1;
-}
+enum { TAG_DATA = 300, TAG_ACK, TAG_COUNT };
 
 struct transfer {
     MPI_Comm comm;
@@ -39,7 +24,9 @@ struct transfer {
     char *host;     /* --buffers device: pinned host memory (stamps, checks, staging) */
     int staged;     /* --buffers device through pinned host memory */
     size_t size;
-    int messages;
+    int messages;   /* the fewest timed messages of a sample */
+    double want;    /* --sample-time */
+    int samples;    /* --repeat */
     long wrong;
     int bad_from;  /* the source of the first wrong transfer this rank received, -1 */
     int corrupt;   /* HPCPROBE_INJECT_FAULT=corrupt:N: damage the next transfer received */
@@ -103,53 +90,110 @@ static void check_received(struct transfer *t, int me, int src, long seq)
     }
 }
 
-/* `messages` messages from src to dst after one untimed one; dst answers
- * the last with an empty message. The sender's bandwidth (B/s), 0 elsewhere. */
-static double transfer(struct transfer *t, int me, int src, int dst, long seq)
+/* Sender: batches, each announced by its count and answered by an empty
+ * message, until one lasts long enough to judge; then the count of a sample,
+ * announced negated (the end of the batches). */
+static int calibrate_send(struct transfer *t, int dst)
+{
+    int k = t->messages, n = t->messages, done = t->want <= 0;
+    while (!done) {
+        MPI_Send(&k, 1, MPI_INT, dst, TAG_COUNT, t->comm);
+        double t0 = MPI_Wtime();
+        send_messages(t, dst, k);
+        MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_ACK, t->comm, MPI_STATUS_IGNORE);
+        n = pairs_next_count(k, MPI_Wtime() - t0, t->want, t->messages, &done);
+        k = n;
+    }
+    int end = -n;
+    MPI_Send(&end, 1, MPI_INT, dst, TAG_COUNT, t->comm);
+    return n;
+}
+
+static int calibrate_recv(struct transfer *t, int src)
+{
+    for (;;) {
+        int k;
+        MPI_Recv(&k, 1, MPI_INT, src, TAG_COUNT, t->comm, MPI_STATUS_IGNORE);
+        if (k < 0)
+            return -k;
+        recv_messages(t, src, k);
+        MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
+    }
+}
+
+/* What the phases share (b->state). */
+struct pairs_state {
+    const struct comm_params *p;
+    const char *note;
+    struct transfer t;
+    struct pairs_result R; /* order, covering and measured on every rank */
+    double *mine;          /* this rank as source, per destination: median, least,
+                              greatest, messages (4 x P, NaN where not measured) */
+    double *sample;        /* one pair's samples (B/s) */
+    long seq;              /* numbers the transfers (a pair, one direction) of the run */
+};
+
+/* One sample from src to dst: the sender stamps its buffer (the other
+ * direction's data may have landed in it), sends one untimed message, then
+ * n timed ones that the receiver answers with an empty message; the
+ * receiver compares the last on receipt, after the sender's clock stopped.
+ * The sender's bandwidth (B/s), 0 on the receiver. */
+static double one_sample(struct transfer *t, int me, int src, int dst, int n, long seq)
 {
     if (me == src) {
         stamp(t, src, dst, seq);
         send_messages(t, dst, 1);
         double t0 = MPI_Wtime();
-        send_messages(t, dst, t->messages);
+        send_messages(t, dst, n);
         MPI_Recv(NULL, 0, MPI_BYTE, dst, TAG_ACK, t->comm, MPI_STATUS_IGNORE);
-        double s = MPI_Wtime() - t0;
-        return s > 0 ? (double)t->size * t->messages / s : NAN;
+        double sec = MPI_Wtime() - t0;
+        return sec > 0 ? (double)t->size * n / sec : NAN;
     }
-    recv_messages(t, src, t->messages + 1);
+    recv_messages(t, src, n + 1);
     MPI_Send(NULL, 0, MPI_BYTE, src, TAG_ACK, t->comm);
     check_received(t, me, src, seq);
     return 0;
 }
 
-/* One repetition: every round, both directions of each pair in turn, all
- * pairs of a round at once (a barrier starts each direction). row[d]: this
- * rank's bandwidth to d; *seq numbers the transfers of the whole run. */
-static void schedule(struct transfer *t, long *seq, double *row)
+/* The sender's figures for dst from its samples: median, least, greatest,
+ * and the messages of a sample. */
+static void keep_pair(struct pairs_state *s, int dst, int ranks, int n)
 {
-    int me, ranks;
-    MPI_Comm_rank(t->comm, &me);
-    MPI_Comm_size(t->comm, &ranks);
-    for (int round = 0; round < pairs_rounds(ranks); round++) {
-        int other = pairs_partner(ranks, round, me);
-        for (int dir = 0; dir < 2; dir++, (*seq)++) {
-            MPI_Barrier(t->comm);
-            if (other < 0)
-                continue;
-            int low = me < other ? me : other, high = me < other ? other : me;
-            int src = dir ? high : low, dst = dir ? low : high;
-            double bw = transfer(t, me, src, dst, *seq);
-            if (me == src)
-                row[dst] = bw;
-        }
-    }
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < s->t.samples; k++)
+        lo = fmin(lo, s->sample[k]), hi = fmax(hi, s->sample[k]);
+    s->mine[dst] = hpcp_median(s->sample, s->t.samples);
+    s->mine[ranks + dst] = lo, s->mine[2 * ranks + dst] = hi, s->mine[3 * ranks + dst] = n;
 }
 
-struct pairs_result {
-    double *bw, *same;       /* rank 0: P x P, row = source */
-    long wrong;
-    int bad_rank, bad_from;  /* the lowest rank that received wrong data, and from whom */
-};
+/* One round, all its pairs at once: each pair counts the messages of both
+ * directions, then takes the samples alternately low -> high and high ->
+ * low, so that both directions see the same moments of a busy machine (a
+ * barrier starts each; ranks that wait sleep, for oversubscribed runs). */
+static void measure_round(struct pairs_state *s, int me, int ranks, int round)
+{
+    struct transfer *t = &s->t;
+    int other = pairs_partner(ranks, round, me), n[2] = {0, 0}, sending = -1;
+    int low = me < other ? me : other, high = me < other ? other : me;
+    hpcp_idle_barrier(t->comm);
+    for (int dir = 0; other >= 0 && dir < 2; dir++) {
+        int src = dir ? high : low;
+        n[dir] = me == src ? calibrate_send(t, other) : calibrate_recv(t, other);
+        sending = me == src ? dir : sending;
+    }
+    for (int k = 0; k < t->samples; k++)
+        for (int dir = 0; dir < 2; dir++) {
+            hpcp_idle_barrier(t->comm);
+            if (other < 0)
+                continue;
+            double bw = one_sample(t, me, dir ? high : low, dir ? low : high, n[dir], s->seq + dir);
+            if (dir == sending)
+                s->sample[k] = bw;
+        }
+    if (other >= 0)
+        keep_pair(s, other, ranks, n[sending]);
+    s->seq += 2;
+}
 
 /* The message buffer (device memory and a pinned host one with --buffers
  * device), written once so that no first touch lands in a timed message. */
@@ -180,40 +224,56 @@ static void free_buffers(struct transfer *t, const struct comm_params *p)
     hpcp_host_pinned_free(t->host);
 }
 
-/* What the phases share (b->state). */
-struct pairs_state {
-    const struct comm_params *p;
-    const char *note;
-    struct transfer t;
-    struct pairs_result R;
-    double *rows, *mine; /* this rank's bandwidths, repetition-major; their medians */
-    long seq;
-    int rep;
-};
+/* Rank 0 orders the rounds from each rank's host (metadata.hosts), every
+ * rank gets the order. Collective; 0 or -1 (out of memory somewhere). */
+static int plan_rounds(struct pairs_state *s, struct hpcp_bench *b)
+{
+    int rounds = pairs_rounds(b->ranks);
+    struct pairs_result *R = &s->R;
+    R->order = malloc((size_t)rounds * sizeof *R->order);
+    if (b->rank == 0)
+        R->node = malloc((size_t)b->ranks * sizeof *R->node);
+    if (hpcp_any(b->comm, !R->order || (b->rank == 0 && !R->node)))
+        return -1;
+    MPI_Gather(&s->p->place.host_index, 1, MPI_INT, R->node, 1, MPI_INT, 0, b->comm);
+    if (b->rank == 0)
+        R->covering = pairs_order(b->ranks, R->node, s->p->run.seed, R->order);
+    MPI_Bcast(&R->covering, 1, MPI_INT, 0, b->comm);
+    if (R->covering < 0)
+        return -1;
+    MPI_Bcast(R->order, rounds, MPI_INT, 0, b->comm);
+    return 0;
+}
 
 static int pairs_setup(struct hpcp_bench *b)
 {
     struct pairs_state *s = b->state;
     const struct comm_params *p = s->p;
-    int repeat = p->run.repeat, ranks = b->ranks;
+    int ranks = b->ranks;
     /* HPCPROBE_INJECT_FAULT=corrupt:N damages the first transfer rank 0
      * receives: its check is made on receipt, before the next overwrites it. */
     s->t = (struct transfer){.comm = b->comm,
                              .size = p->size,
                              .messages = p->messages,
+                             .want = p->sample_time,
+                             .samples = p->run.repeat,
                              .bad_from = -1,
                              .corrupt = b->rank == 0 && hpcp_fault_corrupt_words() > 0};
-    int nobuf = alloc_buffers(&s->t, p) != 0;
-    s->rows = malloc((size_t)repeat * ranks * sizeof *s->rows);
-    s->mine = malloc((size_t)ranks * sizeof *s->mine);
+    int bad = alloc_buffers(&s->t, p) != 0;
+    s->mine = malloc((size_t)4 * ranks * sizeof *s->mine);
+    s->sample = malloc((size_t)p->run.repeat * sizeof *s->sample);
+    for (int i = 0; s->mine && i < 4 * ranks; i++)
+        s->mine[i] = NAN;
+    struct pairs_result *R = &s->R;
     if (b->rank == 0) {
-        s->R.bw = malloc((size_t)ranks * ranks * sizeof *s->R.bw);
-        s->R.same = malloc((size_t)ranks * ranks * sizeof *s->R.same);
+        size_t cells = (size_t)ranks * ranks;
+        R->bw = malloc(cells * sizeof *R->bw), R->lo = malloc(cells * sizeof *R->lo);
+        R->hi = malloc(cells * sizeof *R->hi), R->msgs = malloc(cells * sizeof *R->msgs);
+        R->same = malloc(cells * sizeof *R->same);
+        bad |= !R->bw || !R->lo || !R->hi || !R->msgs || !R->same;
     }
-    return hpcp_any(b->comm,
-                    nobuf || !s->rows || !s->mine || (b->rank == 0 && (!s->R.bw || !s->R.same)))
-               ? HPCP_EXIT_RUNTIME
-               : 0;
+    bad = hpcp_any(b->comm, bad || !s->mine || !s->sample);
+    return bad || plan_rounds(s, b) != 0 ? HPCP_EXIT_RUNTIME : 0;
 }
 
 static void pairs_setup_failed(struct hpcp_bench *b)
@@ -222,19 +282,27 @@ static void pairs_setup_failed(struct hpcp_bench *b)
                ((struct pairs_state *)b->state)->p->size);
 }
 
-/* Every ordered pair once; each receiver compares the last message of a
- * transfer on receipt (after the sender's clock stopped). */
+/* The rounds in their order, until the next one would pass --matrix-time
+ * (at the mean time of a round so far) once every rank and node pair is
+ * covered; rank 0's clock decides for all. */
 static int pairs_run(struct hpcp_bench *b, double *seconds)
 {
     struct pairs_state *s = b->state;
+    struct pairs_result *R = &s->R;
+    int rounds = pairs_rounds(b->ranks), stop = 0;
     double t0 = MPI_Wtime();
-    schedule(&s->t, &s->seq, s->rows + (size_t)s->rep++ * b->ranks);
-    *seconds = MPI_Wtime() - t0;
+    for (R->measured = 0; R->measured < rounds && !stop;) {
+        measure_round(s, b->rank, b->ranks, R->order[R->measured++]);
+        double spent = MPI_Wtime() - t0;
+        stop = R->measured >= R->covering && spent + spent / R->measured > s->p->matrix_time;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, b->comm);
+    }
+    *seconds = R->seconds = MPI_Wtime() - t0;
     return 0;
 }
 
-/* What the receivers' comparisons found over every repetition: the wrong
- * transfers, and the lowest rank that received one and from whom. */
+/* What the receivers' comparisons found: the wrong samples, and the lowest
+ * rank that received one and from whom. */
 static int pairs_verify(struct hpcp_bench *b, double *error)
 {
     struct pairs_state *s = b->state;
@@ -252,23 +320,37 @@ static int pairs_verify(struct hpcp_bench *b, double *error)
 static void pairs_teardown(struct hpcp_bench *b)
 {
     struct pairs_state *s = b->state;
+    struct pairs_result *R = &s->R;
     free_buffers(&s->t, s->p);
-    free(s->rows), free(s->mine), free(s->R.bw), free(s->R.same);
-    s->rows = s->mine = s->R.bw = s->R.same = NULL;
+    free(s->mine), free(s->sample);
+    free(R->bw), free(R->lo), free(R->hi), free(R->msgs), free(R->same);
+    free(R->node), free(R->order);
+    s->mine = s->sample = NULL;
+    R->bw = R->lo = R->hi = R->msgs = R->same = NULL;
+    R->node = R->order = NULL;
 }
 
-/* Rank 0: each pair's median over the repetitions, row = source. */
-static void gather_medians(struct hpcp_bench *b)
+/* Rank 0: the senders' rows (median, least, greatest, messages), what the
+ * measured rounds cover, and their pairs without a figure. */
+static void gather_rows(struct hpcp_bench *b)
 {
     struct pairs_state *s = b->state;
-    int repeat = s->rep, ranks = b->ranks;
-    double col[1000];
-    for (int d = 0; d < ranks; d++) {
-        for (int rep = 0; rep < repeat; rep++)
-            col[rep] = s->rows[(size_t)rep * ranks + d];
-        s->mine[d] = d == b->rank ? NAN : hpcp_median(col, repeat);
-    }
-    MPI_Gather(s->mine, ranks, MPI_DOUBLE, s->R.bw, ranks, MPI_DOUBLE, 0, b->comm);
+    struct pairs_result *R = &s->R;
+    int ranks = b->ranks;
+    double *into[4] = {R->bw, R->lo, R->hi, R->msgs};
+    for (int m = 0; m < 4; m++)
+        MPI_Gather(s->mine + (size_t)m * ranks, ranks, MPI_DOUBLE, into[m], ranks, MPI_DOUBLE, 0,
+                   b->comm);
+    if (b->rank != 0)
+        return;
+    pairs_coverage(ranks, R->node, R->order, R->measured, &R->cover);
+    R->missing = 0;
+    for (int k = 0; k < R->measured; k++)
+        for (int i = 0; i < ranks; i++) {
+            int j = pairs_partner(ranks, R->order[k], i);
+            double v = j < 0 ? 1 : R->bw[(size_t)i * ranks + j];
+            R->missing += !(isfinite(v) && v > 0);
+        }
 }
 
 /* Rank 0: same[i][j] = 1 when ranks i and j share a node (symmetric). */
@@ -281,122 +363,6 @@ static void node_matrix(MPI_Comm comm, double *same)
         for (int j = 0; j < ranks; j++)
             same[(size_t)i * ranks + j] = all[i] == all[j];
     free(all);
-}
-
-/* The off-diagonal bandwidths: all of them, those within a node, those across. */
-static void add_metrics(struct hpcp_record *r, const struct pairs_result *R, int ranks)
-{
-    size_t cells = (size_t)ranks * ranks;
-    double *all = malloc(cells * sizeof *all), *in = malloc(cells * sizeof *in);
-    double *out = malloc(cells * sizeof *out);
-    int n = 0, nin = 0, nout = 0;
-    for (size_t c = 0; all && in && out && c < cells; c++) {
-        if (c / (size_t)ranks == c % (size_t)ranks)
-            continue;
-        all[n++] = R->bw[c];
-        if (R->same[c])
-            in[nin++] = R->bw[c];
-        else
-            out[nout++] = R->bw[c];
-    }
-    hpcp_record_metric(r, "pair_bandwidth", "B/s", all, n, 1);
-    if (nin)
-        hpcp_record_metric(r, "intra_node_bandwidth", "B/s", in, nin, 1);
-    if (nout)
-        hpcp_record_metric(r, "inter_node_bandwidth", "B/s", out, nout, 1);
-    r->headline_metric = "pair_bandwidth";
-    r->headline_statistic = "min";
-    free(all), free(in), free(out);
-}
-
-/* The fastest pair across nodes against HPCPROBE_LINK_LIMIT: its transfer
- * had to cross a link at least that slow, so a faster one did not cross it. */
-static void check_link(struct hpcp_record *r, const struct comm_params *p,
-                       const struct hpcp_sysinfo *si, const struct pairs_result *R, int ranks)
-{
-    size_t cells = (size_t)ranks * ranks, worst = cells;
-    for (size_t c = 0; c < cells; c++)
-        if (!R->same[c] && isfinite(R->bw[c]) && (worst == cells || R->bw[c] > R->bw[worst]))
-            worst = c;
-    if (worst == cells)
-        return;
-    char what[64];
-    snprintf(what, sizeof what, "pairs, rank %d to %d", (int)(worst / (size_t)ranks),
-             (int)(worst % (size_t)ranks));
-    hpcp_link_check(r, &si->link_limit, what, R->bw[worst], (double)p->size * p->messages);
-}
-
-static void build_record(struct hpcp_record *r, const struct hpcp_kernel *k,
-                         const struct comm_params *p, const struct hpcp_sysinfo *si,
-                         const struct pairs_result *R, int ranks, const char *note)
-{
-    hpcp_record_init(r, "pairs", k->variant, k->algorithm, si);
-    hpcp_record_param_int(r, "message_bytes", (long long)p->size);
-    hpcp_record_param_int(r, "messages_per_transfer", p->messages);
-    hpcp_record_param_int(r, "repetitions", p->run.repeat);
-    hpcp_record_param_int(r, "rounds", pairs_rounds(ranks));
-    hpcp_record_param_string(r, "statistic", "median over repetitions");
-    comm_device_record(r, &p->dev);
-    hpcp_record_matrix(r, "bandwidth", "src_rank", "dst_rank", "B/s", "median", R->bw, ranks,
-                       ranks);
-    hpcp_record_matrix(r, "same_node", "rank", "rank", "1", "last", R->same, ranks, ranks);
-    add_metrics(r, R, ranks);
-    double wrong = (double)R->wrong;
-    hpcp_record_validation(r,
-                           "the last message of every transfer carries a pattern of "
-                           "(source, destination, transfer) in every byte, compared on "
-                           "receipt; error = transfers with wrong data",
-                           "1", &wrong, 1, 0);
-    if (R->wrong)
-        hpcp_record_validation_detail(r,
-                                      "pairs: rank %d received wrong data from rank %d at "
-                                      "%zu B (%ld transfer(s) wrong in all)",
-                                      R->bad_rank, R->bad_from, p->size, R->wrong);
-    check_link(r, p, si, R, ranks);
-    if (note[0])
-        hpcp_record_note(r, "%s", note);
-}
-
-static void summary_line(const char *what, const struct hpcp_record *r, const char *metric)
-{
-    for (int m = 0; m < r->nmetrics; m++) {
-        const struct hpcp_metric *x = &r->metrics[m];
-        if (strcmp(x->name, metric) != 0 || x->nsamples == 0)
-            continue;
-        double lo = INFINITY, hi = 0, sum = 0;
-        for (int i = 0; i < x->nsamples; i++)
-            lo = fmin(lo, x->samples[i]), hi = fmax(hi, x->samples[i]), sum += x->samples[i];
-        printf("  %-11s %5d pairs  min %9.3f  mean %9.3f  max %9.3f GB/s\n", what, x->nsamples,
-               lo / 1e9, sum / x->nsamples / 1e9, hi / 1e9);
-    }
-}
-
-static void print_results(const struct hpcp_record *r, const void *ctx)
-{
-    const struct pairs_result *R = ctx;
-    int ranks = r->ranks;
-    printf("pairs: %d ranks, %d node(s), %lld B messages: validation %s\n", ranks, r->nodes,
-           (long long)r->params[0].i, hpcp_verdict_word(r->validation.verdict));
-    summary_line("intra-node", r, "intra_node_bandwidth");
-    summary_line("inter-node", r, "inter_node_bandwidth");
-    if (ranks > 16)
-        return;
-    printf("  GB/s, row = source rank, column = destination rank (* = same node)\n      ");
-    for (int j = 0; j < ranks; j++)
-        printf(" %8d", j);
-    printf("\n");
-    for (int i = 0; i < ranks; i++) {
-        printf("  %4d", i);
-        for (int j = 0; j < ranks; j++) {
-            double v = R->bw[(size_t)i * ranks + j];
-            if (i == j)
-                printf(" %8s", "-");
-            else
-                printf(" %7.2f%c", v / 1e9, R->same[(size_t)i * ranks + j] ? '*' : ' ');
-        }
-        printf("\n");
-    }
-    fflush(stdout);
 }
 
 /* Bytes a rank's buffer takes; refused (one line) when the ranks of a
@@ -421,11 +387,11 @@ static void pairs_record(struct hpcp_record *r, struct hpcp_bench *b, const stru
     struct pairs_state *s = b->state;
     int nodes, rpn;
     (void)v; /* s->R holds what the checks found, with the ranks to name */
-    gather_medians(b);
+    gather_rows(b);
     node_matrix(b->comm, s->R.same);
     comm_layout(b->comm, &nodes, &rpn);
     if (b->rank == 0) {
-        build_record(r, b->kernel, s->p, b->si, &s->R, b->ranks, s->note);
+        pairs_build_record(r, b->kernel, s->p, b->si, &s->R, b->ranks, s->note);
         r->nodes = nodes, r->ranks_per_node_max = rpn;
     }
     comm_record_done(r, b->comm, s->p);
@@ -433,14 +399,15 @@ static void pairs_record(struct hpcp_record *r, struct hpcp_bench *b, const stru
 
 static void pairs_print(const struct hpcp_record *r, struct hpcp_bench *b)
 {
-    print_results(r, &((struct pairs_state *)b->state)->R);
+    pairs_print_results(r, &((struct pairs_state *)b->state)->R);
 }
 
 static const struct hpcp_family_hooks pairs_hooks = {
     .setup_failed = pairs_setup_failed, .record = pairs_record, .print = pairs_print};
 
-/* --repeat repetitions of the whole tournament (pairs takes no --warmup:
- * each transfer sends one untimed message first). */
+/* One run of the schedule: --repeat is the samples of each pair (pairs
+ * takes no --warmup: the calibration and each sample's first message are
+ * untimed). */
 int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, int argc,
                       char **argv)
 {
@@ -457,7 +424,7 @@ int hpcp_pairs_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si
         s.p = &p, s.note = note;
         struct hpcp_bench b = comm_bench(work, si, &s, k);
         struct hpcp_common c = p.run;
-        c.warmup = 0, c.verify = 1;
+        c.repeat = 1, c.warmup = 0, c.verify = 1;
         rc = hpcp_harness_run(k, &b, &c, &pairs_hooks);
     }
     MPI_Comm_free(&work);
@@ -468,7 +435,8 @@ const struct hpcp_kernel hpcp_pairs_bandwidth = {
     "pairs",
     "bandwidth",
     "tournament",
-    "bandwidth of every ordered rank pair, one pair per rank at a time (paper 002 4.4)",
+    "bandwidth of every ordered rank pair, rounds of disjoint pairs, sampled past a time "
+    "budget (paper 002 4.4)",
     hpcp_pairs_driver,
     pairs_setup,
     pairs_run,

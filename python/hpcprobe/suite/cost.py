@@ -221,9 +221,20 @@ def _beff(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Predic
                       f"{pairs} pairs, at most {bound:g} s of them, then the rings")
 
 
+def _pairs(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Prediction:
+    """The pair matrix: each round of disjoint pairs, both directions alternating, for
+    --repeat samples of --sample-time each and a calibration, up to --matrix-time."""
+    rounds = ranks - 1 + ranks % 2 if ranks >= 2 else 0
+    per_round = 2 * (_option_number(step, "repeat") + 0.5) * _option_number(step, "sample_time")
+    bound = _option_number(step, "matrix_time")
+    seconds = min(bound, rounds * per_round) if bound > 0 else rounds * per_round
+    return Prediction(_launch_s(ranks, rates), seconds,
+                      f"{rounds} rounds of pairs, at most {bound:g} s of them")
+
+
 # Per benchmark: its model.
 _MODELS = {"stream": _stream, "mem": _latency, "dgemm": _dense, "hpl": _dense, "fft": _dense,
-           "ra": _ra, "comm": _comm, "beff": _beff}
+           "ra": _ra, "comm": _comm, "beff": _beff, "pairs": _pairs}
 # What a step no model covers is predicted at.
 UNMODELLED_S = 5.0
 

@@ -46,11 +46,13 @@ _DENSE = {
 _INTERCONNECT: Dict[str, Tuple[Tuple[str, str, Mapping[str, str]], ...]] = {
     "default": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,1M"}),
                 ("beff", "hpcc", _BEFF),
-                ("pairs", "bandwidth", {"size": "1M", "repeat": "1"})),
+                ("pairs", "bandwidth", {"size": "1M", "repeat": "5", "sample_time": "0.02",
+                                        "matrix_time": "10"})),
     "tiny": (("comm", "all", {"functions": "pingpong,allreduce", "sizes": "8,4K",
                               "time_per_size": "0.002"}),
              ("beff", "hpcc", {"latency_pairs_time": "1", "bandwidth_pairs_time": "1"}),
-             ("pairs", "bandwidth", {"size": "64K", "repeat": "1"})),
+             ("pairs", "bandwidth", {"size": "64K", "repeat": "3", "sample_time": "0.001",
+                                     "matrix_time": "1"})),
 }
 _TINY_STREAM = {"array_bytes": "1M", "repeat": "3"}
 # STREAM: 5 iterations (4 timed, the first a warm-up) rather than its 10; the memory

@@ -1,7 +1,8 @@
 """`beff` and `pairs` with the real hpcprobe-bench on 2-4 ranks (oversubscribed): HPCC's
 figures and keys from a real record, the P x P matrices (shape, diagonal, a symmetric
 same-node matrix), placement applied by the bench (a file, block, round-robin), corrupted
-messages failing validation, and one-line errors."""
+messages failing validation, a time budget that samples the matrix (every rank and node
+pair covered, the same pairs for the same seed), and one-line errors."""
 
 import socket
 
@@ -60,21 +61,64 @@ def test_beff_corruption_fails(tmp_path):
 
 @pytest.mark.parametrize("ranks", [2, 3, 4])
 def test_pairs_matrices(tmp_path, ranks):
-    (record,), _ = run_records(tmp_path, "pairs", ranks, "--size", "64K", "--repeat", "2")
+    (record,), _ = run_records(tmp_path, "pairs", ranks, "--size", "64K", "--repeat", "3",
+                               "--sample-time", "0.001")
     matrices = {m["name"]: m for m in record["matrices"]}
     bw, same = matrices["bandwidth"]["values"], matrices["same_node"]["values"]
+    lo, hi = matrices["bandwidth_min"]["values"], matrices["bandwidth_max"]["values"]
     assert len(bw) == ranks and all(len(row) == ranks for row in bw)
     for i in range(ranks):
         for j in range(ranks):
             assert (bw[i][j] is None) == (i == j)
-            assert bw[i][j] is None or bw[i][j] > 0
+            assert bw[i][j] is None or 0 < lo[i][j] <= bw[i][j] <= hi[i][j]
             assert same[i][j] == same[j][i] == 1   # one node: every pair shares it
     assert matrices["bandwidth"]["row_name"] == "src_rank"
+    assert (matrices["bandwidth_min"]["statistic"], matrices["bandwidth_max"]["statistic"]) == (
+        "min", "max")
     assert len(metric(record, "pair_bandwidth")) == ranks * (ranks - 1)
     assert len(metric(record, "intra_node_bandwidth")) == ranks * (ranks - 1)
     assert "inter_node_bandwidth" not in [m["name"] for m in record["metrics"]]
-    assert record["parameters"]["rounds"] == ranks - 1 + ranks % 2
+    parameters = record["parameters"]
+    assert parameters["rounds"] == parameters["rounds_measured"] == ranks - 1 + ranks % 2
+    assert parameters["pairs_measured"] == parameters["pairs_total"] == ranks * (ranks - 1)
+    assert parameters["sampled"] is False and parameters["sampling"] == "every round"
+    assert parameters["covers_every_rank"] and parameters["covers_every_node_pair"]
+    assert parameters["samples_per_pair"] == 3 and parameters["sample_time_s"] == 0.001
     assert record["validation"]["verdict"] == "passed"
+
+
+@pytest.mark.parametrize("ranks", [3, 4])
+def test_pairs_past_the_budget_a_sample_covering_every_rank(tmp_path, ranks):
+    """A budget no round fits: the rounds that cover every rank and the node pair, no
+    more; the other cells null; the coverage stated; the same seed, the same pairs."""
+    options = ("--size", "4K", "--repeat", "2", "--sample-time", "0.001",
+               "--matrix-time", "0.0001", "--seed", "5")
+    (record,), completed = run_records(tmp_path, "pairs", ranks, *options)
+    parameters = record["parameters"]
+    covering = 1 if ranks % 2 == 0 else 2     # a bye each round when odd
+    assert parameters["sampled"] is True
+    assert parameters["rounds_measured"] == covering < parameters["rounds"]
+    assert parameters["pairs_measured"] == covering * (ranks - ranks % 2)
+    assert parameters["pairs_total"] == ranks * (ranks - 1)
+    assert parameters["covers_every_rank"] and parameters["covers_every_node_pair"]
+    assert parameters["node_pairs_measured"] == parameters["node_pairs_total"] == 1
+    assert "seeded random order (seed 5)" in parameters["sampling"]
+    bw = next(m for m in record["matrices"] if m["name"] == "bandwidth")["values"]
+    measured = [(i, j) for i in range(ranks) for j in range(ranks) if bw[i][j] is not None]
+    assert len(measured) == parameters["pairs_measured"]
+    assert all((j, i) in measured for i, j in measured)      # both directions of a pair
+    assert {i for i, _ in measured} == set(range(ranks))     # every rank
+    assert len(metric(record, "pair_bandwidth")) == len(measured)   # no null in a metric
+    assert record["validation"]["verdict"] == "passed"
+    assert any(note.startswith(f"sampled: {len(measured)} of {ranks * (ranks - 1)} ordered "
+                               "pairs") for note in record["notes"])
+    assert any(note.startswith(f"covering every rank and node pair took {covering} rounds")
+               and note.endswith("past the 0.0001 s budget") for note in record["notes"])
+    again = tmp_path / "again"
+    again.mkdir()
+    (other,), _ = run_records(again, "pairs", ranks, *options)
+    bw2 = next(m for m in other["matrices"] if m["name"] == "bandwidth")["values"]
+    assert [[v is None for v in row] for row in bw2] == [[v is None for v in row] for row in bw]
 
 
 def test_pairs_corruption_names_the_ranks(tmp_path):
@@ -110,6 +154,8 @@ BAD = [
     ("pairs", 2, ("--size", "0"), "--size must be a positive size in bytes from 1 to 1073741824"),
     ("pairs", 2, ("--size", "2G"), "--size must be a positive size in bytes from 1 to 1073741824"),
     ("pairs", 2, ("--sizes", "8"), "--sizes does not apply to pairs bandwidth"),
+    ("pairs", 2, ("--matrix-time", "0"), "--matrix-time"),
+    ("pairs", 2, ("--sample-time", "-1"), "--sample-time"),
     ("beff", 2, ("--placement", "/nonexistent/file"), "--placement /nonexistent/file: no such"),
 ]
 

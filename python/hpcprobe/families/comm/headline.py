@@ -1,13 +1,13 @@
 """The interconnect on the run's headline: PingPong latency (smallest message above 0 B)
 and bandwidth (largest message), Allreduce at its smallest and largest size, b_eff's
 rings, and the rank-pair matrix's slowest and median pair (within and across nodes
-when the ranks spanned several)."""
+when the ranks spanned several; a sampled matrix says how much of it was measured)."""
 
 from typing import List, Optional, Sequence
 
 from hpcprobe.suite.headline import Figure, metric_figure, point_figure, series_xs
 from hpcprobe.report.common import Record, last_of, ranks
-from hpcprobe.families.comm.tables import device_buffers
+from hpcprobe.families.comm.tables import device_buffers, pairs_coverage
 from hpcprobe.units import binary_size
 
 GROUP = "interconnect"
@@ -43,6 +43,8 @@ def _beff(record: Record) -> List[Optional[Figure]]:
 
 def _pairs(record: Record) -> List[Optional[Figure]]:
     figures = []
+    coverage = pairs_coverage(record)
+    sampled = f" ({coverage})" if coverage else ""
     for metric, where in (("intra_node_bandwidth", "within a node"),
                           ("inter_node_bandwidth", "across nodes")):
         every = metric_figure(record, GROUP, "", "", metric)
@@ -51,7 +53,7 @@ def _pairs(record: Record) -> List[Optional[Figure]]:
         for key, words, value in (("slowest", "slowest pair", min(every.samples)),
                                   ("median", "median pair", every.value)):
             figures.append(Figure(GROUP, f"pairs.{metric}.{key}",
-                                  f"rank pairs {where}, {words}", every.unit, (value,),
+                                  f"rank pairs {where}, {words}{sampled}", every.unit, (value,),
                                   every.verdict))
     return figures
 

@@ -14,7 +14,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hpcprobe.analysis.compare import comparison_rows, comparison_table
 from hpcprobe.analysis.placement_view import placement_columns, placement_of
 from hpcprobe.hpcc_summary.beff import BEFF_KEYS, beff_figures
-from hpcprobe.families.comm.tables import buffers_text, device_buffers, find_matrix
+from hpcprobe.families.comm.tables import (buffers_text, device_buffers, find_matrix,
+                                           pairs_coverage, pairs_samples_text)
 from hpcprobe.units import binary_size
 from hpcprobe.records import series_points
 from hpcprobe.records import numbers
@@ -249,11 +250,14 @@ def _heatmap(sink: FigureSink, record: Record) -> List[Block]:
     else:
         nodes = (f"{len(starts) + 1} nodes, red lines between them (from the same-node matrix)"
                  if starts else "one node")
+    coverage = pairs_coverage(record)
+    unmeasured = f"; blank off the diagonal: not measured ({coverage})" if coverage else ""
     return [sink.heatmap(f"Rank pairs: bandwidth ({_short(record)})", values,
                          [str(i) for i in order], starts, "GB/s",
                          caption=f"{binary_size(number(parameter(record, 'message_bytes')))} "
-                                 f"messages, each ordered pair alone; ranks grouped by node: "
-                                 f"{nodes}; {verdict_cell(record)}")]
+                                 f"messages, all pairs of a round at once, "
+                                 f"{pairs_samples_text(record)}; ranks grouped by node: "
+                                 f"{nodes}{unmeasured}; {verdict_cell(record)}")]
 
 
 def _spread(values: List[float]) -> List[object]:
@@ -278,12 +282,14 @@ def _pairs(records: Sequence[Record], sink: FigureSink) -> List[Block]:
                  if intra and inter and statistics.fmean(intra) > 0 else None)
         rows.append([_where(record), binary_size(number(parameter(record, "message_bytes"))),
                      *_spread(intra), *_spread(inter), format_number(ratio),
-                     verdict_cell(record)])
+                     pairs_coverage(record) or "every pair", verdict_cell(record)])
     blocks.append(Table.of("Rank pairs: within and across nodes", (
         "run", "messages", "intra pairs", "min GB/s", "mean GB/s", "max GB/s", "inter pairs",
-        "min GB/s", "mean GB/s", "max GB/s", "inter / intra (means)", "validation"), rows,
-        "GB/s = 10^9 B/s per ordered pair, the median over repetitions; intra-node: the two "
-        "ranks share a node"))
+        "min GB/s", "mean GB/s", "max GB/s", "inter / intra (means)", "measured",
+        "validation"), rows,
+        "GB/s = 10^9 B/s per ordered pair, the median of its samples; intra-node: the two "
+        "ranks share a node; measured: every pair, or the sample of a run past its time "
+        "budget"))
     return blocks
 
 

@@ -1,7 +1,8 @@
 """`hpcprobe run --suite comm` (docs/kernels/comm.md): every comm function, HPCC's b_eff
 and the rank-pair matrix, on the run's ranks (two at least). Default scale: the bench's
-sizes (0 and 1 B to 4 MiB, 0.1 s per size; 4 MiB pair messages); tiny: sizes to 4 KiB,
-2 ms per size, b_eff's ping-pong budgets 1 s, 64 KiB pair messages once."""
+sizes (0 and 1 B to 4 MiB, 0.1 s per size; 4 MiB pair messages, the matrix within the
+bench's time budget); tiny: sizes to 4 KiB, 2 ms per size, b_eff's ping-pong budgets 1 s,
+64 KiB pair messages, 3 samples of 1 ms per pair, the matrix within 1 s."""
 
 from typing import Dict, List, Mapping
 
@@ -16,7 +17,7 @@ _COMM_SIZES: Dict[str, Dict[str, Mapping[str, str]]] = {
     "tiny": {
         "comm": {"sizes": "0..4K", "time_per_size": "0.002"},
         "beff": {"latency_pairs_time": "1", "bandwidth_pairs_time": "1"},
-        "pairs": {"size": "64K", "repeat": "1"},
+        "pairs": {"size": "64K", "repeat": "3", "sample_time": "0.001", "matrix_time": "1"},
     },
 }
 

@@ -1,7 +1,8 @@
 """Tables of the communication records (comm, beff, pairs), after a run and in
 `hpcprobe show`: per function the times over message sizes, a summary of all functions
 at 1 MiB (paper 003's size), HPCC's b_eff figures, and the rank-pair bandwidths within
-and across nodes with the matrix itself for up to 16 ranks.
+and across nodes with the matrix itself for up to 16 ranks ("?" where a sampled run did
+not measure a pair).
 
 Records are untrusted input: numbers are checked before use, strings shown as text.
 """
@@ -183,6 +184,45 @@ def _spread(values: List[float]) -> List[str]:
             cell(max(values), GIGA)]
 
 
+def pairs_coverage(record: Record) -> str:
+    """A sampled pairs record's coverage, e.g. "sampled: 1,024 of 65,280 pairs, every rank
+    and node pair"; "" when it measured every pair (or does not say)."""
+    parameters = record_parameters(record)
+    measured = number(parameters.get("pairs_measured"))
+    total = number(parameters.get("pairs_total"))
+    if parameters.get("sampled") is not True or measured is None or total is None:
+        return ""
+    ranks = parameters.get("covers_every_rank") is True
+    nodes = parameters.get("covers_every_node_pair") is True
+    covered = ("every rank and node pair" if ranks and nodes else
+               "every rank, not every node pair" if ranks else
+               "every node pair, not every rank" if nodes else "not every rank or node pair")
+    return f"sampled: {measured:,.0f} of {total:,.0f} pairs, {covered}"
+
+
+def pairs_samples_text(record: Record) -> str:
+    """How each pair was measured, e.g. "the median of 5 samples of at least 5 ms"."""
+    parameters = record_parameters(record)
+    samples = number(parameters.get("samples_per_pair"))
+    least = number(parameters.get("sample_time_s"))
+    if samples is None:
+        return "the median of the repetitions"
+    lasting = f" of at least {least * 1e3:g} ms" if least else ""
+    return f"the median of {samples:g} samples{lasting}"
+
+
+def _widest_spread(record: Record) -> Optional[float]:
+    """The largest (max − min) / median over the measured pairs, or None."""
+    median, low, high = (find_matrix(record, name) for name in
+                         ("bandwidth", "bandwidth_min", "bandwidth_max"))
+    if not median or not low or not high:
+        return None
+    spreads = [(h - lo) / m for mrow, lrow, hrow in zip(median, low, high)
+               for m, lo, h in zip(mrow, lrow, hrow)
+               if m is not None and lo is not None and h is not None and m > 0]
+    return max(spreads) if spreads else None
+
+
 def find_matrix(record: Record, name: str) -> Optional[List[List[Optional[float]]]]:
     """The values of record["matrices"] entry `name` (rows of numbers or None)."""
     for entry in record.get("matrices") or []:
@@ -201,9 +241,13 @@ def pairs_tables(record: Record) -> List[RenderableType]:
     size = binary_size(number(record_parameters(record).get("message_bytes")))
     title = (f"hpcprobe pairs: {_ranks_text(record)}, {size} messages{_placement_text(record)}; "
              f"validation {verdict_text(record)}{_buffers_suffix(record)}")
+    coverage, spread = pairs_coverage(record), _widest_spread(record)
     caption = _staged_caption(record) + (
-               "GB/s = 10^9 B/s per ordered pair (source to destination), the median of the "
-               "repetitions; intra-node: the two ranks share a node")
+               f"GB/s = 10^9 B/s per ordered pair (source to destination), "
+               f"{pairs_samples_text(record)}; all pairs of a round at once; intra-node: the "
+               f"two ranks share a node"
+               + (f"; widest spread of a pair (max − min) / median: {spread:.2f}"
+                  if spread is not None else "") + (f"; {coverage}" if coverage else ""))
     tables = [titled_table(title, caption, ["pairs", "count", "min GB/s", "mean GB/s", "max GB/s"],
                      rows)]
     matrix, same = find_matrix(record, "bandwidth"), find_matrix(record, "same_node")
@@ -213,11 +257,11 @@ def pairs_tables(record: Record) -> List[RenderableType]:
             cells = []
             for j, value in enumerate(row):
                 shared = same is not None and i < len(same) and j < len(same[i]) and same[i][j]
-                cells.append(MISSING if value is None else
+                cells.append((MISSING if i == j else "?") if value is None else
                              cell(value, GIGA) + ("*" if shared else ""))
             body.append([str(i), *cells])
         tables.append(titled_table("bandwidth matrix (GB/s)", "row: source rank, column: "
-                             "destination rank; * the two ranks share a node",
+                             "destination rank; * the two ranks share a node; ? not measured",
                              ["src \\ dst", *[str(j) for j in range(len(matrix))]], body))
     return tables
 
