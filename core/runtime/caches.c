@@ -4,18 +4,13 @@
 #include <string.h>
 
 #include "hpcprobe/caches.h"
+#include "hpcprobe/util.h"
 
 static int read_line(const char *dir, const char *name, char *buf, size_t len)
 {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    int ok = fgets(buf, (int)len, f) != NULL;
-    fclose(f);
-    buf[strcspn(buf, "\n")] = 0;
-    return ok ? 0 : -1;
+    return hpcp_read_text(path, buf, len);
 }
 
 /* "32K", "1024K", "32768K", "8M" */
@@ -69,11 +64,7 @@ int hpcp_cache_levels(struct hpcp_cache_level *out, int max)
 static int count_file(const char *path)
 {
     char buf[256];
-    FILE *f = fopen(path, "r");
-    int n = f && fgets(buf, sizeof buf, f) ? count_cpus(buf) : 0;
-    if (f)
-        fclose(f);
-    return n;
+    return hpcp_read_text(path, buf, sizeof buf) ? 0 : count_cpus(buf);
 }
 
 int hpcp_cpus_online(void)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hpcprobe/util.h"
+
 /* A cpulist is short on any machine we know (ranges); this leaves room for a
  * list of every CPU of a 4096-CPU node written one by one. */
 #define CPULIST_MAX 32768
@@ -53,13 +55,7 @@ static int read_cpulist(const char *root, const char *node, char *buf, size_t le
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/devices/system/node/%s/cpulist", root, node);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, len - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return 0;
+    return hpcp_read_text(path, buf, len);
 }
 
 /* N when `name` is "node<N>" (digits only), else -1. */

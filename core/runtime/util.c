@@ -105,6 +105,21 @@ uint64_t hpcp_meminfo_bytes(const char *key)
     return (uint64_t)kib * 1024u;
 }
 
+int hpcp_read_text(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f || len == 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
 const char *hpcp_format_bytes(double bytes, char *buf, size_t len)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

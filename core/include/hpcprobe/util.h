@@ -44,6 +44,10 @@ double hpcp_percentile(const double *v, int n, double q);
  * (key "MemTotal:" / "MemAvailable:"), 0 if unknown. */
 uint64_t hpcp_meminfo_bytes(const char *key);
 
+/* A small text file (sysfs) into buf, at most len - 1 bytes, without its
+ * trailing newline; 0, or -1 when it cannot be read. */
+int hpcp_read_text(const char *path, char *buf, size_t len);
+
 /* Collective: 0 when rank 0 can append to `path` (NULL: nothing to check),
  * else -1 with one line in err, so a run never measures what it cannot keep. */
 int hpcp_check_writable(MPI_Comm comm, const char *path, const char *option, char *err,
