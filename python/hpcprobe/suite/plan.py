@@ -114,13 +114,17 @@ def plan_title(suite: str, ranks: int, sizes: NodeSizes, budget_s: Optional[floa
 def plan_caption(planned: Sequence[PlannedStep], sizes: NodeSizes, rates: Rates,
                  budget_s: Optional[float]) -> str:
     total = sum(step.prediction.seconds for step in planned)
-    memory = max((s.memory_bytes_per_node or 0.0 for s in planned), default=0.0)
+    sized = [s.memory_bytes_per_node for s in planned if s.memory_bytes_per_node is not None]
     learned = sorted({rates.source(key) for key in rates.values} - {"default"})
     verdicts = [f"predicted total {total:.0f} s"
                 + (f" ({'within' if total <= budget_s else 'OVER'} the budget of "
-                   f"{budget_s:g} s)" if budget_s else ""),
-                f"most memory per node {binary_size(memory)} "
-                f"({'within' if memory <= sizes.cap_bytes_per_node else 'OVER'} the cap)"]
+                   f"{budget_s:g} s)" if budget_s else "")]
+    if sized:
+        verdicts.append(f"most memory per node {binary_size(max(sized))} ("
+                        f"{'within' if max(sized) <= sizes.cap_bytes_per_node else 'OVER'} "
+                        "the cap)")
+    else:
+        verdicts.append("no step sized from memory")
     source = ("rates from " + "; ".join(learned) + ", the rest default" if learned else
               "default rates (nothing measured on this machine yet)")
     return "; ".join(verdicts) + f"; {source}"
