@@ -23,7 +23,7 @@ from hpcprobe.suite.step import SuiteStep
 BUDGET_S = 600.0           # each launch is stopped past this (a hang, not the plan)
 RUN_BUDGET_S = 180.0       # the main job's promise: the plan fits it at any P
 MEMORY_CAP = 0.25          # of each node's available memory, over all its ranks
-HPL_EFFICIENCY = 0.8       # what HPL's N assumes of the DGEMM rate
+HPL_EFFICIENCY = 0.8       # what HPL's N assumes of the DGEMM rate before a run has shown it
 HPL_MIN_N = 1000
 HPL_NB = 192               # the bench's block size: N in whole blocks
 # HPL's share of the budget: what the other steps leave, within these bounds.
@@ -75,13 +75,17 @@ class MainSizing:
     hpl_max_n: Optional[int] = None
     hpl_target_s: float = 30.0
     dgemm_rate_hint: Optional[float] = None
+    # HPL over the ranks' DGEMM rate: an earlier run's on this machine and rank count
+    # (8 ranks sharing 2 cores reached about 0.2, where 0.8 made HPL take 270 s for
+    # its 60), else HPL_EFFICIENCY.
+    hpl_efficiency: float = HPL_EFFICIENCY
 
 
 def hpl_order(dgemm_rate_per_rank: float, ranks: int, target_s: float,
-              max_n: Optional[int]) -> int:
-    """HPL's N for about `target_s`: 2/3 N^3 flop at HPL_EFFICIENCY of the ranks' DGEMM
+              max_n: Optional[int], efficiency: float = HPL_EFFICIENCY) -> int:
+    """HPL's N for about `target_s`: 2/3 N^3 flop at `efficiency` of the ranks' DGEMM
     rate, in whole blocks, no larger than `max_n`."""
-    flops = target_s * HPL_EFFICIENCY * dgemm_rate_per_rank * ranks
+    flops = target_s * efficiency * dgemm_rate_per_rank * ranks
     by_time = int((1.5 * flops) ** (1.0 / 3.0))
     order = min(by_time, max_n) if max_n else by_time
     return max(HPL_MIN_N, order // HPL_NB * HPL_NB)
@@ -93,7 +97,7 @@ def hpl_options(records: Sequence[Record], ranks: int, sizing: MainSizing) -> Tu
     rate = rate or sizing.dgemm_rate_hint
     if not rate:  # no DGEMM rate at all: HPL still runs, at the smallest time-boxed size
         return bench_step_options("hpl", "mpi", {"n": str(HPL_MIN_N), **_CAP})
-    n = hpl_order(rate, ranks, sizing.hpl_target_s, sizing.hpl_max_n)
+    n = hpl_order(rate, ranks, sizing.hpl_target_s, sizing.hpl_max_n, sizing.hpl_efficiency)
     return bench_step_options("hpl", "mpi", {"n": str(n), **_CAP})
 
 

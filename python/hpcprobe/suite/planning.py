@@ -93,7 +93,8 @@ def _main(scale: str, ranks: int, sizes: NodeSizes, rates: Rates,
     """The main job with HPL given what the other steps leave of the budget."""
     hpl = sizes.entry("hpl", "mpi")
     sizing = MainSizing(hpl.value if hpl is not None else None,
-                        dgemm_rate_hint=rates.values["dgemm"])
+                        dgemm_rate_hint=rates.values["dgemm"],
+                        hpl_efficiency=min(max(rates.values["hpl_efficiency"], 0.05), 1.0))
     steps = main_steps(scale, ranks, sizing)
     others = sum(predict(step, sizes, step.ranks or ranks, rates).seconds
                  for step in steps if step.benchmark != "hpl")
