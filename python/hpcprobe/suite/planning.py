@@ -133,13 +133,14 @@ def make_plan(args: argparse.Namespace, suite: str, ranks: int,
 
 def _shared_cores(rates: Rates, sizes: NodeSizes) -> None:
     """More ranks than cores on a node share them, and HPL's ranks then wait on each
-    other through the MPI's polling: before a run has shown HPL's efficiency there, take
-    it as the cores' share of the default (8 ranks on 2 cores reached about 0.2 of
-    their DGEMM rate here; 16 ran past the launch's 600 s at 0.8)."""
+    other through the MPI's polling on those cores: before a run has shown HPL's
+    efficiency there, take the default times the square of the cores' share (here 8
+    ranks on 2 cores reached 0.2-0.4 of their DGEMM rate; 16 reached under 0.02, and ran
+    past the launch's 600 s at 0.8 and at 0.1)."""
     per_node = int(sizes.node.get("ranks_per_node") or 1)
     if rates.source("hpl_efficiency") == "default" and per_node > sizes.cores:
-        rates.values["hpl_efficiency"] *= sizes.cores / per_node
-        rates.sources["hpl_efficiency"] = (f"default x {sizes.cores}/{per_node} "
+        rates.values["hpl_efficiency"] *= (sizes.cores / per_node) ** 2
+        rates.sources["hpl_efficiency"] = (f"default x ({sizes.cores}/{per_node})^2 "
                                            "(ranks sharing cores)")
 
 
