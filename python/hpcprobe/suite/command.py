@@ -157,10 +157,14 @@ def _suite_plan(args: argparse.Namespace, np: int, out_dir: Path, context=None):
         return suite_steps(suite, args.scale, np)
 
     plan = make_plan(args, suite, np, steps_of, out_dir, identity, holder, headline_figures)
-    notes: List[str] = []
+    notes: List[str] = [] if plan.note is None else [plan.note]
+    if plan.note is not None and not args.quiet:
+        stderr_line(f"hpcprobe: note: {plan.note}")
     if suite == DEFAULT_SUITE:
-        steps, notes = _family_main_steps(plan.steps, args.scale, np, find_bench(os.environ),
-                                          args.quiet or getattr(args, "plan", False))
+        steps, family_notes = _family_main_steps(
+            plan.steps, args.scale, np, find_bench(os.environ),
+            args.quiet or getattr(args, "plan", False))
+        notes += family_notes
         plan.extend(steps[len(plan.steps):])
     return plan, notes
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
+from hpcprobe.errors import HpcprobeError
 from hpcprobe.suite.cost import Rates, calibrate, predict
 from hpcprobe.suite.main_job import (HPL_MAX_S, HPL_MIN_S, MEMORY_CAP, RUN_BUDGET_S,
                                      MainSizing, main_steps)
@@ -38,10 +39,13 @@ class SuitePlan:
     budget_s: Optional[float]
     steps: List[SuiteStep]
     planned: List[PlannedStep]
+    note: Optional[str] = None  # why there is no plan (the bench gave no sizes)
 
     def extend(self, steps: Sequence[SuiteStep]) -> None:
         """Steps a family adds to the main job (a GPU's), planned as the others."""
         self.steps += list(steps)
+        if self.note is not None:
+            return
         self.planned += plan_steps([_as_planned(step, self.rates) for step in steps],
                                    self.ranks, self.sizes, self.rates)
 
@@ -49,6 +53,8 @@ class SuitePlan:
                           records: Sequence) -> None:
         """The step's prediction as it launches: its options as launched, the rates this
         run has measured so far; kept in the outcome (run.json)."""
+        if self.note is not None:
+            return
         self.rates.learn(figures, lambda key: self.ranks, "this run")
         ranks = step.ranks or self.ranks
         launched = SuiteStep(step.benchmark, step.variant, step.options(records),
@@ -104,6 +110,21 @@ def _main(scale: str, ranks: int, sizes: NodeSizes, rates: Rates,
     return steps
 
 
+def _node_sizes(args: argparse.Namespace, suite: str, ranks: int):
+    """(the sizing layer's sizes, None), or for a run whose bench gives none (a stand-in,
+    an older build) (empty sizes, why): the run goes on, its kernels sizing themselves on
+    their nodes; only the predictions and HPL's memory bound are lost, and it says so."""
+    node_spec = getattr(args, "node", None)
+    try:
+        return query_sizes(ranks, memory_cap(suite), None if node_spec else nodes_of(),
+                           node_spec), None
+    except HpcprobeError as error:
+        if getattr(args, "plan", False):
+            raise  # the plan was what the user asked for
+        return NodeSizes({}, memory_cap(suite), 0.0, {}), (
+            f"no plan: {error.message} (the steps size themselves; no predictions)")
+
+
 def make_plan(args: argparse.Namespace, suite: str, ranks: int,
               steps_of: Callable[[], List[SuiteStep]], manifest_dir: Optional[Path],
               identity: RunManifest, holder: Optional[Dict[str, NodeSizes]] = None,
@@ -111,12 +132,14 @@ def make_plan(args: argparse.Namespace, suite: str, ranks: int,
     """The plan of `suite` on `ranks` ranks; the steps from `steps_of` except for the main
     job, whose HPL this plan sizes. `manifest_dir`: where earlier runs lie beside (their
     times calibrate the model), None for a described node (another machine)."""
-    node_spec = getattr(args, "node", None)
-    sizes = query_sizes(ranks, memory_cap(suite), None if node_spec else nodes_of(), node_spec)
+    sizes, note = _node_sizes(args, suite, ranks)
     if holder is not None:  # for steps_of: a suite sized from the node's memory (hpcc)
         holder["sizes"] = sizes
-    rates = Rates()
-    if manifest_dir is not None and node_spec is None:
+    rates, budget = Rates(), run_budget(args, suite)
+    if note is not None:
+        steps = main_steps(args.scale, ranks) if suite == "main" else steps_of()
+        return SuitePlan(suite, ranks, sizes, rates, budget, steps, [], note)
+    if manifest_dir is not None and getattr(args, "node", None) is None:
         earlier = earlier_run(manifest_dir, identity)
         if earlier is not None:
             source = f"the earlier run {earlier.path.name}"
@@ -124,11 +147,10 @@ def make_plan(args: argparse.Namespace, suite: str, ranks: int,
             calibrate(rates, [step for step in earlier.manifest.steps if step.status == DONE],
                       source)
     _shared_cores(rates, sizes)
-    budget = run_budget(args, suite)
     steps = (_main(args.scale, ranks, sizes, rates, budget) if suite == "main"
              else steps_of())
     planned = plan_steps([_as_planned(step, rates) for step in steps], ranks, sizes, rates)
-    return SuitePlan(suite, ranks, sizes, rates, budget, steps, planned)
+    return SuitePlan(suite, ranks, sizes, rates, budget, steps, planned, note)
 
 
 def _shared_cores(rates: Rates, sizes: NodeSizes) -> None:

@@ -116,12 +116,12 @@ BAD = [
     (("hpl", "mpi", "--n", "100", "--grid", "2by1"), 2, "is not a process grid"),
     (("hpl", "mpi", "--n", "100", "--nb", "0"), 1, "--nb '0' is not allowed"),
     (("hpl", "mpi", "--n", "100", "--nb", "101"), 1, "at most --n"),
-    (("hpl", "mpi", "--n", "3000000"), 1, "more than the memory available"),
+    (("hpl", "mpi", "--n", "3000000"), 1, "over the memory cap"),
     (("ptrans", "mpi", "--n", "-5"), 1, "is not a matrix order"),
     (("fft", "mpi", "--m", "1000"), 2, "is not a power of two"),
     (("fft", "single", "--n", "5"), 1, "--n does not apply to fft"),
     (("dgemm", "star", "--grid", "1x1"), 1, "--grid does not apply to dgemm"),
-    (("dgemm", "single", "--n", "400000"), 1, "more than the memory available"),
+    (("dgemm", "single", "--n", "400000"), 1, "over the memory cap"),
 ]
 
 

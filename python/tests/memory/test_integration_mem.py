@@ -115,7 +115,7 @@ BAD = [
     (("stream", "star", "--array-bytes", "0"), "--array-bytes must be a positive size"),
     (("stream", "star", "--array-bytes", "-4M"), "--array-bytes must be a positive size"),
     (("mem", "stride", "--buffer-bytes", "1M", "--max-stride", "2M"), "larger than the buffer"),
-    (("mem", "latency", "--max-bytes", "64T"), "more than the memory available"),
+    (("mem", "latency", "--max-bytes", "64T"), "over the memory cap"),
     (("mem", "stride", "--copies", "3"), "more copies than launched ranks"),
     (("mem", "latency", "--copies", "2"), "would share cores"),
     (("mem", "latency", "--threads", "2"), "--threads does not apply to mem latency"),
