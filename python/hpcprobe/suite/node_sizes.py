@@ -49,10 +49,6 @@ class NodeSizes:
     def cores(self) -> int:
         return int(self.node.get("cores") or 1)
 
-    @property
-    def numa_domains(self) -> int:
-        return int(self.node.get("numa_domains") or 1)
-
 
 def _entry(data: Mapping[str, Any]) -> SizeEntry:
     return SizeEntry(str(data["kernel"]), str(data["option"]), int(data["value"]),
