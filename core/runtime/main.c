@@ -143,17 +143,31 @@ static const char *default_variant(const char *family)
     return n == 1 ? names[0] : NULL;
 }
 
+/* A variant named in two words ("peak flops single" for flops-single): buf,
+ * when argv[1] is no variant of the family and the two joined are one. */
+static const char *two_word_variant(const char *family, int argc, char **argv, char *buf,
+                                    size_t len)
+{
+    if (argc < 3 || argv[1][0] == '-' || argv[2][0] == '-' ||
+        hpcp_find_kernel(family, argv[1], NULL))
+        return NULL;
+    snprintf(buf, len, "%s-%s", argv[1], argv[2]);
+    return hpcp_find_kernel(family, buf, NULL) ? buf : NULL;
+}
+
 static int cmd_family(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *names[MAX_NAMES];
     const char *family = argv[0];
+    char joined[64];
     int named = argc >= 2 && argv[1][0] != '-';
-    const char *variant = named ? argv[1] : default_variant(family);
+    const char *two = two_word_variant(family, argc, argv, joined, sizeof joined);
+    const char *variant = two ? two : named ? argv[1] : default_variant(family);
     if (!variant)
         return unknown_name("variant", argc < 2 ? "" : argv[1], names, list_names(family, names));
     if (!hpcp_find_kernel(family, variant, NULL))
         return unknown_name("variant", variant, names, list_names(family, names));
-    int nopt = 0, first = named ? 2 : 1;
+    int nopt = 0, first = two ? 3 : named ? 2 : 1;
     char **opts = malloc((size_t)argc * sizeof *opts);
     if (!opts) {
         hpcp_error(MPI_COMM_WORLD, "out of memory reading the command line");

@@ -52,6 +52,9 @@ extern const struct hpcp_kernel hpcp_gpu_ra_atomic;
 extern const struct hpcp_kernel hpcp_gpu_ra_plain;
 extern const struct hpcp_kernel hpcp_gpu_copy;
 extern const struct hpcp_kernel hpcp_gpu_info;
+extern const struct hpcp_kernel hpcp_peak_clock;
+extern const struct hpcp_kernel hpcp_peak_flops_single;
+extern const struct hpcp_kernel hpcp_peak_flops_star;
 
 const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_single,
@@ -102,6 +105,9 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_gpu_ra_atomic,
     &hpcp_gpu_ra_plain,
     &hpcp_gpu_copy,
+    &hpcp_peak_clock,
+    &hpcp_peak_flops_single,
+    &hpcp_peak_flops_star,
     &hpcp_gpu_info, /* last: it asks the devices and measures nothing */
 };
 const int hpcp_nkernels = (int)(sizeof hpcp_kernels / sizeof hpcp_kernels[0]);
