@@ -21,6 +21,7 @@ _FIXED_SCALES = {
     "updates/s": (GIGA, "GUPS"),
     "B/s": (GIGA, "GB/s"),
     "flop/s": (GIGA, "GFLOP/s"),
+    "Hz": (GIGA, "GHz"),
 }
 
 

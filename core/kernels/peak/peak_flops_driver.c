@@ -208,7 +208,7 @@ static int prepare(struct flops_run *s, const struct hpcp_kernel *k, const struc
     s->f.lanes = peak_lanes(s->f.isa, s->f.precision);
     s->f.loop = peak_loop(s->f.isa, s->f.precision, s->f.chains);
     s->min_time = v[PEAK_OPT_MIN_TIME].set ? v[PEAK_OPT_MIN_TIME].d : 0.2;
-    int star = strcmp(k->variant, "star") == 0;
+    int star = strcmp(k->variant, "flops-star") == 0;
     s->ranks = si->ranks, s->active_ranks = star ? si->ranks : 1;
     s->f.active = si->rank < s->active_ranks;
     return 0;
