@@ -41,12 +41,14 @@
         UNROLL_CHAINS for (int c = 0; c < ch; c++) STORE(x + c * (W), r[c]);                   \
     }
 
-#define PEAK_CHAIN_LIST(X, A)                                                                     \
-    X(A, 1)                                                                                       \
-    X(A, 2)                                                                                       \
-    X(A, 3) X(A, 4) X(A, 5) X(A, 6) X(A, 7) X(A, 8) X(A, 9) X(A, 10) X(A, 11) X(A, 12) X(A, 13)   \
-        X(A, 14) X(A, 15) X(A, 16) X(A, 17) X(A, 18) X(A, 19) X(A, 20) X(A, 21) X(A, 22) X(A, 23) \
-            X(A, 24) X(A, 25) X(A, 26) X(A, 27) X(A, 28) X(A, 29) X(A, 30) X(A, 31) X(A, 32)
+/* The chain counts, in rows of eight. */
+// clang-format off
+#define PEAK_CHAIN_LIST(X, A) \
+    X(A, 1)  X(A, 2)  X(A, 3)  X(A, 4)  X(A, 5)  X(A, 6)  X(A, 7)  X(A, 8)  \
+    X(A, 9)  X(A, 10) X(A, 11) X(A, 12) X(A, 13) X(A, 14) X(A, 15) X(A, 16) \
+    X(A, 17) X(A, 18) X(A, 19) X(A, 20) X(A, 21) X(A, 22) X(A, 23) X(A, 24) \
+    X(A, 25) X(A, 26) X(A, 27) X(A, 28) X(A, 29) X(A, 30) X(A, 31) X(A, 32)
+// clang-format on
 #define PEAK_DEFINE(A, CH)                                \
     static A##_TGT void A##_##CH(void *x, uint64_t loops) \
     {                                                     \
