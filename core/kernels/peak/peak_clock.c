@@ -140,7 +140,7 @@ static void add_parameters(struct hpcp_record *r, const struct clock_run *s)
         r, "clock_source",
         hpcp_cpu_has_add_chain()
             ? "measured: a chain of 64 dependent register adds per pass (1 cycle each), the "
-              "fastest of 5 slices of 20 ms, on every rank at once"
+              "fastest of 10 slices of 10 ms, on every rank at once"
             : "unknown: no add chain for this architecture");
     add_memory(r, hpcp_sysfs_root());
     add_links(r, hpcp_sysfs_root());
