@@ -70,7 +70,11 @@ int flops_run(struct hpcp_bench *b, double *seconds)
     struct peak_flops_state *f = &s->f;
     s->last_clock = f->active ? hpcp_cpu_clock(PEAK_CLOCK_SECONDS) : 0;
     peak_flops_reset(f);
-    hpcp_idle_barrier(b->comm);
+    /* star: every rank starts together; single: the others sleep, not spin */
+    if (s->active_ranks > 1)
+        MPI_Barrier(b->comm);
+    else
+        hpcp_idle_barrier(b->comm);
     double t = 0;
     if (f->active) {
         double t0 = hpcp_cpu_now();
