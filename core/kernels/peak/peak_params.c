@@ -28,22 +28,21 @@ static const struct hpcp_optspec flops_spec[PEAK_FLOPS_OPTIONS] = {
      HPCP_TAKES(HPCP_COMMON_NO_VERIFY) | HPCP_TAKES(HPCP_COMMON_OUT) | \
      HPCP_TAKES(HPCP_COMMON_QUIET))
 
-static const char *const flops_common_help[HPCP_COMMON_COUNT] = {
-    [HPCP_COMMON_REPEAT] = "timed repetitions, each with the clock measured just before it "
-                           "(the headline is the best)",
-    [HPCP_COMMON_WARMUP] = "untimed repetitions first (the clock's turbo settles), kept in the "
-                           "record as warm-up",
+/* One help per common option for the family's kernels (describe shows the family's). */
+static const char *const peak_common_help[HPCP_COMMON_COUNT] = {
+    [HPCP_COMMON_REPEAT] = "timed repetitions: flops, each with the clock measured just before "
+                           "it (headline: the best); clock, measurements on every rank at once "
+                           "(headline: the median)",
+    [HPCP_COMMON_WARMUP] = "flops: untimed repetitions first (the clock's turbo settles), kept "
+                           "in the record as warm-up",
 };
 
 const struct hpcp_cli peak_flops_cli = {flops_spec, PEAK_FLOPS_OPTIONS, PEAK_TAKES, 0, 3, 0,
-                                        0,          flops_common_help};
+                                        0,          peak_common_help};
 
 /* peak clock: no options of its own (a table of none: the parser copies from it). */
 static const struct hpcp_optspec no_spec[1] = {
     {"--none", HPCP_OPT_FLAG, 0, 0, 0, 0, 0, NULL, 0, "(no options)", NULL}};
-static const char *const clock_common_help[HPCP_COMMON_COUNT] = {
-    [HPCP_COMMON_REPEAT] = "clock measurements on every rank (the headline is their median)",
-};
 const struct hpcp_cli peak_clock_cli = {
     no_spec,
     0,
@@ -53,7 +52,7 @@ const struct hpcp_cli peak_clock_cli = {
     5,
     0,
     0,
-    clock_common_help};
+    peak_common_help};
 
 int peak_parse(const struct hpcp_cli *cli, const char *context, int argc, char **argv,
                struct hpcp_optval *own, struct hpcp_common *c)
