@@ -212,6 +212,10 @@ static int prepare(struct flops_run *s, const struct hpcp_kernel *k, const struc
         hpcp_error(MPI_COMM_WORLD, "%s", why);
         return HPCP_EXIT_USAGE;
     }
+    /* auto on unlike CPUs: the widest every rank has, so each rank counts the same flops */
+    int isa = (int)s->f.isa, narrowest;
+    MPI_Allreduce(&isa, &narrowest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    s->f.isa = (enum peak_isa)narrowest;
     s->f.precision = v[PEAK_OPT_PRECISION].set && strcmp(v[PEAK_OPT_PRECISION].s, "single") == 0
                          ? PEAK_SINGLE
                          : PEAK_DOUBLE;
