@@ -143,12 +143,30 @@ static const char *default_variant(const char *family)
     return n == 1 ? names[0] : NULL;
 }
 
+/* A variant named in two words, "peak bandwidth single" for the variant
+ * "bandwidth-single": its name in `joined` when argv[1] is no variant of the
+ * family and argv[1]-argv[2] is; NULL otherwise. */
+static const char *two_word_variant(const char *family, int argc, char **argv, char *joined,
+                                    size_t len)
+{
+    if (argc < 3 || argv[1][0] == '-' || argv[2][0] == '-' ||
+        hpcp_find_kernel(family, argv[1], NULL))
+        return NULL;
+    snprintf(joined, len, "%s-%s", argv[1], argv[2]);
+    return hpcp_find_kernel(family, joined, NULL) ? joined : NULL;
+}
+
 static int cmd_family(int argc, char **argv, int full_argc, char **full_argv)
 {
     const char *names[MAX_NAMES];
     const char *family = argv[0];
     int named = argc >= 2 && argv[1][0] != '-';
-    const char *variant = named ? argv[1] : default_variant(family);
+    char joined[64];
+    const char *variant = two_word_variant(family, argc, argv, joined, sizeof joined);
+    if (variant) /* its second word is no option of the kernel: skip it */
+        argv++, argc--;
+    else
+        variant = named ? argv[1] : default_variant(family);
     if (!variant)
         return unknown_name("variant", argc < 2 ? "" : argv[1], names, list_names(family, names));
     if (!hpcp_find_kernel(family, variant, NULL))
