@@ -43,17 +43,17 @@ static void keep(struct hpcp_bench *b, int rep, int warm, double seconds)
     (void)rep;
 }
 
-/* Test hooks (HPCPROBE_INJECT_FAULT): the last point's result, spoilt on rank 0. */
+/* Test hooks (HPCPROBE_INJECT_FAULT): the last point's result, spoilt on
+ * rank 0 (value NaN: replaced, else added). */
 static void spoil(struct hpcp_bench *b, double value)
 {
     struct peak_bw_state *s = b->state;
     if (b->rank != 0 || !s->active)
         return;
-    if (s->kernel == PEAK_BW_LOAD)
-        s->sum = isnan(value) ? value : s->sum + value;
-    else
-        s->x[s->kernel == PEAK_BW_COPY ? 1 : 0][s->n / 2] =
-            isnan(value) ? value : s->x[s->kernel == PEAK_BW_COPY ? 1 : 0][s->n / 2] + value;
+    double *result = s->kernel == PEAK_BW_LOAD   ? &s->sum
+                     : s->kernel == PEAK_BW_COPY ? &s->x[1][s->n / 2]
+                                                 : &s->x[0][s->n / 2];
+    *result = isnan(value) ? value : *result + value;
 }
 
 static void corrupt(struct hpcp_bench *b, uint64_t words)
