@@ -70,6 +70,9 @@ static void bytes_counted(void)
     CHECK(peak_bw_elements(PEAK_BW_LOAD, 16 * KIB) == 2048);
     CHECK(peak_bw_elements(PEAK_BW_COPY, 16 * KIB) == 1024);
     CHECK(peak_bw_elements(PEAK_BW_TRIAD, 16 * KIB) == 680); /* 682, whole vectors of 8 */
+    CHECK(peak_bw_bytes(PEAK_BW_LOAD, 2048, 10) == 8.0 * 2048 * 10);
+    CHECK(peak_bw_bytes(PEAK_BW_COPY, 1024, 10) == 16.0 * 1024 * 10);
+    CHECK(peak_bw_bytes(PEAK_BW_TRIAD, 680, 3) == 24.0 * 680 * 3);
     for (int k = 0; k < PEAK_BW_KERNELS; k++) {
         uint64_t moved = peak_bw_elements(k, 100000) * (uint64_t)peak_bw_bytes_per_element[k];
         CHECK(moved <= 100000 && moved + 8 * 24 > 100000);

@@ -21,6 +21,11 @@ size_t peak_bw_elements(int kernel, uint64_t bytes)
     return n - n % 8;
 }
 
+double peak_bw_bytes(int kernel, size_t n, long sweeps)
+{
+    return (double)peak_bw_bytes_per_element[kernel] * (double)n * (double)sweeps;
+}
+
 /* The inputs: small integers, so that sums and s*c + b are exact in any order. */
 static double input(int which, size_t i)
 {

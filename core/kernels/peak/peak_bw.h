@@ -55,6 +55,9 @@ void peak_bw_isa_flags(char *buf, size_t len);
  * peak_bw_bytes_per_element[k] * that. */
 size_t peak_bw_elements(int kernel, uint64_t bytes);
 
+/* Bytes `sweeps` sweeps of kernel k over n elements count. */
+double peak_bw_bytes(int kernel, size_t n, long sweeps);
+
 /* The arrays of one kernel over n elements: filled with small integers (load
  * and triad's inputs) so that every sum is exact; the outputs zeroed. */
 void peak_bw_fill(int kernel, double *x[3], size_t n);

@@ -26,9 +26,7 @@ static void before_run(struct hpcp_bench *b)
 static void keep(struct hpcp_bench *b, int rep, int warm, double seconds)
 {
     struct peak_bw_state *s = b->state;
-    double bytes =
-        s->active ? (double)peak_bw_bytes_per_element[s->kernel] * (double)s->n * (double)s->sweeps
-                  : 0.0;
+    double bytes = s->active ? peak_bw_bytes(s->kernel, s->n, s->sweeps) : 0.0;
     double slowest = 0, all = 0;
     MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, b->comm);
     MPI_Reduce(&bytes, &all, 1, MPI_DOUBLE, MPI_SUM, 0, b->comm);
