@@ -141,8 +141,18 @@ int peak_bw_point(struct hpcp_bench *b, int i)
         sweeps = calibrate(s);
     }
     /* every active rank runs as many sweeps: star's ranks each move as many bytes */
+    peak_bw_barrier(b);
     MPI_Allreduce(&sweeps, &s->sweeps, 1, MPI_LONG, MPI_MAX, b->comm);
     return 0;
+}
+
+void peak_bw_barrier(struct hpcp_bench *b)
+{
+    struct peak_bw_state *s = b->state;
+    if (s->p.star)
+        MPI_Barrier(b->comm);
+    else
+        hpcp_idle_barrier(b->comm);
 }
 
 /* One repetition: the ranks start together (the driver's barrier before),
@@ -151,7 +161,7 @@ int peak_bw_run(struct hpcp_bench *b, double *seconds)
 {
     struct peak_bw_state *s = b->state;
     *seconds = s->active ? timed(s, s->sweeps) : 0.0;
-    MPI_Barrier(b->comm);
+    peak_bw_barrier(b);
     return 0;
 }
 

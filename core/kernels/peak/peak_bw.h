@@ -119,6 +119,10 @@ void peak_bw_teardown(struct hpcp_bench *b);
 /* Point i of the sweep: fill its arrays, a warm-up sweep, the sweeps per
  * repetition (collective). */
 int peak_bw_point(struct hpcp_bench *b, int i);
+/* The barrier around each repetition: star's ranks start together
+ * (MPI_Barrier); single's idle ranks sleep while rank 0 runs
+ * (hpcp_idle_barrier), as stream single's do. */
+void peak_bw_barrier(struct hpcp_bench *b);
 /* Run kernel k of the state's ISA `sweeps` times over s->x. */
 void peak_bw_sweep(struct peak_bw_state *s, long sweeps);
 

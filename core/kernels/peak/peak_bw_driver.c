@@ -18,7 +18,7 @@ static int points(struct hpcp_bench *b)
 /* Every rank starts a repetition together. */
 static void before_run(struct hpcp_bench *b)
 {
-    MPI_Barrier(b->comm);
+    peak_bw_barrier(b);
 }
 
 /* A repetition's rate: the bytes every active rank moved over the slowest
