@@ -112,8 +112,9 @@ static double timed(struct peak_bw_state *s, long sweeps)
  * scaled up (rounded up, and 5% more, so that a repetition is not shorter). */
 static long calibrate(struct peak_bw_state *s)
 {
-    double goal = s->p.min_time, t = timed(s, 1); /* the warm-up sweep */
+    double goal = s->p.min_time, t;
     long sweeps = 1;
+    peak_bw_sweep(s, 1); /* the warm-up sweep: the arrays into the level measured */
     while ((t = timed(s, sweeps)) < goal / 8 && sweeps < (1L << 40))
         sweeps *= 2;
     double scaled = ceil((double)sweeps * goal / (t > 0 ? t : goal) * 1.05);
