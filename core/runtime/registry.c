@@ -47,6 +47,8 @@ extern const struct hpcp_kernel hpcp_comm_barrier;
 extern const struct hpcp_kernel hpcp_beff_hpcc;
 extern const struct hpcp_kernel hpcp_pairs_bandwidth;
 extern const struct hpcp_kernel hpcp_congestion_load;
+extern const struct hpcp_kernel hpcp_peak_bandwidth_single;
+extern const struct hpcp_kernel hpcp_peak_bandwidth_star;
 extern const struct hpcp_kernel hpcp_gpu_stream;
 extern const struct hpcp_kernel hpcp_gpu_ra_atomic;
 extern const struct hpcp_kernel hpcp_gpu_ra_plain;
@@ -101,6 +103,8 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_beff_hpcc,
     &hpcp_pairs_bandwidth,
     &hpcp_congestion_load,
+    &hpcp_peak_bandwidth_single,
+    &hpcp_peak_bandwidth_star,
     &hpcp_gpu_stream,
     &hpcp_gpu_ra_atomic,
     &hpcp_gpu_ra_plain,

@@ -62,6 +62,25 @@ static void node_json(struct hpcp_json *j, const struct hpcp_node *n, double cap
     hpcp_json_double(j, "memory_cap_bytes_per_node", hpcp_node_cap_bytes(n, cap));
 }
 
+/* peak bandwidth: each level it measures ("peak bandwidth-single l1"; a level
+ * skipped has none), and the variant's buffer, its memory level's working set. */
+static void peak_bandwidth(struct hpcp_json *j, const struct hpcp_node *n, int copies, double cap,
+                           const char *variant)
+{
+    static const char *const names[] = {"memory", "l1", "l2", "l3"};
+    struct hpcp_sized s;
+    char kernel[64];
+    for (int level = 1; level <= 4; level++) {
+        hpcp_size_peak_level(n, copies, level % 4, cap, &s);
+        snprintf(kernel, sizeof kernel, "peak bandwidth-%s %s", variant, names[level % 4]);
+        if (s.value)
+            entry(j, kernel, "--working-set", copies, &s, "linear", 1.0);
+    }
+    snprintf(kernel, sizeof kernel, "peak bandwidth-%s", variant);
+    if (s.value) /* the memory level, last */
+        entry(j, kernel, "--working-set", copies, &s, "linear", 1.0);
+}
+
 static void sizes_json(struct hpcp_json *j, const struct hpcp_node *n, double cap)
 {
     struct hpcp_sized s;
@@ -92,6 +111,8 @@ static void sizes_json(struct hpcp_json *j, const struct hpcp_node *n, double ca
     entry(j, "dgemm star", "--n", P, &s, "square", 32.0); /* A, B, C and C kept */
     hpcp_size_hpl_cap(n, HPL_NB, cap, &s);
     entry(j, "hpl mpi", "--n", P, &s, "square", 8.0 * 1.05 / all); /* the panels: 5% */
+    peak_bandwidth(j, n, 1, cap, "single");
+    peak_bandwidth(j, n, P, cap, "star");
     hpcp_json_end_array(j);
 }
 

@@ -231,3 +231,65 @@ void hpcp_size_dense_memory(const struct hpcp_node *n, const char *family, const
     snprintf(s->rule, sizeof s->rule, "as HPCC: %s --memory-fraction %g of the available memory",
              what, fraction);
 }
+
+/* What one of `copies` ranks reaches of one instance of cache level c: the
+ * ranks fill the cores in order (a launcher's default binding), so up to
+ * shared_by of them share it. */
+static double peak_reach(const struct hpcp_cache_level *c, int copies)
+{
+    int sharers = copies < c->shared_by ? copies : c->shared_by;
+    return (double)c->bytes / (sharers > 1 ? sharers : 1);
+}
+
+/* A cache level's working set: half its reach, in whole KiB. */
+static void peak_cache_rule(const struct hpcp_cache_level *c, int copies, struct hpcp_sized *s)
+{
+    char a[32];
+    int sharers = copies < c->shared_by ? copies : c->shared_by;
+    double reach = peak_reach(c, copies);
+    s->value = (uint64_t)(reach / 2) / 1024 * 1024;
+    if (sharers > 1)
+        snprintf(s->rule, sizeof s->rule, "half of a 1/%d share of the l%d shared by %d ranks (%s)",
+                 sharers, c->level, sharers, hpcp_format_bytes(reach, a, sizeof a));
+    else
+        snprintf(s->rule, sizeof s->rule, "half of the l%d one rank reaches (%s)", c->level,
+                 hpcp_format_bytes(reach, a, sizeof a));
+}
+
+void hpcp_size_peak_level(const struct hpcp_node *n, int copies, int level, double cap,
+                          struct hpcp_sized *s)
+{
+    int at = level == HPCP_PEAK_LEVEL_MEMORY ? n->ncaches : -1;
+    for (int i = 0; i < n->ncaches && at < 0; i++)
+        if (n->cache[i].level == level)
+            at = i;
+    memset(s, 0, sizeof *s);
+    if (at < 0) {
+        snprintf(s->rule, sizeof s->rule, "skipped: the node has no l%d cache of a known size",
+                 level);
+        return;
+    }
+    if (level == HPCP_PEAK_LEVEL_MEMORY) {
+        struct hpcp_sized stream;
+        hpcp_size_stream(n, copies, cap, &stream);
+        s->value = 3 * stream.value;
+        s->capped = stream.capped;
+        snprintf(s->rule, sizeof s->rule, "STREAM's three arrays: %.200s", stream.rule);
+    } else {
+        peak_cache_rule(&n->cache[at], copies, s);
+    }
+    if (at == 0)
+        return;
+    const struct hpcp_cache_level *below = &n->cache[at - 1];
+    double floor = 2 * peak_reach(below, copies);
+    char a[32], b[32], was[256];
+    hpcp_copy_truncated(was, sizeof was, s->rule);
+    if ((double)s->value >= floor)
+        return;
+    snprintf(s->rule, sizeof s->rule,
+             "skipped: %.120s (%s) is under 2x the l%d below, which one rank reaches (%s): "
+             "not measured apart from it",
+             was, hpcp_format_bytes((double)s->value, a, sizeof a), below->level,
+             hpcp_format_bytes(floor / 2, b, sizeof b));
+    s->value = 0;
+}

@@ -84,6 +84,20 @@ void hpcp_size_dense_memory(const struct hpcp_node *n, const char *family, const
  * blocks of nb. */
 void hpcp_size_hpl_cap(const struct hpcp_node *n, int nb, double cap, struct hpcp_sized *s);
 
+/* peak bandwidth: the level a working set measures (sizing_rules.c). */
+#define HPCP_PEAK_LEVEL_MEMORY 0
+/* peak bandwidth: the working set per rank (bytes, all of a kernel's arrays)
+ * at cache level `level` (1..4) or memory (HPCP_PEAK_LEVEL_MEMORY) for
+ * `copies` ranks of a node at once. A cache level: half of what one rank
+ * reaches of it (its share when up to lN-shared-by ranks share the
+ * instance, as a launcher packs ranks on consecutive cores), and at least 2x
+ * what it reaches of the level below. Memory: the three arrays of STREAM's
+ * rule (hpcp_size_stream), under the cap. value 0 when the level is skipped
+ * (absent, or too small to be measured apart from the one below): the rule
+ * says why. */
+void hpcp_size_peak_level(const struct hpcp_node *n, int copies, int level, double cap,
+                          struct hpcp_sized *s);
+
 /* 0 when `copies` ranks of a node allocating `bytes_per_rank` each stay
  * under the cap, else -1 and one line naming `what` (the option that set
  * the size) and the largest that fits. */
