@@ -8,6 +8,7 @@ from hpcprobe.resources import docs_page
 
 # (group, its commands in the order shown).
 GROUPS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    ("the machine's limits", ("peak",)),
     ("processor", ("dgemm", "hpl", "fft", "ptrans")),
     ("memory", ("stream", "mem")),
     ("interconnect", ("comm", "beff", "pairs", "contention", "congestion", "topology",

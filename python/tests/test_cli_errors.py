@@ -17,8 +17,8 @@ def run_main(capsys, *argv):
      "unknown variant 'singel' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, "
      "modes); did you mean 'single'?"),
     (["raa", "single"],
-     "unknown command 'raa' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
-     "model, show, report, "
+     "unknown command 'raa' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
+     "config, model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "gpu, cluster, "
      "launch, script); "
@@ -27,7 +27,8 @@ def run_main(capsys, *argv):
      "unknown format 'jsno' (allowed: table, json, csv, imb, osu, osu-full, osu-tail); "
      "did you mean 'json'?"),
     (["run", "--suite", "quik"],
-     "unknown suite 'quik' (allowed: main, quick, memory, hpcc, comm); did you mean 'quick'?"),
+     "unknown suite 'quik' (allowed: main, quick, memory, peak, hpcc, comm); "
+     "did you mean 'quick'?"),
     (["run", "--scale", "tine"],
      "unknown scale 'tine' (allowed: default, tiny); did you mean 'tiny'?"),
 ])
@@ -163,8 +164,8 @@ def test_option_checks_that_need_several_options_are_left_to_the_bench():
      "modes); "
      "did you mean 'sweep'?"),
     (["modle", "ra"],
-     "unknown command 'modle' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
-     "model, show, report, "
+     "unknown command 'modle' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
+     "config, model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "gpu, cluster, "
      "launch, script); "

@@ -22,7 +22,7 @@ from hpcprobe.families.gpu.options import gpu_bench_options
 from hpcprobe.launch import find_bench
 
 CONVERTED = ("gpu", "congestion", "ra", "stream", "mem", "dgemm", "hpl", "ptrans", "fft", "comm",
-             "beff", "pairs", "contention", "topology")
+             "beff", "pairs", "contention", "topology", "peak")
 # hpcprobe's own options on these command lines (the bench has none of them): the launch
 # options (cli_types.add_launch_options) and gpu's --devices; --algo is the bench's
 # choice of an algorithm, made from the described kernels.
@@ -38,7 +38,8 @@ PYTHON_ONLY = {"gpu": LAUNCH | {"--devices", ALGO_OPTION}, "congestion": LAUNCH,
                **{name: LAUNCH | {"--hpcc-summary"}
                   for name in ("stream", "mem", "dgemm", "hpl", "ptrans", "fft")},
                "comm": LAUNCH | {"--format"}, "beff": LAUNCH | {"--hpcc-summary"},
-               "pairs": LAUNCH, "contention": LAUNCH, "topology": LAUNCH | {"--json"}}
+               "pairs": LAUNCH, "contention": LAUNCH, "topology": LAUNCH | {"--json"},
+               "peak": LAUNCH}
 # Described options hpcprobe gives the bench itself rather than as typed: --functions
 # (from comm's function words) and --placement-by (who placed the ranks).
 GIVEN_BY_HPCPROBE = {"--functions", "--placement-by"}

@@ -19,10 +19,11 @@ from hpcprobe.families.contention.family import FAMILY as CONTENTION
 from hpcprobe.families.gpu.family import FAMILY as GPU
 from hpcprobe.families.hpcc.family import FAMILY as HPCC
 from hpcprobe.families.memory.family import FAMILY as MEMORY
+from hpcprobe.families.peak.family import FAMILY as PEAK
 from hpcprobe.families.ra.family import FAMILY as RA
 from hpcprobe.report.registry import register_section
 
-FAMILIES: Tuple[Family, ...] = (RA, MEMORY, HPCC, CONTENTION, COMM, CONGESTION, GPU)
+FAMILIES: Tuple[Family, ...] = (PEAK, RA, MEMORY, HPCC, CONTENTION, COMM, CONGESTION, GPU)
 
 for _family in FAMILIES:
     if _family.report is not None:

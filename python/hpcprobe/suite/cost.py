@@ -232,9 +232,34 @@ def _pairs(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Predi
                       f"{rounds} rounds of pairs, at most {bound:g} s of them")
 
 
+# The peak kernels' timed parts (docs/kernels/peak.md): the clock's chain of adds per
+# repetition; each flops and bandwidth repetition lasts --min-time, after a calibration
+# as long, and bandwidth runs each kernel at each level.
+CLOCK_REPETITION_S = 0.05
+PEAK_LEVELS, PEAK_KERNELS = 4, 3
+
+
+def _peak(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Prediction:
+    repeat = max(1.0, _option_number(step, "repeat"))
+    kernel = step.variant.split("-")[0]
+    if kernel == "clock":
+        return Prediction(_launch_s(ranks, rates), repeat * CLOCK_REPETITION_S,
+                          f"{repeat:g} timed chains of adds")
+    levels = option_text(step, "levels", default=True) if kernel == "bandwidth" else None
+    kernels = option_text(step, "kernels", default=True) if kernel == "bandwidth" else None
+    count = 1 if kernel == "flops" else (
+        (len(levels.split(",")) if levels and levels != "all" else PEAK_LEVELS)
+        * (len(kernels.split(",")) if kernels and kernels != "all" else PEAK_KERNELS))
+    seconds = count * (repeat + 1) * _option_number(step, "min_time")
+    return Prediction(_launch_s(ranks, rates), seconds,
+                      f"{count} kernel{'s' if count > 1 else ''} x {repeat:g} repetitions of "
+                      "--min-time, after a calibration")
+
+
 # Per benchmark: its model.
 _MODELS = {"stream": _stream, "mem": _latency, "dgemm": _dense, "hpl": _dense, "fft": _dense,
-           "ra": _ra, "comm": _comm, "beff": _beff, "pairs": _pairs}
+           "ra": _ra, "comm": _comm, "beff": _beff, "pairs": _pairs,
+           "peak": _peak}
 # What a step no model covers is predicted at.
 UNMODELLED_S = 5.0
 

@@ -18,6 +18,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.report.common import Record, last_of
 from hpcprobe.samples import metric_median
+from hpcprobe.suite.peak_steps import peak_steps
 from hpcprobe.suite.step import SuiteStep
 
 BUDGET_S = 600.0           # each launch is stopped past this (a hang, not the plan)
@@ -128,7 +129,9 @@ def _interconnect_steps(scale: str, ranks: int) -> List[SuiteStep]:
 
 
 def main_steps(scale: str, ranks: int, sizing: Optional[MainSizing] = None) -> List[SuiteStep]:
-    """The main job's launches in order: memory, processor, interconnect, RandomAccess."""
+    """The main job's launches in order: the machine's limits (peak_steps: its ceilings,
+    which every later figure is set beside), memory, processor, interconnect,
+    RandomAccess."""
     dense, tiny = _DENSE[scale], scale == "tiny"
     sizing = sizing or MainSizing()
     # More ranks than cores (a laptop, a test) share cores: the user asked for them, and
@@ -148,7 +151,7 @@ def main_steps(scale: str, ranks: int, sizing: Optional[MainSizing] = None) -> L
         return SuiteStep(benchmark, variant, bench_step_options(
             benchmark, variant, {**dense[benchmark], **_CAP}), BUDGET_S)
 
-    return [
+    return peak_steps("tiny" if tiny else "main") + [
         SuiteStep("stream", "single", bench_step_options("stream", "single", stream), BUDGET_S),
         SuiteStep("stream", "star", bench_step_options("stream", "star", stream, shared),
                   BUDGET_S),
@@ -161,7 +164,8 @@ def main_steps(scale: str, ranks: int, sizing: Optional[MainSizing] = None) -> L
 
 
 def describe_main(steps: Sequence[SuiteStep]) -> str:
-    return (f"{', '.join(step.name for step in steps)}; sized by the sizing layer on the "
+    return (f"{', '.join(step.name for step in steps)}; first the machine's limits (clock, "
+            "FMA peaks, each level's bandwidth); sized by the sizing layer on the "
             "nodes (STREAM arrays 4x each rank's share of the caches, latency to 4x a "
             "core's caches, RandomAccess tables by the caches) under a memory cap of "
             f"{MEMORY_CAP:g}; HPL's N for its share of the {RUN_BUDGET_S:g} s budget at the "
