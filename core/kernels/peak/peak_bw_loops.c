@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hpcprobe/cpu.h"
 #include "peak_bw.h"
 
 #define SWEEP_DONE() __asm__ __volatile__("" ::: "memory")
@@ -162,7 +163,9 @@ T512 static void triad_avx512(double *a, const double *b, const double *c, doubl
 }
 static int has_avx512(void)
 {
-    return __builtin_cpu_supports("avx512f");
+    struct hpcp_cpu_isa c;
+    hpcp_cpu_isa_get(&c);
+    return c.avx512f;
 }
 
 /* AVX2: 4 doubles a vector; triad multiplies then adds (no FMA needed). */
@@ -191,7 +194,9 @@ T256 static void triad_avx2(double *a, const double *b, const double *c, double 
 }
 static int has_avx2(void)
 {
-    return __builtin_cpu_supports("avx2");
+    struct hpcp_cpu_isa c;
+    hpcp_cpu_isa_get(&c);
+    return c.avx2;
 }
 
 /* SSE2: 2 doubles a vector, every x86-64 CPU has it. */
@@ -217,7 +222,9 @@ static void triad_sse2(double *a, const double *b, const double *c, double q, si
 }
 static int has_sse2(void)
 {
-    return __builtin_cpu_supports("sse2");
+    struct hpcp_cpu_isa c;
+    hpcp_cpu_isa_get(&c);
+    return c.sse2;
 }
 #endif /* x86-64 */
 
@@ -294,16 +301,7 @@ const struct peak_bw_isa *peak_bw_isa_pick(const char *name, char *err, size_t e
 
 void peak_bw_isa_flags(char *buf, size_t len)
 {
-    buf[0] = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-    static const char *const flags[] = {"sse2", "avx", "avx2", "fma", "avx512f"};
-    int have[] = {__builtin_cpu_supports("sse2"), __builtin_cpu_supports("avx"),
-                  __builtin_cpu_supports("avx2"), __builtin_cpu_supports("fma"),
-                  __builtin_cpu_supports("avx512f")};
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (have[i])
-            snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "," : "", flags[i]);
-#elif defined(__aarch64__)
-    snprintf(buf, len, "neon");
-#endif
+    struct hpcp_cpu_isa c;
+    hpcp_cpu_isa_get(&c);
+    hpcp_cpu_isa_text(&c, buf, len);
 }
