@@ -55,10 +55,13 @@ class Ceilings:
         return self.get(f"{kernel}_bandwidth_{level}.{variant}", "B/s",
                         f"no peak bandwidth {variant} record with {kernel} at {level}")
 
-    def level_for(self, variant: str, footprint: float) -> str:
+    def level_for(self, variant: str, footprint: float) -> Optional[str]:
         """The smallest cache level whose reach (twice the working set `peak bandwidth`
         used there: it takes half of what a rank reaches) holds `footprint` bytes per
-        rank; "memory" beyond them or when no cache level was measured."""
+        rank; "memory" beyond them; None when no cache level's size is known (a kernel
+        that fits one would beat a memory bound)."""
+        if not any(key[0] == variant for key in self.working_sets):
+            return None
         for level in LEVELS[:-1]:
             size = self.working_sets.get((variant, level))
             if size is not None and footprint <= 2 * size:

@@ -4,7 +4,7 @@ PingPong and the rank pairs (the link rate, across nodes only)."""
 from typing import Dict, List, Optional, Tuple
 
 from hpcprobe.limits import bounds
-from hpcprobe.limits.ceilings import Ceiling, Ceilings, per_core
+from hpcprobe.limits.ceilings import Ceiling, Ceilings, per_core, unknown
 from hpcprobe.limits.limit import (KNOWN, NONE, UNKNOWN, Limit, median_of, node_scale,
                                    ranks_of, ranks_per_node, threads_of)
 from hpcprobe.records import Record, number, parameter, section_of, series_points
@@ -16,6 +16,9 @@ def _level_bandwidth(record: Record, ceilings: Ceilings, variant: str,
     """The copy bandwidth of the level that holds `footprint` bytes per rank, and the
     scale to this record's nodes."""
     level = ceilings.level_for(variant, footprint)
+    if level is None:
+        return unknown("copy_bandwidth", "B/s", f"no peak bandwidth {variant} record with "
+                       "the caches' sizes"), 1.0
     ceiling = ceilings.bandwidth(variant, "copy", level)
     return ceiling, node_scale(record, ceiling)
 
@@ -56,6 +59,9 @@ def _ra(record: Record, ceilings: Ceilings) -> List[Limit]:
     table = number(parameter(record, "table_bytes")) or 0.0
     name = "memory bound (128 B per update)"
     level = ceilings.level_for(variant, table)
+    if level is None:
+        return [Limit("update_rate", name, None, "updates/s", measured, f"no peak bandwidth "
+                      f"{variant} record with the caches' sizes", status=UNKNOWN, check="ra")]
     if level != "memory":
         return [Limit("update_rate", name, None, "updates/s", measured,
                       f"the table ({binary_size(table)} per rank) fits in {level}: no "
@@ -88,7 +94,7 @@ def _link_limit(figure: str, measured: Optional[float], ceilings: Ceilings,
         return Limit(figure, name, None, "B/s", measured, "no peak clock record with a "
                      "link rate of this node", status=UNKNOWN, check=check)
     return Limit(figure, name, link[1], "B/s", measured,
-                 f"link {link[0]} (peak clock), the node's fastest", KNOWN, check=check)
+                 f"link {link[0]} (peak clock), the node's fastest", status=KNOWN, check=check)
 
 
 def _pingpong(record: Record, ceilings: Ceilings) -> List[Limit]:
