@@ -59,7 +59,8 @@ def _collective(record: Record, ceilings: Ceilings) -> List[Limit]:
         return [Limit("time", name, None, "s", None, "device buffers: the bound is of "
                       "host memory and links", is_time=True, status=NONE)]
     if not points:
-        return [Limit("time", name, None, "s", None, "no PingPong record of this machine", is_time=True, status=UNKNOWN, check="collective")]
+        return [Limit("time", name, None, "s", None, "no PingPong record of this machine",
+                      is_time=True, status=UNKNOWN, check="collective")]
     last = points[-1]
     figure = f"time at {binary_size(last.size)}" if last.size else "time"
     copy = _node_copy(ceilings)

@@ -174,8 +174,8 @@ def ordered(figures: Sequence[Figure]) -> List[Figure]:
 def headline_rows(figures: Sequence[Figure],
                   earlier: Optional[Dict[str, Figure]] = None) -> List[List[str]]:
     """One row per figure: subsystem (on its group's first row), figure, value, unit,
-    its fraction of its limit ("—" where none), validation, spread, and with `earlier` the ratio to it and "better"/"worse" when it
-    moved beyond its spread."""
+    its fraction of its limit ("—" where none), validation, spread, and with `earlier`
+    the ratio to it and "better"/"worse" when it moved beyond its spread."""
     rows, group = [], None
     for figure in ordered(figures):
         value, unit = _value_text(figure) if figure.samples else (figure.shown or "—", "")
