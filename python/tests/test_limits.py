@@ -243,3 +243,18 @@ def test_a_record_without_limits_shows_no_table(tmp_path):
     shown = run_hpcprobe("show", str(write_jsonl(tmp_path / "r.jsonl", [record])))
     assert shown.returncode == 0, shown.stderr
     assert "Against the machine's limits" not in shown.stdout
+
+
+def test_the_headline_shows_each_figures_fraction_of_its_limit():
+    from hpcprobe.families.comm.headline import comm_headline
+    from hpcprobe.families.hpcc.headline import hpcc_headline
+    from hpcprobe.suite.headline import HEADINGS, headline_rows
+    records = machine() + [flops_record("hpl", "mpi", 8e9, ranks=2)] + collective_at(2.0)
+    figures = {figure.key: figure for figure in hpcc_headline(records) + comm_headline(records)}
+    assert figures["hpl"].of_limit == 0.4  # of the theoretical peak of its 2 cores
+    assert figures[f"allreduce.{MIB:g}"].of_limit == pytest.approx(0.5, rel=1e-3)
+    assert figures["pingpong.bandwidth"].of_limit is None  # one node: no link limit
+    column = list(HEADINGS).index("of limit")
+    rows = {row[1]: row for row in headline_rows(list(figures.values()))}
+    assert rows["HPL, 2 ranks (N = 1000)"][column] == "0.4"
+    assert rows["PingPong latency, 1 KiB"][column] == "—"

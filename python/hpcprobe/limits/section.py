@@ -40,8 +40,8 @@ def _row(found: RecordLimits, limit: Limit) -> List[str]:
 
 
 def limits_table(found: Sequence[RecordLimits]) -> Optional[Table]:
-    """One row per known limit; the unknown ones and those that do not apply are counted
-    in the caption, their reasons once each. None when no record has a limit."""
+    """One row per known limit; the unknown ones and those that do not apply are named
+    in the caption, their reasons once each. None when no limit is known."""
     rows, missing = [], {}
     for record_limits in found:
         for limit in record_limits.limits:
@@ -53,7 +53,7 @@ def limits_table(found: Sequence[RecordLimits]) -> Optional[Table]:
             named = missing.setdefault(f"{limit.status}, {limit.source}", [])
             if who not in named:
                 named.append(who)
-    if not rows and not missing:
+    if not rows:
         return None
     caption = ("fraction: measured / limit for rates, bound / measured for times (both at "
                "most 1 when the machine behaves); finding: below its threshold "

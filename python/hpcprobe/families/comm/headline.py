@@ -67,8 +67,11 @@ def _limited(figure: Optional[Figure], record: Record,
         return None
     if figure.key == "pingpong.bandwidth":
         return with_limit(figure, fraction_of(records, record))
-    if figure.key.startswith("allreduce."):
-        return with_limit(figure, fraction_of(records, record, size=float(figure.key[10:])))
+    if figure.key.startswith("allreduce."):  # the key holds the size as %g: find it
+        size = next((x for x in series_xs(record, "time_median")
+                     if f"allreduce.{x:g}" == figure.key), None)
+        return with_limit(figure, None if size is None else
+                          fraction_of(records, record, size=size))
     if figure.key.startswith("pairs.inter_node_bandwidth."):
         return with_limit(figure, fraction_of(records, record, value=figure.value))
     return figure
