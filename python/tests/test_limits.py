@@ -137,6 +137,14 @@ def test_hpl_and_dgemm_against_the_peak_of_the_cores_they_use():
     assert not any(limit.finding for limit in dgemm.limits)
 
 
+def test_peak_single_is_one_core_whatever_the_ranks_launched():
+    # peak flops single on 2 ranks: rank 0 alone runs, its peak is one core's
+    records = [peak_flops("single", 9e9, 10e9, ranks=2), flops_record("dgemm", "single", 6e9)]
+    found = only(records, "dgemm", "single")
+    assert by_name(found, "theoretical peak, 1 core (in total)").limit == 10e9
+    assert by_name(found, "empirical peak, 1 core (in total)").limit == 9e9
+
+
 def test_oversubscribed_ranks_share_the_cores_of_their_node():
     hpl = flops_record("hpl", "mpi", 30e9, ranks=16)  # 16 ranks on the 4 cores
     found = only(machine() + [hpl], "hpl", "mpi")

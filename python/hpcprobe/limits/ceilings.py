@@ -223,8 +223,8 @@ def per_core(ceilings: Ceilings, kind: str) -> Ceiling:
         return single or star or Ceiling("flop_rate", None, "flop/s",
                                          "no peak flops record")
     single = ceilings.found.get("peak_theoretical.single")
-    if single is not None:
-        return replace(single, value=single.value / single.ranks)  # type: ignore
+    if single is not None:  # rank 0 alone ran: one core's, whatever the ranks launched
+        return single
     star = ceilings.found.get("peak_theoretical.star")
     if star is not None:
         return replace(star, value=star.value / star.ranks,  # type: ignore
