@@ -95,7 +95,9 @@ def machine():
             peak_bandwidth("star", {"triad_bandwidth_memory": 40e9,
                                     "copy_bandwidth_memory": 36e9,
                                     "load_bandwidth_l1": 800e9,
-                                    "load_bandwidth_memory": 45e9}, ranks=4),
+                                    "load_bandwidth_memory": 45e9,
+                                    "rank_copy_bandwidth_memory": 9e9,
+                                    "copy_bandwidth_custom": 1e9}, ranks=4),
             peak_clock(51.2e9, {"eth0": 1.25e9, "mlx5_0_port1": 12.5e9})]
 
 
@@ -106,6 +108,8 @@ def test_ceilings_of_made_up_peak_records():
     assert found["peak_theoretical.single"].value == 10e9
     assert found["flop_rate.star"].value == 34e9 and found["flop_rate.star"].ranks == 4
     assert ceilings.bandwidth("star", "copy", "memory").value == 36e9
+    assert "rank_copy_bandwidth_memory.star" not in found  # a per-rank counter
+    assert not ceilings.bandwidth("star", "copy", "custom").known
     assert found["memory_bandwidth_theoretical"].value == 51.2e9
     assert ceilings.links == {"eth0": 1.25e9, "mlx5_0_port1": 12.5e9}
     assert ceilings.level_for("single", 900e3) == "l2"    # 2 x 512 kB reach

@@ -5,6 +5,7 @@ Records of several machines (a report over several runs) are grouped by machine:
 model and the hosts (machine_key); a record's limits come from its own machine's ceilings
 only. A ceiling no record gives is unknown, with the reason; it never takes a default."""
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -12,6 +13,7 @@ from hpcprobe.records import Record, finite, number, parameter, section_of, seri
 from hpcprobe.samples import metric_samples
 
 LEVELS = ("l1", "l2", "l3", "memory")
+_LEVEL_METRIC = re.compile(r"(load|copy|triad)_bandwidth_(l1|l2|l3|memory)")
 MachineKey = Tuple[str, Tuple[str, ...]]
 
 
@@ -120,8 +122,8 @@ def _bandwidth(ceilings: Ceilings, record: Record) -> None:
     ranks, _ = _layout(record)
     for entry in record.get("metrics") or []:
         name = entry.get("name") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or "_bandwidth_" not in name:
-            continue
+        if not isinstance(name, str) or not _LEVEL_METRIC.fullmatch(name):
+            continue  # per-rank counters (rank_...) and --working-set's "custom" level
         _add(ceilings, f"{name}.{variant}", best(record, name), "B/s",
              f"peak bandwidth {variant} {name} ({record.get('algorithm')}, {ranks} ranks)",
              record)
