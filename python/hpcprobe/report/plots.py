@@ -322,6 +322,9 @@ def roofline_figure(sink: FigureSink, title: str, peak: Optional[float],
                           fontsize=7)
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
+    highest = [y for _, _, y in points if y > 0] + ([peak] if peak else [])
+    if highest:  # room above the peak line and the highest label
+        axes.set_ylim(top=2 * max(highest))
     axes.set_xlabel("arithmetic intensity (flop or update per byte)")
     axes.set_ylabel("flop/s (RandomAccess: updates/s)")
     axes.set_title(label(title))
