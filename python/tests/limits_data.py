@@ -1,5 +1,6 @@
-"""Made-up records for the limits layer's tests: the `peak` family's formats of
-/docs/limits.md (peak flops, bandwidth and clock) and the records the limits read."""
+"""Made-up records for the limits layer's tests: the `peak` family's records (peak flops,
+bandwidth and clock, as docs/limits.md reads them; the family's C is written beside this)
+and the records whose limits they give."""
 
 from typing import Dict, List, Optional, Sequence
 
