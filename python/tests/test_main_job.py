@@ -55,6 +55,12 @@ def test_the_main_job_covers_every_subsystem(tmp_path, ranks):
     assert [record["layout"]["ranks"] for record in allreduce] == [max(2, ranks)]
     for group in SUBSYSTEMS:
         assert f"│ {group}" in done.stdout, f"no {group} group in the headline"
+    # Against the machine's limits: the collectives against their bound from PingPong
+    assert "of limit" in done.stdout and "Against the machine's limits" in done.stdout
+    limits = json.loads((out / "limits.json").read_text())
+    assert {"allreduce", "hpl"} <= {entry["variant"] if entry["benchmark"] == "comm" else
+                                    entry["benchmark"] for entry in limits["records"]}
+    assert f"limits: {out / 'limits.json'}" in done.stderr
     manifest = read_manifest(out)
     assert manifest is not None and manifest.suite == DEFAULT_SUITE
     assert [step.status for step in manifest.steps] == ["done"] * len(manifest.steps)
@@ -62,6 +68,7 @@ def test_the_main_job_covers_every_subsystem(tmp_path, ranks):
     assert f"report: {report}" in done.stderr
     html = report.read_text()
     assert "The machine at a glance" in html and "missing" not in html.split("<h2")[0]
+    assert "Limits and roofline" in html and "Roofline data" in html
     page = visit(chromium(), report, ARTIFACTS / f"main-job-{ranks}.png")
     assert page.console == [], page.console
 

@@ -11,6 +11,9 @@ from typing import Sequence
 from hpcprobe.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VALIDATION_FAILED
 from hpcprobe.families import FAMILIES
 from hpcprobe.launching import read_record_inputs, stderr_line, stdout_console
+from hpcprobe.limits.records import limits_of
+from hpcprobe.limits.section import limits_table
+from hpcprobe.report.render import rich_table
 from hpcprobe.results import RecordSet, shown_problems
 from hpcprobe.show import records_json, records_table, write_csv
 
@@ -20,12 +23,21 @@ TEXT_FORMATS = {name: text for family in FAMILIES for name, text in family.text_
 
 
 def print_family_tables(records: RecordSet) -> None:
-    """The tables of every family that has records here (memory, contention, comm)."""
+    """The tables of every family that has records here (memory, contention, comm), then
+    the records against the machine's limits."""
     console = stdout_console()
     for family in FAMILIES:
         if family.tables is not None:
             for table in family.tables(records.records):
                 console.print(table)
+    print_limits_table(records.records)
+
+
+def print_limits_table(records: Sequence) -> None:
+    """"Against the machine's limits" (hpcprobe.limits), when a record here has one."""
+    table = limits_table(limits_of(records))
+    if table is not None:
+        stdout_console().print(rich_table(table))
 
 
 def command_show(args: argparse.Namespace, user_argv: Sequence[str]) -> int:

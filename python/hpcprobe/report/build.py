@@ -15,6 +15,7 @@ from hpcprobe.report.blocks import Paragraph, ReportPage, Section, Table
 from hpcprobe.report.common import (Record, ci_text, cv_text, headline_metric, headline_stats,
                                     headline_unit, merged_count, plain, ranks, section_of,
                                     threads, value_text, verdict_cell)
+from hpcprobe.limits.section import limits_section
 from hpcprobe.report.plots import FigureSink
 from hpcprobe.report.registry import ReportSection, compare_label, family_of
 from hpcprobe.report.registry import sections as registered_sections
@@ -191,6 +192,9 @@ def build_report(found: RecordSet, inputs: Sequence[str], data_dir: str,
     records = merged_groups(found.records)
     sink = FigureSink(data_dir)
     sections, absent = _family_sections(records, sink)
+    limits = limits_section(records, sink)
+    if limits is not None:
+        sections.append(limits)
     verdicts, failures = _verdicts(records)
     summary = [f"{len(found.records)} records in {len(records)} configurations"]
     page = ReportPage(

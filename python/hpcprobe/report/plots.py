@@ -296,3 +296,42 @@ def _bar_errors(values: Sequence[Point],
         lows.append(max(0.0, value - low) if ok else 0.0)  # type: ignore[operator]
         highs.append(max(0.0, high - value) if ok else 0.0)  # type: ignore[operator]
     return [lows, highs]
+
+
+def roofline_figure(sink: FigureSink, title: str, peak: Optional[float],
+                    bandwidths: Sequence[Tuple[str, float]],
+                    points: Sequence[Tuple[str, float, float]], caption: str = "") -> Figure:
+    """A roofline on log-log axes: a line per bandwidth (rate = intensity x bandwidth, up
+    to `peak` when known), the peak as a horizontal line, and each (name, intensity,
+    rate) point labelled with its name."""
+    figure = _new_figure(FIGURE_SIZE)
+    figure.subplots_adjust(left=0.1, right=0.98, bottom=0.13, top=0.92)
+    axes = figure.add_subplot()
+    xs = [x for _, x, _ in points if x > 0] + [1 / 256, 64.0]
+    low, high = min(xs) / 2, max(xs) * 2
+    for name, bandwidth in bandwidths:
+        ends = [low, high if peak is None else max(low, min(high, peak / bandwidth))]
+        axes.plot(ends, [x * bandwidth for x in ends], linewidth=1.2,
+                  label=label(f"{name} load bandwidth"))
+    if peak is not None:
+        axes.axhline(peak, color="black", linewidth=1.2, label="flop peak (star)")
+    for name, x, y in points:
+        if x > 0 and y > 0:
+            axes.plot([x], [y], "o", markersize=5, color="crimson")
+            axes.annotate(label(name), (x, y), textcoords="offset points", xytext=(4, 4),
+                          fontsize=7)
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    highest = [y for _, _, y in points if y > 0] + ([peak] if peak else [])
+    if highest:  # room above the peak line and the highest label
+        axes.set_ylim(top=2 * max(highest))
+    axes.set_xlabel("arithmetic intensity (flop or update per byte)")
+    axes.set_ylabel("flop/s (RandomAccess: updates/s)")
+    axes.set_title(label(title))
+    axes.grid(True, which="major", alpha=0.3)
+    if bandwidths or peak is not None:
+        axes.legend(fontsize=7)
+    rows = [("point", name, x, y) for name, x, y in points]
+    rows += [("bandwidth", name, "", value) for name, value in bandwidths]
+    rows += [("peak", "flop peak", "", peak)] if peak is not None else []
+    return sink._finish(figure, title, caption, ("kind", "name", "intensity", "rate"), rows)

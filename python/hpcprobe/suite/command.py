@@ -17,13 +17,14 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from hpcprobe.analysis.merge import merged_groups
-from hpcprobe.commands import print_family_tables
+from hpcprobe.commands import print_family_tables, print_limits_table
 from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError
 from hpcprobe.families import FAMILIES
 from hpcprobe.launch.placement import check_run_placement, place_launch
 from hpcprobe.hpcc_summary.write import suite_problems, write_hpcc_summary
 from hpcprobe.suite.headline import Figure, headline_table, moved_figures
 from hpcprobe.launch.limits import allocation_cores
+from hpcprobe.limits.section import write_limits
 from hpcprobe.launching import (LaunchContext, bind_ranks, print_records, stderr_line,
                                 stdout_console)
 from hpcprobe.suite.repeat import launch_label, merge_steps, rounds, write_merged
@@ -218,8 +219,10 @@ def write_run_report(run: SuiteRun) -> Path:
                               data_dir_for(html_path).name, title=title)
     page.headline, page.missing = table, manifest.missing()
     write_files(html_path, render_template("report.html.j2", page=page), sink.files)
+    limits_path = write_limits(context.out_dir, merged_groups(list(run.found.records)))
     if manifest.suite == DEFAULT_SUITE and table is not None and not context.args.quiet:
         stdout_console().print(headline_rich(table))
+        print_limits_table(merged_groups(list(run.found.records)))
     for line in page.missing:
         stderr_line(f"hpcprobe: missing: {line}")
     if earlier is not None:
@@ -227,6 +230,7 @@ def write_run_report(run: SuiteRun) -> Path:
             f"moved beyond their spread: {'; '.join(moved)}" if moved else
             "nothing moved beyond its spread"))
     stderr_line(f"report: {html_path}")
+    stderr_line(f"limits: {limits_path}")
     return html_path
 
 

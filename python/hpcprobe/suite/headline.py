@@ -8,7 +8,7 @@ imports no family."""
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Table
@@ -42,6 +42,9 @@ class Figure:
     # What the value cell says of a figure with no samples (a cache level the latency
     # sweep did not find: "not seen"); such a figure is never compared.
     shown: str = ""
+    # The figure's fraction of its limit (hpcprobe.limits: measured / limit for rates,
+    # bound / measured for times); None where it has none.
+    of_limit: Optional[float] = None
 
     @property
     def value(self) -> float:
@@ -60,6 +63,13 @@ class Figure:
             return None
         deciles = statistics.quantiles(self.samples, n=10, method="inclusive")
         return (deciles[-1] - deciles[0]) / 2 / abs(self.value)
+
+
+def with_limit(figure: Optional[Figure], fraction: Optional[float]) -> Optional[Figure]:
+    """The figure with its fraction of its limit (None: no figure, or no limit)."""
+    if figure is None or fraction is None:
+        return figure
+    return replace(figure, of_limit=fraction)
 
 
 def record_verdict(record: Record) -> str:
@@ -164,14 +174,15 @@ def ordered(figures: Sequence[Figure]) -> List[Figure]:
 def headline_rows(figures: Sequence[Figure],
                   earlier: Optional[Dict[str, Figure]] = None) -> List[List[str]]:
     """One row per figure: subsystem (on its group's first row), figure, value, unit,
-    validation, spread, and with `earlier` the ratio to it and "better"/"worse" when it
-    moved beyond its spread."""
+    its fraction of its limit ("—" where none), validation, spread, and with `earlier`
+    the ratio to it and "better"/"worse" when it moved beyond its spread."""
     rows, group = [], None
     for figure in ordered(figures):
         value, unit = _value_text(figure) if figure.samples else (figure.shown or "—", "")
         spread = "—" if figure.spread is None else f"±{100 * figure.spread:.2g} %"
+        of_limit = "—" if figure.of_limit is None else f"{figure.of_limit:.3g}"
         row = [figure.subsystem if figure.subsystem != group else "", plain(figure.label),
-               value, unit, figure.verdict, spread]
+               value, unit, of_limit, figure.verdict, spread]
         group = figure.subsystem
         if earlier is not None:
             before = earlier.get(figure.key)
@@ -181,7 +192,7 @@ def headline_rows(figures: Sequence[Figure],
     return rows
 
 
-HEADINGS = ("subsystem", "figure", "value", "unit", "validation", "spread")
+HEADINGS = ("subsystem", "figure", "value", "unit", "of limit", "validation", "spread")
 
 
 BALANCE_NOTE = ("balance: HPCC's global figures over G-HPL, as Saini et al. compare systems "
@@ -191,7 +202,9 @@ BALANCE_NOTE = ("balance: HPCC's global figures over G-HPL, as Saini et al. comp
 def headline_table(figures: Sequence[Figure], earlier: Optional[Dict[str, Figure]] = None,
                    earlier_name: str = "") -> Table:
     headings = list(HEADINGS)
-    notes = ["spread: half the 10-90 % range of the samples over their median"]
+    notes = ["spread: half the 10-90 % range of the samples over their median",
+             "of limit: the figure's fraction of its limit (rates: measured / limit; times: "
+             "bound / measured), the table against the machine's limits names it"]
     if earlier is not None:
         headings += [f"÷ {earlier_name}", "moved"]
         notes.append("moved: the ratio is further from 1 than either run's spread (at least "

@@ -5,7 +5,8 @@ when the ranks spanned several; a sampled matrix says how much of it was measure
 
 from typing import List, Optional, Sequence
 
-from hpcprobe.suite.headline import Figure, metric_figure, point_figure, series_xs
+from hpcprobe.limits.headline import fraction_of
+from hpcprobe.suite.headline import Figure, metric_figure, point_figure, series_xs, with_limit
 from hpcprobe.report.common import Record, last_of, ranks
 from hpcprobe.families.comm.tables import device_buffers, pairs_coverage
 from hpcprobe.units import binary_size
@@ -58,6 +59,24 @@ def _pairs(record: Record) -> List[Optional[Figure]]:
     return figures
 
 
+def _limited(figure: Optional[Figure], record: Record,
+             records: Sequence[Record]) -> Optional[Figure]:
+    """The figure with its fraction of its limit (hpcprobe.limits): PingPong's bandwidth
+    and the pairs across nodes against the link, Allreduce against its bound at its size."""
+    if figure is None:
+        return None
+    if figure.key == "pingpong.bandwidth":
+        return with_limit(figure, fraction_of(records, record))
+    if figure.key.startswith("allreduce."):  # the key holds the size as %g: find it
+        size = next((x for x in series_xs(record, "time_median")
+                     if f"allreduce.{x:g}" == figure.key), None)
+        return with_limit(figure, None if size is None else
+                          fraction_of(records, record, size=size))
+    if figure.key.startswith("pairs.inter_node_bandwidth."):
+        return with_limit(figure, fraction_of(records, record, value=figure.value))
+    return figure
+
+
 def comm_headline(records: Sequence[Record]) -> List[Figure]:
     figures: List[Optional[Figure]] = []
     # The interconnect's figures come from host buffers; device ones add the GPU's path.
@@ -68,5 +87,5 @@ def comm_headline(records: Sequence[Record]) -> List[Figure]:
                                            ("pairs", "bandwidth", _pairs)):
         record = last_of(records, benchmark, variant)
         if record is not None:
-            figures += figures_of(record)
+            figures += [_limited(figure, record, records) for figure in figures_of(record)]
     return [figure for figure in figures if figure is not None]

@@ -6,7 +6,9 @@ from typing import List, Optional, Sequence
 
 from hpcprobe.hpcc_summary.balance import COLUMNS, balance_of, balance_records, keys_from_records
 from hpcprobe.hpcc_summary.summary import hpcc_summary_entries
-from hpcprobe.suite.headline import Figure, metric_figure, record_verdict, worst_verdict
+from hpcprobe.limits.headline import fraction_of
+from hpcprobe.suite.headline import (Figure, metric_figure, record_verdict, with_limit,
+                                     worst_verdict)
 from hpcprobe.report.common import Record, last_of, int_parameter, ranks
 
 GROUP = "processor"
@@ -21,20 +23,23 @@ def _processor(records: Sequence[Record]) -> List[Optional[Figure]]:
     figures = []
     star = last_of(records, "dgemm", "star")
     if star is not None:
-        figures.append(metric_figure(star, GROUP, "dgemm.star", f"DGEMM star, per rank "
-                                     f"({ranks(star)} at once)", "flop_rate"))
+        figures.append(with_limit(metric_figure(star, GROUP, "dgemm.star", f"DGEMM star, per "
+                                                f"rank ({ranks(star)} at once)", "flop_rate"),
+                                  fraction_of(records, star)))
     hpl = last_of(records, "hpl", "mpi")
     if hpl is not None:
-        figures.append(metric_figure(hpl, GROUP, "hpl", f"HPL, {ranks(hpl)} ranks (N = "
-                                     f"{int_parameter(hpl, 'n')})", "flop_rate"))
+        figures.append(with_limit(metric_figure(hpl, GROUP, "hpl", f"HPL, {ranks(hpl)} ranks "
+                                                f"(N = {int_parameter(hpl, 'n')})", "flop_rate"),
+                                  fraction_of(records, hpl)))
     if hpl is not None and star is not None:
         figures.append(_hpl_over_dgemm(hpl, star, figures))
     for variant, words in (("single", "one core"), ("star", "per rank, all at once"),
                            ("mpi", "distributed")):
         record = last_of(records, "fft", variant)
         if record is not None:
-            figures.append(metric_figure(record, GROUP, f"fft.{variant}",
-                                         f"FFT {variant}, {words}", "flop_rate"))
+            figures.append(with_limit(metric_figure(record, GROUP, f"fft.{variant}",
+                                                    f"FFT {variant}, {words}", "flop_rate"),
+                                      fraction_of(records, record)))
     return figures
 
 

@@ -10,7 +10,9 @@ from typing import List, Optional, Sequence, Tuple
 from hpcprobe.families.memory.tables import cache_names, sysfs_caches
 from hpcprobe.records import series_points
 from hpcprobe.report.common import Record, last_of, number, parameter, ranks
-from hpcprobe.suite.headline import Figure, metric_figure, record_verdict, worst_verdict
+from hpcprobe.limits.headline import fraction_of
+from hpcprobe.suite.headline import (Figure, metric_figure, record_verdict, with_limit,
+                                     worst_verdict)
 from hpcprobe.units import binary_size
 
 GROUP = "memory"
@@ -31,6 +33,8 @@ def _stream(records: Sequence[Record]) -> List[Figure]:
         many = metric_figure(star, GROUP, "stream.star.triad",
                              f"STREAM Triad, {copies:g} cores at once (sum, best)",
                              "star_triad_bandwidth", scale=copies, best_of=True)
+    one, many = with_limit(one, fraction_of(records, single)), with_limit(
+        many, fraction_of(records, star))
     figures = [figure for figure in (one, many) if figure is not None]
     if one is not None and many is not None:
         figures.append(Figure(GROUP, "stream.many_over_one", "STREAM Triad, all cores ÷ one",

@@ -3,7 +3,8 @@ the fastest algorithm that ran compliant and validated."""
 
 from typing import List, Optional, Sequence
 
-from hpcprobe.suite.headline import Figure, metric_figure
+from hpcprobe.limits.headline import fraction_of
+from hpcprobe.suite.headline import Figure, metric_figure, with_limit
 from hpcprobe.report.common import Record, last_of, of_benchmark, plain, ranks
 
 GROUP = "RandomAccess"
@@ -33,10 +34,13 @@ def ra_headline(records: Sequence[Record]) -> List[Figure]:
     figures = []
     single, star = last_of(records, "ra", "single"), last_of(records, "ra", "star")
     if single is not None:
-        figures.append(metric_figure(single, GROUP, "ra.single", "RandomAccess single, one core",
-                                     "update_rate"))
+        figures.append(with_limit(metric_figure(single, GROUP, "ra.single", "RandomAccess "
+                                                "single, one core", "update_rate"),
+                                  fraction_of(records, single)))
     if star is not None:
-        figures.append(metric_figure(star, GROUP, "ra.star", f"RandomAccess star, sum over "
-                                     f"{ranks(star)} ranks", "update_rate_sum"))
+        figures.append(with_limit(metric_figure(star, GROUP, "ra.star", f"RandomAccess star, "
+                                                f"sum over {ranks(star)} ranks",
+                                                "update_rate_sum"),
+                                  fraction_of(records, star)))
     figures.append(_fastest_mpi(records))
     return [figure for figure in figures if figure is not None]
