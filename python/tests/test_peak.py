@@ -95,3 +95,13 @@ def test_a_short_run_of_each_kernel_validates(tmp_path):
     assert all(r["validation"]["verdict"] == "passed" for r in records)
     assert "the machine's own limits" in done.stdout and "load, l1" in done.stdout
     assert json.dumps(records)  # plain JSON, as read
+
+
+def test_the_headline_sets_the_fma_peak_beside_its_theoretical_peak():
+    from hpcprobe.families.peak.headline import peak_headline
+    record = _flops("flops-single", "double", 50e9, 64e9)
+    record["validation"] = {"verdict": "passed"}
+    (figure,) = peak_headline([record, _flops("flops-single", "single", 90e9, 128e9)])
+    assert figure.value == 50e9 and figure.verdict == "passed"
+    assert figure.of_limit == pytest.approx(50 / 64)
+    assert "one core" in figure.label and "double" in figure.label

@@ -1,7 +1,7 @@
 /* peak bandwidth single|star: load, copy and triad at each level of the
  * memory hierarchy (peak_bw.c: phases, peak_bw_loops.c: the ISA kernels,
  * peak_bw_params.c: options and sizes, peak_bw_driver.c: points and record).
- * docs/kernels/peak-bandwidth.md. */
+ * docs/kernels/peak.md#peak-bandwidth. */
 #ifndef HPCPROBE_PEAK_BW_H
 #define HPCPROBE_PEAK_BW_H
 #include <stddef.h>
