@@ -79,12 +79,13 @@ static void bytes_counted(void)
     }
 }
 
-/* Kernel k of one ISA on n elements: right, then wrong with one element spoilt. */
-static void kernel_checked(const struct peak_bw_isa *isa, int k, double *x[3], size_t n)
+/* Kernel k of one ISA on n elements, with its plain or non-temporal stores:
+ * right, then wrong with one element spoilt. */
+static void kernel_checked(const struct peak_bw_isa *isa, int k, double *x[3], size_t n, int stores)
 {
     struct peak_bw_state s;
     memset(&s, 0, sizeof s);
-    struct peak_bw_params p = {.isa = isa};
+    struct peak_bw_params p = {.isa = isa, .stores = stores};
     s.p = p, s.kernel = k, s.n = n;
     memcpy(s.x, x, sizeof s.x);
     peak_bw_fill(k, s.x, n);
@@ -104,6 +105,26 @@ static void kernel_checked(const struct peak_bw_isa *isa, int k, double *x[3], s
     CHECK(peak_bw_check(k, s.x, n, 0) == 2);
 }
 
+/* Non-temporal stores: copy and triad at the memory level under auto, at
+ * every level under nontemporal, never under plain, never for load, and
+ * only where the ISA has them. */
+static void stores_chosen(void)
+{
+    const struct peak_bw_isa *scalar = &peak_bw_isas[peak_bw_nisas - 1];
+    for (int i = 0; i < peak_bw_nisas; i++) {
+        const struct peak_bw_isa *isa = &peak_bw_isas[i];
+        int has = isa->copy_nt != NULL;
+        CHECK(peak_bw_uses_nt(isa, PEAK_BW_STORES_AUTO, PEAK_BW_MEMORY, PEAK_BW_COPY) == has);
+        CHECK(peak_bw_uses_nt(isa, PEAK_BW_STORES_AUTO, PEAK_BW_MEMORY, PEAK_BW_TRIAD) == has);
+        CHECK(!peak_bw_uses_nt(isa, PEAK_BW_STORES_AUTO, PEAK_BW_L2, PEAK_BW_COPY));
+        CHECK(!peak_bw_uses_nt(isa, PEAK_BW_STORES_AUTO, PEAK_BW_CUSTOM, PEAK_BW_COPY));
+        CHECK(peak_bw_uses_nt(isa, PEAK_BW_STORES_NT, PEAK_BW_L1, PEAK_BW_TRIAD) == has);
+        CHECK(!peak_bw_uses_nt(isa, PEAK_BW_STORES_PLAIN, PEAK_BW_MEMORY, PEAK_BW_COPY));
+        CHECK(!peak_bw_uses_nt(isa, PEAK_BW_STORES_NT, PEAK_BW_MEMORY, PEAK_BW_LOAD));
+    }
+    CHECK(scalar->copy_nt == NULL); /* plain C has no non-temporal store */
+}
+
 static void kernels_checked(void)
 {
     size_t n = 1000; /* 15 unrolled steps and a tail */
@@ -115,8 +136,10 @@ static void kernels_checked(void)
         if (!peak_bw_isas[i].available())
             continue;
         ran++;
-        for (int k = 0; k < PEAK_BW_KERNELS; k++)
-            kernel_checked(&peak_bw_isas[i], k, x, n - n % 8);
+        for (int k = 0; k < PEAK_BW_KERNELS; k++) {
+            kernel_checked(&peak_bw_isas[i], k, x, n - n % 8, PEAK_BW_STORES_PLAIN);
+            kernel_checked(&peak_bw_isas[i], k, x, n - n % 8, PEAK_BW_STORES_NT);
+        }
     }
     CHECK(ran >= 1); /* scalar at least */
     for (int a = 0; a < 3; a++)
@@ -180,6 +203,7 @@ int main(int argc, char **argv)
     sizes_skipped();
     bytes_counted();
     kernels_checked();
+    stores_chosen();
     isa_refused();
     options();
     int rc = check_summary("test_peak_bw");

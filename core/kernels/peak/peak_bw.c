@@ -93,12 +93,13 @@ int peak_bw_setup(struct hpcp_bench *b)
 void peak_bw_sweep(struct peak_bw_state *s, long sweeps)
 {
     const struct peak_bw_isa *isa = s->p.isa;
+    int nt = peak_bw_uses_nt(isa, s->p.stores, s->level, s->kernel);
     if (s->kernel == PEAK_BW_LOAD)
         s->sum = isa->load(s->x[0], s->n, sweeps);
     else if (s->kernel == PEAK_BW_COPY)
-        isa->copy(s->x[1], s->x[0], s->n, sweeps);
+        (nt ? isa->copy_nt : isa->copy)(s->x[1], s->x[0], s->n, sweeps);
     else
-        isa->triad(s->x[0], s->x[1], s->x[2], PEAK_BW_SCALAR, s->n, sweeps);
+        (nt ? isa->triad_nt : isa->triad)(s->x[0], s->x[1], s->x[2], PEAK_BW_SCALAR, s->n, sweeps);
 }
 
 static double timed(struct peak_bw_state *s, long sweeps)

@@ -38,7 +38,18 @@ struct peak_bw_isa {
     double (*load)(const double *a, size_t n, long sweeps); /* the last sweep's sum */
     void (*copy)(double *b, const double *a, size_t n, long sweeps);
     void (*triad)(double *a, const double *b, const double *c, double s, size_t n, long sweeps);
+    /* The same with non-temporal stores (NULL where the ISA has none): what the
+     * memory level uses, as STREAM does, since a plain store first reads the
+     * line it writes (the write-allocate) and hides a third of copy's rate. */
+    void (*copy_nt)(double *b, const double *a, size_t n, long sweeps);
+    void (*triad_nt)(double *a, const double *b, const double *c, double s, size_t n, long sweeps);
 };
+
+/* --stores: non-temporal at the memory level only (auto), never, or at every
+ * level measured (a --working-set beyond the caches, for a peer's _mem kernels). */
+enum { PEAK_BW_STORES_AUTO, PEAK_BW_STORES_PLAIN, PEAK_BW_STORES_NT };
+/* 1 when kernel k at `level` uses the ISA's non-temporal stores. */
+int peak_bw_uses_nt(const struct peak_bw_isa *isa, int stores, int level, int kernel);
 
 /* Every ISA this build has kernels for, widest first. */
 extern const struct peak_bw_isa peak_bw_isas[];
@@ -73,6 +84,7 @@ struct peak_bw_params {
     char rule[PEAK_BW_LEVELS][256];
     char skipped[PEAK_BW_LEVELS][256];      /* why a level asked for does not run */
     double min_time;
+    int stores; /* PEAK_BW_STORES_* */
     int star, copies_on_node;
     struct hpcp_node node;
 };

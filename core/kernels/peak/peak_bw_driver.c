@@ -101,6 +101,12 @@ static void add_parameters(struct hpcp_record *r, const struct peak_bw_state *s)
             hpcp_record_param_int(r, name, (long long)p->ws[l]);
         else
             hpcp_record_param_null(r, name);
+        if (ran) { /* copy's and triad's stores at this level */
+            snprintf(name, sizeof name, "stores_%s", peak_bw_level_names[l]);
+            hpcp_record_param_string(
+                r, name,
+                peak_bw_uses_nt(p->isa, p->stores, l, PEAK_BW_COPY) ? "nontemporal" : "plain");
+        }
         snprintf(name, sizeof name, "size_rule_%s", peak_bw_level_names[l]);
         hpcp_record_param_string(r, name, ran ? p->rule[l] : p->skipped[l]);
         if (skipped)

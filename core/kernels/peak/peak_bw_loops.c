@@ -1,8 +1,9 @@
 /* The timed loops of peak bandwidth, one set per instruction set, chosen at
  * run time: each x86 set is compiled for its own target (a portable build
  * still gets AVX-512 on a CPU that has it), as STREAM's AVX loops are.
- * Plain loads and stores, never non-temporal ones: which cache level the
- * arrays live in is what is measured. Between sweeps a compiler barrier
+ * Plain loads; plain stores at the cache levels (which level holds the
+ * arrays is what is measured) and, for the memory level, copy and triad
+ * with non-temporal stores too (peak_bw_uses_nt). Between sweeps a compiler barrier
  * keeps every sweep (the arrays could otherwise be seen as unchanged); in
  * the copy loops an empty asm keeps the compiler from turning them into a
  * call to memcpy, whose stores it does not choose. */
@@ -161,6 +162,21 @@ T512 static void triad_avx512(double *a, const double *b, const double *c, doubl
 {
     TRIAD_BODY(__m512d, 8, _mm512_set1_pd, _mm512_load_pd, _mm512_store_pd, mac512);
 }
+T512 static void st_nt512(double *p, __m512d v)
+{
+    _mm512_stream_pd(p, v);
+}
+T512 static void copy_nt_avx512(double *b, const double *a, size_t n, long sweeps)
+{
+    COPY_BODY(__m512d, 8, _mm512_load_pd, st_nt512);
+    _mm_sfence();
+}
+T512 static void triad_nt_avx512(double *a, const double *b, const double *c, double q, size_t n,
+                                 long sweeps)
+{
+    TRIAD_BODY(__m512d, 8, _mm512_set1_pd, _mm512_load_pd, st_nt512, mac512);
+    _mm_sfence();
+}
 static int has_avx512(void)
 {
     struct hpcp_cpu_isa c;
@@ -192,6 +208,21 @@ T256 static void triad_avx2(double *a, const double *b, const double *c, double 
 {
     TRIAD_BODY(__m256d, 4, _mm256_set1_pd, _mm256_load_pd, _mm256_store_pd, mac256);
 }
+T256 static void st_nt256(double *p, __m256d v)
+{
+    _mm256_stream_pd(p, v);
+}
+T256 static void copy_nt_avx2(double *b, const double *a, size_t n, long sweeps)
+{
+    COPY_BODY(__m256d, 4, _mm256_load_pd, st_nt256);
+    _mm_sfence();
+}
+T256 static void triad_nt_avx2(double *a, const double *b, const double *c, double q, size_t n,
+                               long sweeps)
+{
+    TRIAD_BODY(__m256d, 4, _mm256_set1_pd, _mm256_load_pd, st_nt256, mac256);
+    _mm_sfence();
+}
 static int has_avx2(void)
 {
     struct hpcp_cpu_isa c;
@@ -219,6 +250,17 @@ static void copy_sse2(double *b, const double *a, size_t n, long sweeps)
 static void triad_sse2(double *a, const double *b, const double *c, double q, size_t n, long sweeps)
 {
     TRIAD_BODY(__m128d, 2, _mm_set1_pd, _mm_load_pd, _mm_store_pd, mac128);
+}
+static void copy_nt_sse2(double *b, const double *a, size_t n, long sweeps)
+{
+    COPY_BODY(__m128d, 2, _mm_load_pd, _mm_stream_pd);
+    _mm_sfence();
+}
+static void triad_nt_sse2(double *a, const double *b, const double *c, double q, size_t n,
+                          long sweeps)
+{
+    TRIAD_BODY(__m128d, 2, _mm_set1_pd, _mm_load_pd, _mm_stream_pd, mac128);
+    _mm_sfence();
 }
 static int has_sse2(void)
 {
@@ -264,14 +306,15 @@ static void triad_neon(double *a, const double *b, const double *c, double q, si
 
 const struct peak_bw_isa peak_bw_isas[] = {
 #if defined(__x86_64__) && defined(__GNUC__)
-    {"avx512", 512, has_avx512, load_avx512, copy_avx512, triad_avx512},
-    {"avx2", 256, has_avx2, load_avx2, copy_avx2, triad_avx2},
-    {"sse2", 128, has_sse2, load_sse2, copy_sse2, triad_sse2},
+    {"avx512", 512, has_avx512, load_avx512, copy_avx512, triad_avx512, copy_nt_avx512,
+     triad_nt_avx512},
+    {"avx2", 256, has_avx2, load_avx2, copy_avx2, triad_avx2, copy_nt_avx2, triad_nt_avx2},
+    {"sse2", 128, has_sse2, load_sse2, copy_sse2, triad_sse2, copy_nt_sse2, triad_nt_sse2},
 #endif
 #if defined(__aarch64__)
-    {"neon", 128, always, load_neon, copy_neon, triad_neon},
+    {"neon", 128, always, load_neon, copy_neon, triad_neon, NULL, NULL},
 #endif
-    {"scalar", 64, always, load_scalar, copy_scalar, triad_scalar},
+    {"scalar", 64, always, load_scalar, copy_scalar, triad_scalar, NULL, NULL},
 };
 const int peak_bw_nisas = (int)(sizeof peak_bw_isas / sizeof peak_bw_isas[0]);
 
@@ -297,6 +340,13 @@ const struct peak_bw_isa *peak_bw_isa_pick(const char *name, char *err, size_t e
         snprintf(err, errlen, "--isa %s: unknown instruction set (allowed: %s; here: %s)", name,
                  isa_names, here);
     return NULL;
+}
+
+int peak_bw_uses_nt(const struct peak_bw_isa *isa, int stores, int level, int kernel)
+{
+    int wanted =
+        stores == PEAK_BW_STORES_NT || (stores == PEAK_BW_STORES_AUTO && level == PEAK_BW_MEMORY);
+    return wanted && kernel != PEAK_BW_LOAD && isa->copy_nt && isa->triad_nt;
 }
 
 void peak_bw_isa_flags(char *buf, size_t len)

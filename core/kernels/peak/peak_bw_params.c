@@ -8,7 +8,7 @@
 #include "hpcprobe/util.h"
 #include "peak_bw.h"
 
-enum { OPT_ISA, OPT_LEVELS, OPT_KERNELS, OPT_MIN_TIME, OPT_WORKING_SET, OPT_COUNT };
+enum { OPT_ISA, OPT_LEVELS, OPT_KERNELS, OPT_MIN_TIME, OPT_WORKING_SET, OPT_STORES, OPT_COUNT };
 
 static const struct hpcp_optspec spec[OPT_COUNT] = {
     [OPT_ISA] = {"--isa", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "auto|avx512|avx2|sse2|neon|scalar", 0,
@@ -31,6 +31,11 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
                          "one working set per rank (all of a kernel's arrays) instead of the "
                          "levels, recorded as level custom (default: none, the levels' rules)",
                          NULL},
+    [OPT_STORES] = {"--stores", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "auto|plain|nontemporal", 0,
+                    "copy's and triad's stores: auto, non-temporal at the memory level only (as "
+                    "STREAM's; a plain store first reads its line), plain everywhere, or "
+                    "non-temporal everywhere (where the ISA has them)",
+                    "auto"},
 };
 
 #define PEAK_BW_TAKES                                                  \
@@ -88,6 +93,10 @@ int peak_bw_params_parse(struct peak_bw_params *p, const char *variant, int argc
     if (!p->isa)
         return -1;
     p->min_time = v[OPT_MIN_TIME].set ? v[OPT_MIN_TIME].d : 0.1;
+    p->stores = !v[OPT_STORES].set                        ? PEAK_BW_STORES_AUTO
+                : !strcmp(v[OPT_STORES].s, "plain")       ? PEAK_BW_STORES_PLAIN
+                : !strcmp(v[OPT_STORES].s, "nontemporal") ? PEAK_BW_STORES_NT
+                                                          : PEAK_BW_STORES_AUTO;
     if (v[OPT_WORKING_SET].set && v[OPT_LEVELS].set) {
         snprintf(err, errlen,
                  "--working-set and --levels exclude each other (allowed: --levels for the "
