@@ -83,7 +83,7 @@ int peak_bw_setup(struct hpcp_bench *b)
     int failed = 0;
     if (s->active) {
         size_t bytes = (size_t)largest_ws(&s->p) + 4 * PAGE + 3 * PEAK_BW_ARRAY_GAP;
-        failed = hpcp_region_alloc(&s->region, bytes, 1) != 0;
+        failed = hpcp_region_alloc(&s->region, bytes, s->p.hugepages) != 0;
         if (!failed) /* first touch: the pages land near the core that uses them */
             memset(s->region.base, 0, s->region.bytes);
     }

@@ -84,7 +84,8 @@ struct peak_bw_params {
     char rule[PEAK_BW_LEVELS][256];
     char skipped[PEAK_BW_LEVELS][256];      /* why a level asked for does not run */
     double min_time;
-    int stores; /* PEAK_BW_STORES_* */
+    int stores;    /* PEAK_BW_STORES_* */
+    int hugepages; /* --hugepages on */
     int star, copies_on_node;
     struct hpcp_node node;
 };

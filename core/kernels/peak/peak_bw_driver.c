@@ -91,6 +91,7 @@ static void add_parameters(struct hpcp_record *r, const struct peak_bw_state *s)
     hpcp_record_param_int(r, "vector_bits", p->isa->vector_bits);
     hpcp_record_param_double(r, "memory_cap", p->run.memory_cap);
     hpcp_record_param_double(r, "min_time", p->min_time);
+    hpcp_record_param_string(r, "hugepages", p->hugepages ? "on" : "off");
     hpcp_record_param_int(r, "copies", p->star ? r->ranks : 1);
     for (int l = 0; l < PEAK_BW_LEVELS; l++) {
         int ran = p->rule[l][0] != 0, skipped = p->skipped[l][0] != 0;

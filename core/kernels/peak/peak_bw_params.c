@@ -8,7 +8,16 @@
 #include "hpcprobe/util.h"
 #include "peak_bw.h"
 
-enum { OPT_ISA, OPT_LEVELS, OPT_KERNELS, OPT_MIN_TIME, OPT_WORKING_SET, OPT_STORES, OPT_COUNT };
+enum {
+    OPT_ISA,
+    OPT_LEVELS,
+    OPT_KERNELS,
+    OPT_MIN_TIME,
+    OPT_WORKING_SET,
+    OPT_STORES,
+    OPT_HUGEPAGES,
+    OPT_COUNT
+};
 
 static const struct hpcp_optspec spec[OPT_COUNT] = {
     [OPT_ISA] = {"--isa", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "auto|avx512|avx2|sse2|neon|scalar", 0,
@@ -36,6 +45,11 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
                     "STREAM's; a plain store first reads its line), plain everywhere, or "
                     "non-temporal everywhere (where the ISA has them)",
                     "auto"},
+    [OPT_HUGEPAGES] = {"--hugepages", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "on|off", 0,
+                       "transparent huge pages for the arrays (madvise): on, so that the TLB "
+                       "does not bound the larger levels, or off (base pages, as a plain "
+                       "malloc gets where THP is madvise only)",
+                       "on"},
 };
 
 #define PEAK_BW_TAKES                                                  \
@@ -93,6 +107,7 @@ int peak_bw_params_parse(struct peak_bw_params *p, const char *variant, int argc
     if (!p->isa)
         return -1;
     p->min_time = v[OPT_MIN_TIME].set ? v[OPT_MIN_TIME].d : 0.1;
+    p->hugepages = !v[OPT_HUGEPAGES].set || strcmp(v[OPT_HUGEPAGES].s, "on") == 0;
     p->stores = !v[OPT_STORES].set                        ? PEAK_BW_STORES_AUTO
                 : !strcmp(v[OPT_STORES].s, "plain")       ? PEAK_BW_STORES_PLAIN
                 : !strcmp(v[OPT_STORES].s, "nontemporal") ? PEAK_BW_STORES_NT
