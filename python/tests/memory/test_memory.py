@@ -74,10 +74,11 @@ def test_schema_refuses_an_unknown_version_and_statistic():
     (["mem", "latency", "--time-budget", "-1"],
      "--time-budget must be a number of seconds > 0, not '-1'"),
     (["run", "--suite", "memroy"],
-     "unknown suite 'memroy' (allowed: main, quick, memory, hpcc, comm); did you mean 'memory'?"),
+     "unknown suite 'memroy' (allowed: main, quick, memory, peak, hpcc, comm); "
+     "did you mean 'memory'?"),
     (["stram", "star"],
-     "unknown command 'stram' (allowed: ra, stream, mem, dgemm, hpl, ptrans, fft, run, config, "
-     "model, show, report, "
+     "unknown command 'stram' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
+     "config, model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "gpu, cluster, "
      "launch, script); "
