@@ -78,4 +78,7 @@ class Family:
     # (NAME, text(records)) pairs.
     text_formats: Tuple[Tuple[str, Callable[[Sequence[Record]], str]], ...] = ()
     main_steps: Optional[MainSteps] = None
+    # `hpcprobe study NAME`: the papers' tables and figures this family's kernels
+    # reproduce (hpcprobe.study.declare.Study, declared in its studies*.py).
+    studies: Tuple[Any, ...] = ()
     suites: Tuple[Suite, ...] = ()
