@@ -153,6 +153,36 @@ def test_wocon_row_missing_fields_are_none():
     assert row["min_us"] is None and row["max_us"] is None
 
 
+def test_wocon_model_on_the_records_own_grid():
+    # A line of 4 nodes with its placement: rank 0 to 1, 2 and 3 hops.
+    made = grid_record("wocon", "mesh", [0, 0, 0], [1, 2, 3],
+                       {"message_time_mean": ([SIZE], [2 * US])})
+    (row,) = study("bhatele-fig6").rows([measured(SIZE, made)])
+    assert row["model_min_us"] == pytest.approx((32 + 1024) / B / US)
+    assert row["model_max_us"] == pytest.approx((96 + 1024) / B / US)
+    assert row["model_spread"] == pytest.approx(100 * 64 / 1056)
+
+
+def test_wocon_model_on_an_emulated_tree_cluster():
+    # tree:2x2, uplinks at half the host links' rate: within a leaf 2 links; across, 4
+    # links and the uplink counts twice (B / B_up). The record's own hops say flat (2).
+    link = 1e8
+    made = record("wocon", series={}, counters={"rank_node": [0, 1, 2, 3],
+                                                "pair_rank_a": [0, 0, 0],
+                                                "pair_rank_b": [1, 2, 3],
+                                                "pair_hops": [2, 2, 2]},
+                  parameters={"topology_kind": "flat"}, ranks=4)
+    made["metadata"] = {"cluster_network": "tree:2x2 link_bytes_per_s=100000000 "
+                                           "uplink_bytes_per_s=50000000 link_delay_s=0"}
+    (row,) = study("bhatele-table1").rows([measured(SIZE, made)])
+    within, across = (2 * 32 + 1024) / link, (4 * 32 + 2 * 1024) / link
+    assert row["model_wocon_nn"] == pytest.approx(within / US)
+    assert row["model_wocon_rnd"] == pytest.approx((within + 2 * across) / 3 / US)
+    (row,) = study("bhatele-fig3").rows([measured(SIZE, made)])
+    assert row["model_max_us"] == pytest.approx(across / US)
+    assert row["max_hops"] == 2 and row["min_us"] is None
+
+
 @pytest.mark.parametrize("failed", [dict(status="failed"), dict(verdict="failed")])
 def test_failed_records_are_not_used(failed):
     bad = wocon_record(**failed)

@@ -6,7 +6,9 @@ never used. Times go into the tables in µs, as the paper prints them; spreads i
 from typing import Any, Dict, List, Optional, Sequence
 
 from hpcprobe.families.contention.bhatele_model import eq1_latency
-from hpcprobe.netsim.report import compare_record, record_link_model
+from hpcprobe.netsim.report import (compare_record, machine_from_record, phases_from_record,
+                                   record_link_model)
+from hpcprobe.netsim.simulate import simulate
 from hpcprobe.records import number, numbers, parameter, section_of, series_points
 from hpcprobe.units import MICRO
 
@@ -111,13 +113,34 @@ def predicted(record: Optional[Record], phase: str, size: float) -> Optional[flo
 
 # --- the rows of each study --------------------------------------------------------------
 
+def wocon_model(record: Optional[Record], size: float) -> Dict[str, Optional[float]]:
+    """Eq. 1 for every WOCON destination alone on its route: the nearest's time (min), a
+    random one's (mean), the farthest's (max). On the network the simulator rebuilds
+    from the record (an emulated tree cluster's switches and uplinks included), else at
+    the record's own counters.pair_hops (a flat topology: 2 hops each)."""
+    none: Dict[str, Optional[float]] = {"min": None, "mean": None, "max": None}
+    if record is None:
+        return none
+    link = record_link_model(record)
+    try:
+        machine = machine_from_record(record)
+        ((_, phase, _),) = phases_from_record(record, machine)
+        row = simulate(machine, [phase], link, [int(size)])["latency"][0]
+        return {"min": row["min_s"], "mean": row["mean_s"], "max": row["max_s"]}
+    except (ValueError, TypeError, KeyError, IndexError):
+        pass
+    times = [eq1_latency(hops, size, link) for hops in pair_hops(record)]
+    if not times:
+        return none
+    return {"min": min(times), "mean": _mean(times), "max": max(times)}
+
+
 def wocon_row(record: Optional[Record], size: float) -> Dict[str, Any]:
-    """Figures 3-6: min, mean, max over destinations, (max − min)/min, and eq. 1 at the
-    nearest and farthest destination's hops."""
+    """Figures 3-6: min, mean, max over destinations, (max − min)/min, and eq. 1 for
+    the nearest and the farthest destination."""
     hops = pair_hops(record)
-    model = record_link_model(record) if record is not None else None
-    low = eq1_latency(min(hops), size, model) if hops and model else None
-    high = eq1_latency(max(hops), size, model) if hops and model else None
+    model = wocon_model(record, size)
+    low, high = model["min"], model["max"]
     spread = at(record, "spread", size)
     model_spread = ratio(None if high is None or low is None else high - low, low)
     return {"message_bytes": int(size), "min_us": us(at(record, "message_time_min", size)),
@@ -131,16 +154,14 @@ def wocon_row(record: Optional[Record], size: float) -> Dict[str, Any]:
 
 def wocon_nn_rnd(record: Optional[Record], size: float) -> Dict[str, Optional[float]]:
     """Table 1's WOCON: NN the destinations at the fewest hops, RND all of them (a
-    random destination's expected time); eq. 1 at the same hops."""
+    random destination's expected time); the model: the nearest destination's eq. 1
+    and the mean over all (wocon_model)."""
     by_hops = hop_times(record, size)
-    model = record_link_model(record) if record is not None else None
-    if not by_hops or model is None:
-        return {"nn": None, "rnd": None, "model_nn": None, "model_rnd": None}
-    nearest = min(by_hops)
-    every = [(hops, t) for hops, times in by_hops.items() for t in times]
-    return {"nn": _mean(by_hops[nearest]), "rnd": _mean([t for _, t in every]),
-            "model_nn": eq1_latency(nearest, size, model),
-            "model_rnd": _mean([eq1_latency(hops, size, model) for hops, _ in every])}
+    model = wocon_model(record, size)
+    nearest = by_hops[min(by_hops)] if by_hops else []
+    every = [t for times in by_hops.values() for t in times]
+    return {"nn": _mean(nearest), "rnd": _mean(every), "model_nn": model["min"],
+            "model_rnd": model["mean"]}
 
 
 def wicon_time(record: Optional[Record], size: float) -> Optional[float]:
