@@ -143,6 +143,12 @@ def value_at(record: Optional[Record], series: str, x: float) -> Optional[float]
     return points[max(below)] if below else None
 
 
+def value_exactly(record: Optional[Record], series: str, x: float) -> Optional[float]:
+    """The series' y at exactly `x` (a launch of one stride or block size: another x is
+    another point's figure, never this one's)."""
+    return series_points(record, series).get(float(x)) if record is not None else None
+
+
 def latency_levels(record: Optional[Record], phase: str) -> Dict[str, Optional[float]]:
     """The pointer chase's latency (s) of `phase` ("one" or "many") in L1, L2 and memory:
     at half the L1d and half the L2 (sysfs sizes in the record), and at the largest working

@@ -68,8 +68,8 @@ def _fig2_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
     for point in measured:
         stride = float(point.point.value)
         record = levesque.pick(point.records, "mem", "stride", sweep="stride")
-        one = levesque.value_at(record, "time_per_access_one", stride)
-        many = levesque.value_at(record, "time_per_access_many", stride)
+        one = levesque.value_exactly(record, "time_per_access_one", stride)
+        many = levesque.value_exactly(record, "time_per_access_many", stride)
         model = levesque.levesque_stride_ratio(
             stride, number(parameter(record, "buffer_bytes")),
             number(parameter(record, "cache_l2_bytes")), bw_ratio) if record else None
@@ -97,7 +97,7 @@ def _fig4_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
     rows = []
     for point in measured:
         block = float(point.point.value)
-        times = {build: levesque.value_at(
+        times = {build: levesque.value_exactly(
             levesque.pick(point.records, "mem", "stride", sweep="block", build_variant=build),
             "time_per_access_one", block) for build in ("O3", "O0")}
         rows.append({"block_bytes": point.point.value, "time_o3": times["O3"],
