@@ -209,20 +209,17 @@ def _pairs(pair, intra, inter, nodes, placement="as-launched", status="ok"):
 def test_pairs_rows_by_hand():
     record = _pairs([1000e6, 1400e6, 1200e6, 1000e6], [1400e6, 1200e6], [1000e6, 1000e6],
                     [0, 0, 1, 1])
-    rows = comm_studies._map_rows(comm_studies._COLUMNS)([_measured(4, record)])
+    rows = comm_studies._map_rows([_measured(4, record)])
     assert rows == [{"cores": 4, "nodes": 2, "min_bw": pytest.approx(1000),
                      "max_bw": pytest.approx(1400), "spread": pytest.approx(400 / 14),
                      "intra_bw": pytest.approx(1300), "inter_bw": pytest.approx(1000),
                      "intra_gain": pytest.approx(30.0)}]
-    table = comm_studies._map_rows(comm_studies._COLUMNS[:4])([_measured(4, record)])
-    assert set(table[0]) == {"cores", "nodes", "min_bw", "max_bw"}
 
 
 def test_pairs_rows_missing_fields_and_failed():
     bare = _record("pairs", "bandwidth")  # no metrics, no counters
     failed = _pairs([5e6], [5e6], [], [0, 0], status="failed")
-    rows = comm_studies._map_rows(comm_studies._COLUMNS)(
-        [_measured(2, bare), _measured(4, failed), _measured(8)])
+    rows = comm_studies._map_rows([_measured(2, bare), _measured(4, failed), _measured(8)])
     assert rows[0] == {key: (2 if key == "cores" else None) for key in comm_studies._COLUMNS}
     assert all(rows[1][key] is None for key in comm_studies._COLUMNS[1:])
     assert rows[2]["cores"] == 8 and rows[2]["min_bw"] is None
@@ -266,8 +263,12 @@ def test_latency_levels_take_the_point_at_or_below_half_the_cache():
 def test_the_data_file_has_every_figure_and_the_table():
     from hpcprobe.study import papers
     paper = papers.paper("002")
-    assert {item.id for item in paper.items} == {f"fig{n}" for n in range(1, 19)} | {
-        "table-midnight"}
+    # the unnumbered table of §4.4.1 is carried by Figures 9-12's published rows
+    assert {item.id for item in paper.items} == {f"fig{n}" for n in range(1, 19)}
+    midnight = [row for n in (9, 10, 11, 12) for p in paper.item(f"fig{n}").published
+                for row in p.rows]
+    assert [(row["cores"], row["min_bw"], row["max_bw"]) for row in midnight] == [
+        (16, 1000, 1400), (32, 500, 1000), (64, 500, 850), (128, 480, 680)]
     declared = {study.name for study in memory_studies.STUDIES + comm_studies.STUDIES}
     assert {item.study for item in paper.items if item.study} == declared
     assert all(item.why_not for item in paper.items if item.study is None)

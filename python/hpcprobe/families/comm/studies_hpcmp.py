@@ -1,7 +1,8 @@
 """Paper 002's MPI figures as studies (docs/studies/hpcmp.md): the throughput of every rank
-pair (Figures 7-12, summarised as the paper's table of §4.4.1 does: least and greatest pair,
-within and across nodes) and the block (SMP) against round-robin placement (Figure 13's
-comparison, with the pairs' throughput where the paper has GAMESS's runtime)."""
+pair (Figures 7-12, summarised as the paper's unnumbered table of §4.4.1 does: least and
+greatest pair; and within and across nodes; --np 16,32,64,128 sweeps that table), and the
+block (SMP) against round-robin placement (Figure 13's comparison, with the pairs'
+throughput where the paper has GAMESS's runtime)."""
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -93,15 +94,10 @@ def _map_points(default: Sequence[int]):
     return points
 
 
-def _map_rows(keys: Sequence[str]):
-    def rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
-        out = []
-        for point in measured:
-            record = next((r for r in point.records if _usable(r)), None)
-            summary = {"cores": point.point.value, **pairs_summary(record)}
-            out.append({key: summary[key] for key in keys})
-        return out
-    return rows
+def _map_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
+    return [{"cores": point.point.value,
+             **pairs_summary(next((r for r in point.records if _usable(r)), None))}
+            for point in measured]
 
 
 def _placement_points(context: StudyContext) -> List[Point]:
@@ -127,7 +123,7 @@ def _placement_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
 
 def _map_study(figure: int, paper_cores: int, nodes: int, machine: str) -> Study:
     return Study(f"hpcmp-fig{figure}", "002", f"fig{figure}", _map_points((paper_cores,)),
-                 _map_rows(_COLUMNS), budget_s=120, interconnect=True,
+                 _map_rows, budget_s=120, interconnect=True,
                  summary=f"every rank pair's MPI throughput ({machine}: {paper_cores} cores "
                          f"on {nodes} nodes; --np {paper_cores})")
 
@@ -135,15 +131,9 @@ def _map_study(figure: int, paper_cores: int, nodes: int, machine: str) -> Study
 _MAPS: Mapping[int, Tuple[int, int, str]] = {
     7: (8, 4, "Sapphire"), 8: (16, 8, "Sapphire"), 9: (16, 4, "Midnight"),
     10: (32, 8, "Midnight"), 11: (64, 16, "Midnight"), 12: (128, 32, "Midnight")}
-HPCMP_MIDNIGHT = Study(
-    "hpcmp-table-midnight", "002", "table-midnight", _map_points((2, 4, 8)),
-    _map_rows(_COLUMNS[:4]), budget_s=180, interconnect=True,
-    summary="least and greatest rank-pair MPI throughput against cores (paper: --np "
-            "16,32,64,128)")
 HPCMP_FIG13 = Study(
     "hpcmp-fig13", "002", "fig13", _placement_points, _placement_rows, budget_s=240,
     interconnect=True,
     summary="block (SMP) against round-robin rank placement: mean rank-pair throughput "
             "(the paper: GAMESS's runtime)")
-STUDIES = tuple(_map_study(figure, *spec) for figure, spec in _MAPS.items()) + (
-    HPCMP_MIDNIGHT, HPCMP_FIG13)
+STUDIES = tuple(_map_study(figure, *spec) for figure, spec in _MAPS.items()) + (HPCMP_FIG13,)

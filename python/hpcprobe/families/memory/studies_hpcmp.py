@@ -154,7 +154,8 @@ def _fig6_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
         many = values["lat"]["many"]
         star = values["bw"]["many"]
         rows.append({
-            "copies": copies, "base": base_copies,
+            # what the row is compared with, once it has a record to compare
+            "copies": copies, "base": base_copies if point.records else None,
             "bw_per_copy": star / GB if star is not None else None,
             "bw_ratio": levesque.ratio(base["bw"], star),
             "bw_ratio_levesque": levesque.model_bandwidth_ratio(copies, base_copies),
