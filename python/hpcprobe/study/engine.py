@@ -23,8 +23,8 @@ from hpcprobe.suite.node_sizes import NodeSizes, query_sizes
 from hpcprobe.suite.planning import DEFAULT_MEMORY_CAP
 from hpcprobe.suite.step import SuiteStep
 
-# A launch is never given less than this (seconds): starting MPI takes about that.
-MIN_LAUNCH_S = 5.0
+# With less than this left of the budget (seconds), no launch starts: MPI alone takes it.
+MIN_LAUNCH_S = 1.0
 
 
 @dataclass
@@ -133,7 +133,13 @@ class StudyRun:
                 point_state.status, point_state.why = LEFT_OUT, cut[entry.point.name]
                 number += len(entry.point.steps)
                 continue
-            self._run_point(entry, point_state, number, total)
+            left = self.left_s()
+            if entry.predicted_s is not None and entry.predicted_s > left:
+                point_state.status = LEFT_OUT
+                point_state.why = (f"predicted {entry.predicted_s:.0f} s, {max(left, 0):.0f} s "
+                                   f"of the {self.state.budget_s:.0f} s budget left")
+            else:
+                self._run_point(entry, point_state, number, total)
             number += len(entry.point.steps)
             self.state.write(self.launch_context.out_dir)
 
