@@ -212,6 +212,11 @@ def test_points_tiny_default_and_np():
     hpl_options = [step.bench_options for step in default[2].steps if step.benchmark == "hpl"]
     # N = 1000 sqrt(8) = 2828, down to a multiple of NB = 64: 2816; grid 2x4.
     assert hpl_options == [("--n", "2816", "--nb", "64", "--lookahead", "1", "--grid", "2x4")]
+    # Table 2 at tiny: six launches, RandomAccess left out.
+    tiny_balance = study(hpcc.STUDIES, "saini-table2").points(StudyContext("tiny"))
+    assert [step.benchmark for step in tiny_balance[0].steps] == [
+        "ptrans", "dgemm", "stream", "fft", "beff", "hpl"]
+    assert [step.benchmark for step in default[0].steps][0] == "ra"
     chosen = study(imb.STUDIES, "saini-fig12").points(StudyContext("default", np=(3, 6)))
     assert [point.value for point in chosen] == [3, 6]
     assert [(step.benchmark, step.ranks) for step in chosen[1].steps] == [
