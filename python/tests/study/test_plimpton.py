@@ -101,6 +101,15 @@ def test_table2_rows_and_notes():
     assert "2, 4 ranks" in notes["T_C fitted"][0] and notes["T_C fitted"][1] == "33 µs"
     # 2 · 40 / 100 = 0.80; efficiency at 4: 100 / 180 = 55.6 %
     assert notes["2·T_C / T_1"][0].startswith("0.80") and "55.6 %" in notes["2·T_C / T_1"][0]
+    assert notes["T_C by rank count"][0] == "2 ranks: 40 µs, 4 ranks: 40 µs"
+
+
+def test_stage_times_by_rank_count():
+    slow = record(ranks=4, counters=stage_counters(4, 800e6, 1000, 2))  # 400 µs a stage
+    found = plimpton.stage_times([ONE, TWO, FOUR, slow,
+                                  record(ranks=8, overlap="on",
+                                         counters=stage_counters(8, 1e9, 10, 3))])
+    assert found == {2: pytest.approx(40e-6), 4: pytest.approx(220e-6)}
 
 
 def test_table2_without_the_one_rank_point():

@@ -23,7 +23,7 @@ from hpcprobe.cli_described import ALGO_OPTION
 from hpcprobe.families.ra import sweep
 from hpcprobe.families.ra.model import HypercubeModel
 from hpcprobe.families.ra.model_fit import (Fit, fit_t1, fit_tc, gups_of, lookahead_of,
-                                            mpi_records, ranks_of)
+                                            mpi_records, ranks_of, stage_time_s)
 from hpcprobe.families.ra.options import MPI, SWEEP_ALGORITHM, SWEEP_LOOKAHEADS, mpi_values
 from hpcprobe.netsim.patterns import HPCC_LOOKAHEAD
 from hpcprobe.records import finite, section_of
@@ -261,7 +261,21 @@ def table2_rows(measured: Sequence[Measured]) -> List[Row]:
 
 
 def _us(seconds: float) -> str:
-    return f"{seconds / MICRO:.3g} µs"
+    """Microseconds, 3 significant digits, whole from 100 µs (1750 µs, not 1.75e+03)."""
+    value = seconds / MICRO
+    return f"{value:.0f} µs" if value >= 100 else f"{value:.3g} µs"
+
+
+def stage_times(records: Sequence[Record]) -> Dict[int, float]:
+    """Rank count -> the median stage time (model_fit.stage_time_s) of its lock-step
+    `--mods none` hypercube records: where T_C changes with P (oversubscribed ranks wait
+    for a core as well as for the message), the one fitted T_C hides it."""
+    found: Dict[int, List[float]] = {}
+    for record in usable(records, HYPERCUBE):
+        procs, seconds = ranks_of(record), stage_time_s(record)
+        if procs is not None and procs >= 2 and seconds is not None:
+            found.setdefault(procs, []).append(seconds)
+    return {procs: statistics.median(found[procs]) for procs in sorted(found)}
 
 
 def _records(count: int) -> str:
@@ -278,6 +292,11 @@ def table2_notes(measured: Sequence[Measured]) -> List[Note]:
                f"on {ranks} ranks)" if tc else
                "not measured (no passed hypercube record on 2 or more ranks)")
     notes = [("T_1 fitted", t1_text, PAPER_T1_US), ("T_C fitted", tc_text, PAPER_TC_US)]
+    by_procs = stage_times(_all(measured))
+    if len(by_procs) > 1:
+        notes.append(("T_C by rank count", ", ".join(
+            f"{procs} ranks: {_us(seconds)}" for procs, seconds in by_procs.items()),
+            "one T_C for every P (the model's assumption)"))
     if t1 and tc:
         ratio = 2 * tc.value_s / t1.value_s
         efficiency = 100.0 * HypercubeModel(t1.value_s, tc.value_s).efficiency(4)
