@@ -207,7 +207,7 @@ def test_table3_launches_every_mod_lock_step_without_a_time_limit():
         options = options_of(step)
         assert options["--overlap"] == "off" and "--time-limit" not in options
     default = plimpton.PLIMPTON_TABLE3.points(StudyContext("default", np=(4,)))
-    assert {options_of(step)["--table-log2"] for step in default[0].steps} == {"22"}
+    assert {options_of(step)["--table-log2"] for step in default[0].steps} == {"19"}
     assert [options_of(step)["--mods"] for step in points[0].steps] == [
         "none", "prepost", "prepost,late-update", "prepost,late-update,late-wait",
         "prepost,late-update,late-wait,isend"]
