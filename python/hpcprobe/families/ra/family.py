@@ -1,6 +1,7 @@
 """The ra family as the registry (families/__init__.py) sees it."""
 
 from hpcprobe.families.base import Command, Family
+from hpcprobe.families.ra import studies_staged
 from hpcprobe.families.ra.report import SECTION
 from hpcprobe.families.ra.command import command_ra
 from hpcprobe.families.ra.headline import ra_headline
@@ -15,4 +16,5 @@ FAMILY = Family(
                       value_may_look_like_option=("--t1", "--tc", "--link-bandwidth",
                                                   "--bytes-per-update"))),
     tables=ra_tables, report=SECTION, headline=ra_headline,
+    studies=studies_staged.STUDIES,
 )
