@@ -8,6 +8,7 @@ import math
 import statistics
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.families.ra.model import grid_messages, grid_shape_messages
 from hpcprobe.families.ra.model_fit import gups_of, mpi_records, ranks_of
 from hpcprobe.records import number, numbers, parameter, section_of
@@ -33,12 +34,15 @@ def _points(context: StudyContext) -> List[Point]:
     # The axis is d, not P: --np's first count is the grid's P.
     procs = context.np[0] if context.np else (
         TINY_RANKS if context.scale == "tiny" else DEFAULT_RANKS)
-    options = ("--table-log2", str(TABLE_LOG2[context.scale]),
-               "--repeat", str(REPEAT[context.scale]))
-    return [Point(dims, (SuiteStep("ra", "mpi", ("--algo", ALGORITHM, "--dims", str(dims))
-                                   + options, STEP_BUDGET_S, algorithm=ALGORITHM,
-                                   label=f"d={dims}", ranks=procs),))
+    return [Point(dims, (SuiteStep("ra", "mpi", _options(context.scale, dims), STEP_BUDGET_S,
+                                   algorithm=ALGORITHM, label=f"d={dims}", ranks=procs),))
             for dims in range(1, most_dims(procs) + 1)]
+
+
+def _options(scale: str, dims: int) -> Tuple[str, ...]:
+    """The launch's bench options, named by attribute (the bench spells them)."""
+    return (ALGO_OPTION, ALGORITHM) + bench_step_options("ra", "mpi", {
+        "dims": str(dims), "table_log2": str(TABLE_LOG2[scale]), "repeat": str(REPEAT[scale])})
 
 
 def _record(measured: Measured) -> Optional[Dict[str, Any]]:
