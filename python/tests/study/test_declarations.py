@@ -12,7 +12,7 @@ from hpcprobe.study.declare import Measured, StudyContext
 from hpcprobe.study.papers import PAPER_NUMBERS, paper, papers
 from hpcprobe.study.registry import all_studies, item_for
 
-ITEMS = json.loads((Path(__file__).parent.parent / "data" / "paper_items.json").read_text())
+ITEMS = json.loads((Path(__file__).parent / "paper_items.json").read_text())
 STUDIES = all_studies()
 
 
