@@ -276,6 +276,9 @@ static int torus_setup(struct hpcp_bench *b)
         int halves = s->p.overlap && s->p.lookahead >= 2 * nb ? 2 : 1;
         int per = s->p.lookahead / (nb * halves);
         t->capacity = t->pool.capacity = per > 0 ? per : 1;
+        s->bucket_size = t->capacity; /* section 4.3.1's buckets, for the record */
+        s->send_buckets = t->rt.nbuckets;
+        s->receive_buckets = NRECV;
         t->recvbuf = malloc((size_t)NRECV * (size_t)t->capacity * sizeof *t->recvbuf);
         t->local = malloc(((size_t)t->capacity + GEN_BATCH) * sizeof *t->local);
         t->sent_to = calloc((size_t)b->ranks, 1);
