@@ -409,6 +409,7 @@ static const struct ra_algorithm pipeline = {
     .default_mode = 8,
     .threaded = 1,
     .sync_refusal = ": the pipeline's updaters own disjoint slices of the table and need none",
+    .record_params = ra_grid_record_params,
     .record_threads = ra_pipeline_record_threads};
 
 const struct hpcp_kernel hpcp_ra_mpi_pipeline = {

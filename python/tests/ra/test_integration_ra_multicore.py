@@ -158,6 +158,7 @@ def test_pipeline_records_every_ranks_threads_and_its_buckets(tmp_path):
     # 3 ranks on a 3x1 grid: 2 send buckets sharing half the look-ahead each (overlap on).
     assert (params["send_buckets"], params["bucket_size"]) == (2, 1024 // (2 * 2))
     assert (params["receive_buckets"], params["intercore_buckets"]) == (4, 1)
+    assert params["grid"] == "3"
     assert params["intercore_bucket_size"] > 0
     assert sum(counters["messages_received"]) == sum(counters["messages_sent"])
     assert all(ns >= 0 for ns in counters["receive_ns"])
