@@ -202,3 +202,13 @@ def test_every_rows_key_is_a_column_of_the_papers_item():
             assert set(row) <= keys
     assert {column.key for column in papers.item_of("000", "table4").columns} >= set(
         g.table4_rows([measured(2, pipeline(2, 0.2, 10))])[0])
+
+
+def test_the_ra_report_tells_the_owner_rules_apart_and_shows_eq7():
+    from hpcprobe.families.ra.report import _eq7_bound, compare_label
+    division = record("torus", 3, 0.1, owner="division")
+    predict = record("torus", 3, 0.1, owner="predict")
+    assert "owner" not in compare_label(division)
+    assert compare_label(predict) == "owner predict"
+    assert _eq7_bound(pipeline(2, 0.2, 10)) == "0.2857"
+    assert _eq7_bound(record("pipeline", 2, 0.2)) is None
