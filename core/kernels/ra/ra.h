@@ -226,6 +226,16 @@ struct ra_state {
      * sending, waiting for and receiving arrivals, completing sends); -1
      * where an algorithm does not keep it. */
     long long exchange_ns;
+    /* Pipeline: nanoseconds in the receive calls that delivered a message
+     * (the test that found it, its count, the receive posted again) and the
+     * messages they delivered, the per-packet receive cost of Garg et al.'s
+     * section 5.2; -1 where an algorithm does not keep them. */
+    long long receive_ns, messages_received;
+    /* Section 4.3.1's buckets (torus, pipeline; 0 elsewhere): updates per
+     * bucket, buckets sending to other ranks, receive buffers posted (of
+     * bucket_size each), and the single-producer/single-consumer rings
+     * between threads with their size in updates. Same on every rank. */
+    int bucket_size, send_buckets, receive_buckets, intercore_buckets, intercore_bucket_size;
     /* Threaded algorithms: the sequence ranges actually executed (start
      * position, count), one per generating thread, for the verifier; and per
      * thread of rank 0 its updates handled, busy time, TSC ticks busy, CPU

@@ -6,6 +6,7 @@ Each part says "absent" when the records it needs are not there."""
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.families.ra.bottleneck import record_role_times
 from hpcprobe.families.ra.model import HypercubeModel
 from hpcprobe.families.ra.model_fit import fit_t1, fit_tc
 from hpcprobe.families.ra.multicore import (MODE_LAYOUT, error_rates, relative, summarize_rates,
@@ -52,6 +53,8 @@ def compare_label(record: Record) -> str:
         words.append(f"mods {mods}")
     if parameter(record, "overlap") == "off":
         words.append("overlap off")
+    if parameter(record, "owner") == "predict":  # Garg et al.'s Theorem 4.1, not division
+        words.append("owner predict")
     mode = int_parameter(record, "mapping_mode")
     if mode not in (None, 1):
         words.append(f"mode {mode}")
@@ -313,16 +316,24 @@ def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         rows = [[int_parameter(r, "mapping_mode"), MODE_LAYOUT[int_parameter(r, "mapping_mode")],
                  r.get("algorithm"), f"{ranks(r)} × {threads(r)}", _sync(r),
                  format_number(median_gups(r)[0]),
-                 _relative(median_gups(r)[0], base),
+                 _relative(median_gups(r)[0], base), _eq7_bound(r),
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Mapping modes (Garg et al., Table 1), table 2^{size}", (
             "mode", "table, generator, look-ahead", "algorithm", "ranks × threads", "sync",
-            "GUPS", "relative to mode 1", "validation"), rows,
-            "C: per core, N: per node; relative: to the fastest mode-1 record of this size"))
+            "GUPS", "relative to mode 1", "eq. (7) bound", "validation"), rows,
+            "C: per core, N: per node; relative: to the fastest mode-1 record of this size; "
+            "eq. (7) bound: ranks / the busiest role's busy time per update issued (Garg et "
+            "al., section 5.1; threaded records with every rank's thread counters)"))
         blocks.append(sink.bars(f"GUPS by mapping mode, table 2^{size}", "GUPS",
                                 [f"mode {row[0]} {row[2]}" for row in rows],
                                 {"median": [median_gups(r)[0] for r in group]}))
     return blocks
+
+
+def _eq7_bound(record: Record) -> Optional[str]:
+    times = record_role_times(record)
+    bound = times.bound_gups() if times else None
+    return None if bound is None else format_number(bound)
 
 
 def _error_study(records: Sequence[Record], sink: FigureSink) -> List[Block]:
