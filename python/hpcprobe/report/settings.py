@@ -5,9 +5,10 @@ table row and `hpcprobe compare` never puts them in one row.
 
 A family declares its own as AlgorithmOption (ReportSection.algorithm_options). A
 record's value is read from its parameters section (`read` where the record keeps it
-elsewhere); a record without the parameter ran the default, so old records that predate
-a parameter still meet new ones run at the default. A label names an option only where
-the value is not the default, so that records at the defaults keep their short names.
+elsewhere); a record without it ran what the bench did before the option existed
+(`absent`, else the default), so old records meet new ones of the same algorithm. A
+label names an option only where the value is not the default, so that records at the
+defaults keep their short names.
 """
 
 import json
@@ -15,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from hpcprobe.records import parameter
-from hpcprobe.sanitize import plain
 
 Record = dict
 SettingKey = Tuple[Tuple[str, str], ...]
@@ -29,13 +29,15 @@ def _no_reader(record: Record) -> Any:
 class AlgorithmOption:
     """`default(record)`: the value a record of that kernel gets without the option, or
     None where the kernel does not take it (the option is then left out of its key and
-    label); `word(value, record)`: the label's text for a value not the default."""
+    label); `word(value, record)`: the label's text for a value not the default;
+    `absent`: the value of a record that does not say (None: the default)."""
 
     option: str
     parameter: str
     default: Callable[[Record], Optional[str]]
     word: Callable[[str, Record], str]
     read: Callable[[Record], Any] = _no_reader
+    absent: Optional[str] = None
 
 
 def _text(value: Any) -> Optional[str]:
@@ -57,7 +59,9 @@ def option_value(record: Record, option: AlgorithmOption) -> Optional[str]:
     if found is None:
         found = option.read(record)
     value = _text(found)
-    return default if value is None else value
+    if value is None:
+        return default if option.absent is None else option.absent
+    return value
 
 
 def setting_key(record: Record, options: Sequence[AlgorithmOption]) -> SettingKey:
@@ -74,12 +78,13 @@ def setting_key(record: Record, options: Sequence[AlgorithmOption]) -> SettingKe
 def setting_words(record: Record, options: Sequence[AlgorithmOption],
                   leave_out: Sequence[str] = ()) -> List[str]:
     """A label word for each option whose value is not the default (those named in
-    `leave_out`, by option, skipped: a table that has a column for them)."""
+    `leave_out`, by option, skipped: a table that has a column for them). Raw text from
+    the record: whoever shows it escapes it (sanitize.plain)."""
     words = []
     for option in options:
         if option.option in leave_out:
             continue
         value = option_value(record, option)
         if value is not None and value != option.default(record):
-            words.append(plain(option.word(value, record), 80))
+            words.append(option.word(value, record))
     return words

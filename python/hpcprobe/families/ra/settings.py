@@ -5,8 +5,8 @@ records that differ in one are never one curve, table row or `hpcprobe compare` 
   prediction (paper 000, Table 3);
 - --overlap: exchanges overlapped with the work or lock-step (hypercube, torus, pipeline);
 - --mods: Plimpton et al.'s Mod1-Mod7 (paper 001, Table 3) of the lock-step hypercube
-  (`--overlap off`; the pipelined one does what every Mod does, whatever --mods says, so
-  there --mods is no part of the setting);
+  (`--overlap off`, and records from before --overlap; the pipelined one does what every
+  Mod does, whatever --mods says, so there --mods is no part of the setting);
 - --dims / --grid: the virtual grid of the ranks (torus, pipeline).
 
 --algo is one already (the record's algorithm). The defaults are the bench's (its
@@ -90,7 +90,7 @@ def lock_step_hypercube(record: Record) -> bool:
     """A hypercube record run with --overlap off, the only form --mods changes (the
     pipelined form does what every Mod does, whatever --mods says)."""
     overlap = section_of(record, "parameters").get("overlap")
-    return record.get("algorithm") == "hypercube" and (overlap or "on") == "off"
+    return record.get("algorithm") == "hypercube" and overlap in (None, "off")
 
 
 def _mods_default(record: Record) -> Optional[str]:
@@ -105,9 +105,10 @@ def mods_text(mods: str) -> str:
 ALGORITHM_OPTIONS = (
     AlgorithmOption("--mods", "mods", _mods_default,
                     lambda value, record: f"mods {mods_text(value)}"),
+    # Before --overlap (9ed2dc4) the hypercube and the torus were lock-step.
     AlgorithmOption("--overlap", "overlap",
                     lambda record: _OVERLAP_DEFAULTS.get(str(record.get("algorithm"))),
-                    lambda value, record: f"overlap {value}"),
+                    lambda value, record: f"overlap {value}", absent="off"),
     AlgorithmOption("--owner", "owner",
                     lambda record: "division" if record.get("benchmark") == "ra" else None,
                     lambda value, record: f"owner {value}"),
