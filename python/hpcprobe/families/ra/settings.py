@@ -24,7 +24,7 @@ Record = Dict[str, Any]
 
 ALL_MODS = "prepost,late-update,late-wait,isend"
 _OVERLAP_DEFAULTS = {"hypercube": "on", "pipeline": "on", "torus": "off"}
-_GRID_ALGORITHMS = ("torus", "pipeline")
+_GRID_ALGORITHMS = ("torus", "staged", "pipeline")
 MAX_DIMS = 3  # the bench's default: min(3, log2 P) dimensions
 
 
