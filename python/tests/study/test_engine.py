@@ -123,3 +123,27 @@ def test_bad_input_is_one_line(capsys, study_dir, argv, expected):
     status, _, err = _run(capsys, *argv)
     lines = [line for line in err.splitlines() if line.strip()]
     assert status == 2 and len(lines) == 1 and expected in lines[0], err
+
+
+def test_a_point_is_left_out_when_the_points_run_so_far_say_it_will_not_fit():
+    from types import SimpleNamespace
+
+    from hpcprobe.study.engine import StudyRun
+    run = SimpleNamespace(ratios=[], left_s=lambda: 30.0,
+                          state=SimpleNamespace(budget_s=100.0))
+    entry = _planned(20.0)[0]
+    assert StudyRun._too_long(run, entry) == ""
+    run.ratios = [3.0, 2.0, 4.0]  # the points so far took 3x their prediction (median)
+    assert StudyRun._too_long(run, entry) == (
+        "predicted 60 s (the model x 3, as the points run so far), 30 s of the 100 s "
+        "budget left")
+
+
+def test_ranks_beyond_the_cores_stretch_the_prediction():
+    from hpcprobe.study.engine import predict_point
+    from hpcprobe.suite.step import SuiteStep
+    point = Point(8, (SuiteStep("ra", "single", ("--table-log2", "12"), 60.0, ranks=8),))
+    cache = {}
+    alone = predict_point(point, cache, 1)
+    assert predict_point(point, cache, 1, cores=2) == pytest.approx(alone * 4)
+    assert predict_point(point, cache, 1, cores=16) == pytest.approx(alone)
