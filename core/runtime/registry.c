@@ -10,6 +10,7 @@ extern const struct hpcp_kernel hpcp_ra_mpi_reference;
 extern const struct hpcp_kernel hpcp_ra_mpi_alltoall;
 extern const struct hpcp_kernel hpcp_ra_mpi_hypercube;
 extern const struct hpcp_kernel hpcp_ra_mpi_torus;
+extern const struct hpcp_kernel hpcp_ra_mpi_staged;
 extern const struct hpcp_kernel hpcp_ra_mpi_shared;
 extern const struct hpcp_kernel hpcp_ra_mpi_pipeline;
 extern const struct hpcp_kernel hpcp_stream_single;
@@ -66,6 +67,7 @@ const struct hpcp_kernel *const hpcp_kernels[] = {
     &hpcp_ra_mpi_alltoall,
     &hpcp_ra_mpi_hypercube,
     &hpcp_ra_mpi_torus,
+    &hpcp_ra_mpi_staged,
     &hpcp_ra_mpi_shared,
     &hpcp_ra_mpi_pipeline,
     &hpcp_stream_single,

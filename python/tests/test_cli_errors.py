@@ -142,18 +142,18 @@ def test_option_checks_that_need_several_options_are_left_to_the_bench():
 
 @pytest.mark.parametrize("argv, expected", [
     (["ra", "mpi", "--algo", "hypercub"],
-     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus, shared, "
-     "pipeline); did you mean 'hypercube'?"),
+     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus, staged, "
+     "shared, pipeline); did you mean 'hypercube'?"),
     (["ra", "sweep", "--algo", "alltoal"],
-     "unknown algorithm 'alltoal' (allowed: reference, alltoall, hypercube, torus, shared, "
-     "pipeline); did you mean 'alltoall'?"),
+     "unknown algorithm 'alltoal' (allowed: reference, alltoall, hypercube, torus, staged, "
+     "shared, pipeline); did you mean 'alltoall'?"),
     (["ra", "single", "--algo", "hypercube"],
      "--algo applies to 'hpcprobe ra mpi|sweep' only, not to 'ra single'"),
     (["ra", "mpi", "--algo", "hypercube", "--grid", "2x2"],
-     "--grid applies to 'hpcprobe ra mpi --algo torus|pipeline' only, not to 'ra mpi --algo "
-     "hypercube'"),
+     "--grid applies to 'hpcprobe ra mpi --algo torus|staged|pipeline' only, not to 'ra mpi "
+     "--algo hypercube'"),
     (["ra", "sweep", "--grid", "2x2"],
-     "--grid applies to 'hpcprobe ra sweep --algo torus' only, not to 'ra sweep --algo "
+     "--grid applies to 'hpcprobe ra sweep --algo torus|staged' only, not to 'ra sweep --algo "
      "hypercube'"),
     (["ra", "mpi", "--update-loop", "plain"],
      "--update-loop applies to 'hpcprobe ra single|star|ceiling' only, not to 'ra mpi'"),

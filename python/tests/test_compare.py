@@ -35,7 +35,7 @@ def system(directory, rate_scale=1.0, latency_scale=1.0):
     directory.mkdir()
     mpi = golden("mpi")
     mpi["algorithm"] = "hypercube"
-    mpi["parameters"]["mods"] = "prepost,late-update,late-wait,isend"
+    mpi["parameters"].update(mods="prepost,late-update,late-wait,isend", overlap="on")
     mpi["metrics"][0]["samples"] = [rate_scale * s for s in (1.0e8, 1.0e8, 1.0e8)]
     mpi["value"]["value"] = rate_scale * 1.0e8
     single = golden("single")

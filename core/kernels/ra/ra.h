@@ -18,7 +18,7 @@
 #define RA_UPDATES_PER_WORD 4               /* HPCC: 4 x table size updates */
 #define RA_TOLERANCE_FRACTION 0.01          /* HPCC: pass with <= 1 % wrong words */
 #define RA_MAX_SWEEP_LOOKAHEAD 32768        /* the top of Plimpton et al.'s Table 4 */
-#define RA_MAX_DIMS 8                       /* torus: dimensions of the virtual grid */
+#define RA_MAX_DIMS 8                       /* torus, staged: dimensions of the virtual grid */
 #define RA_MAX_THREADS 1024                 /* --threads */
 #define RA_MAX_LOCKS (1 << 20)              /* --sync locks:K */
 #define RA_MAX_UPDATES_PER_WORD 64          /* --updates-per-word (studies) */
@@ -171,8 +171,8 @@ struct ra_params {
     int lookahead;
     int compliant;
     enum ra_owner_rule owner;
-    int grid[RA_MAX_DIMS];   /* torus: --grid; zeros where MPI_Dims_create chooses */
-    int ndims;               /* torus: dimensions (0: not given) */
+    int grid[RA_MAX_DIMS];   /* torus, staged: --grid; zeros where MPI_Dims_create chooses */
+    int ndims;               /* torus, staged: dimensions (0: not given) */
     int mods;                /* hypercube: enum ra_mods bits */
     int grid_given, mods_given, owner_given;
     /* hypercube, torus, pipeline: the overlapped form, exchanges in flight
@@ -226,6 +226,16 @@ struct ra_state {
      * sending, waiting for and receiving arrivals, completing sends); -1
      * where an algorithm does not keep it. */
     long long exchange_ns;
+    /* Pipeline: nanoseconds in the receive calls that delivered a message
+     * (the test that found it, its count, the receive posted again) and the
+     * messages they delivered, the per-packet receive cost of Garg et al.'s
+     * section 5.2; -1 where an algorithm does not keep them. */
+    long long receive_ns, messages_received;
+    /* Section 4.3.1's buckets (torus, pipeline; 0 elsewhere): updates per
+     * bucket, buckets sending to other ranks, receive buffers posted (of
+     * bucket_size each), and the single-producer/single-consumer rings
+     * between threads with their size in updates. Same on every rank. */
+    int bucket_size, send_buckets, receive_buckets, intercore_buckets, intercore_bucket_size;
     /* Threaded algorithms: the sequence ranges actually executed (start
      * position, count), one per generating thread, for the verifier; and per
      * thread of rank 0 its updates handled, busy time, TSC ticks busy, CPU

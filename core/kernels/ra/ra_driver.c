@@ -106,7 +106,7 @@ static void reset_counters(struct hpcp_bench *b)
     struct ra_state *s = b->state;
     s->messages_sent = s->bytes_sent = s->max_pending = s->max_lookahead = 0;
     s->steps = s->stages = s->partners = s->route_ns = 0;
-    s->exchange_ns = -1;
+    s->exchange_ns = s->receive_ns = s->messages_received = -1;
 }
 
 static void keep_rep(struct hpcp_bench *b, int i, int warm, double seconds)

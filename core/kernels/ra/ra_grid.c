@@ -1,6 +1,9 @@
 /* Routing table and send-buffer pool of the grid algorithms. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "hpcprobe/record.h"
 #include "ra_grid.h"
 #include "ra_mpi.h"
 
@@ -122,4 +125,15 @@ void ra_sendpool_free(struct ra_sendpool *sp)
     sp->slot_n = sp->slot_own = NULL;
     sp->sreq = NULL;
     sp->nslots = 0;
+}
+
+/* The record names the grid the ranks were arranged in ("4x2"). */
+void ra_grid_record_params(struct hpcp_record *r, const struct ra_params *p)
+{
+    char text[128] = "";
+    for (int i = 0; i < p->ndims; i++) {
+        size_t u = strlen(text);
+        snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
+    }
+    hpcp_record_param_string(r, "grid", text);
 }

@@ -20,6 +20,10 @@ struct ra_routes {
 /* -1 when out of memory (free with ra_routes_free either way). */
 int ra_routes_plan(struct ra_routes *rt, const int *dims, int nd, int me, int ranks);
 void ra_routes_free(struct ra_routes *rt);
+/* struct ra_algorithm's record_params of torus and pipeline: the grid the
+ * ranks were arranged in ("4x2"). */
+struct hpcp_record;
+void ra_grid_record_params(struct hpcp_record *r, const struct ra_params *p);
 
 /* Send buffers of `capacity` words, each with its request and the updates
  * it carries until the send completes. */

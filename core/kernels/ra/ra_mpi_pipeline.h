@@ -38,6 +38,7 @@ struct router {
     int gen_done;
     long long messages, bytes, partners, max_pending, busy, handled, applied, stalled;
     long long max_lookahead;     /* the generator's: held before a batch plus the batch */
+    long long recv_ticks, received; /* receive calls that delivered data, and how many */
     char pad[64];
 };
 

@@ -50,6 +50,23 @@ static void describe_roles(struct pipe *pp)
     }
 }
 
+/* Section 4.3.1's buckets, for the record: each routing thread with axes of
+ * its own posts NRECV receives of a bucket each; every routing thread has a
+ * ring to each later thread. */
+static void note_buckets(struct pipe *pp, int send_buckets)
+{
+    struct ra_state *s = pp->s;
+    s->bucket_size = pp->capacity;
+    s->send_buckets = send_buckets;
+    s->receive_buckets = 0;
+    s->intercore_buckets = 0;
+    for (int r = 0; r < pp->R; r++) {
+        s->receive_buckets += pp->rt[r].a0 < pp->rt[r].a1 ? NRECV : 0;
+        s->intercore_buckets += pp->R + pp->U - r - 1;
+    }
+    s->intercore_bucket_size = RING_WORDS;
+}
+
 static int alloc_router(struct pipe *pp, struct router *r, int ranks)
 {
     size_t cap = (size_t)pp->capacity, nb = (size_t)pp->rt_plan.nbuckets + 1;
@@ -114,6 +131,7 @@ void ra_pipeline_reset_router(struct router *r, const struct ra_state *s)
     r->messages = r->bytes = r->partners = r->max_pending = r->busy = r->handled = 0;
     r->max_lookahead = 0;
     r->applied = r->stalled = 0;
+    r->recv_ticks = r->received = 0;
 }
 
 /* Slice 0 is [0, share * n); slices 1 .. U-1 split the rest equally. */
@@ -151,8 +169,12 @@ void ra_pipeline_rebalance(struct pipe *pp)
 void ra_pipeline_collect(struct pipe *pp, double ticks_per_ns)
 {
     struct ra_state *s = pp->s;
+    long long recv_ticks = 0;
+    s->messages_received = 0;
     for (int r = 0; r < pp->R; r++) {
         struct router *rt = &pp->rt[r];
+        recv_ticks += rt->recv_ticks;
+        s->messages_received += rt->received;
         s->messages_sent += rt->messages;
         s->bytes_sent += rt->bytes;
         s->partners += rt->partners;
@@ -164,6 +186,7 @@ void ra_pipeline_collect(struct pipe *pp, double ticks_per_ns)
         s->stages += pp->rt_plan.dims[k] > 1;
     s->executed = pp->rt[0].generated;
     s->ticks_per_ns = ticks_per_ns;
+    s->receive_ns = (long long)((double)recv_ticks / ticks_per_ns);
     for (int t = 0; t < pp->team.n; t++) {
         int u = pp->fused ? t : t - pp->R;
         s->thread_busy_ticks[t] = t < pp->R ? pp->rt[t].busy : pp->up[u].busy;
@@ -197,6 +220,7 @@ int ra_pipeline_setup(struct hpcp_bench *b)
         if (!failed) {
             assign_axes(pp);
             describe_roles(pp);
+            note_buckets(pp, nb);
             s->nranges = 0; /* one generator: the verifier replays one range */
             for (int t = 0; t < T; t++)
                 s->thread_cpu[t] = pp->team.cpu[t];

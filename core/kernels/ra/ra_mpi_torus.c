@@ -276,6 +276,9 @@ static int torus_setup(struct hpcp_bench *b)
         int halves = s->p.overlap && s->p.lookahead >= 2 * nb ? 2 : 1;
         int per = s->p.lookahead / (nb * halves);
         t->capacity = t->pool.capacity = per > 0 ? per : 1;
+        s->bucket_size = t->capacity; /* section 4.3.1's buckets, for the record */
+        s->send_buckets = t->rt.nbuckets;
+        s->receive_buckets = NRECV;
         t->recvbuf = malloc((size_t)NRECV * (size_t)t->capacity * sizeof *t->recvbuf);
         t->local = malloc(((size_t)t->capacity + GEN_BATCH) * sizeof *t->local);
         t->sent_to = calloc((size_t)b->ranks, 1);
@@ -313,17 +316,6 @@ static void torus_teardown(struct hpcp_bench *b)
     s->algo = NULL;
 }
 
-/* The record names the grid the ranks were arranged in ("4x2"). */
-static void torus_record_params(struct hpcp_record *r, const struct ra_params *p)
-{
-    char text[128] = "";
-    for (int i = 0; i < p->ndims; i++) {
-        size_t u = strlen(text);
-        snprintf(text + u, sizeof text - u, "%s%d", i ? "x" : "", p->grid[i]);
-    }
-    hpcp_record_param_string(r, "grid", text);
-}
-
 static const struct ra_algorithm torus = {
     .scope = RA_SCOPE_MPI,
     .takes = RA_TAKES_MULTICORE | RA_TAKES_OWNER | RA_TAKES_GRID | RA_TAKES_OVERLAP,
@@ -332,7 +324,7 @@ static const struct ra_algorithm torus = {
     /* bench/ra_ceiling: off 1.02x on with MPICH (on 1.11x off with Open MPI) */
     .overlap_default = 0,
     .sync_refusal = "",
-    .record_params = torus_record_params};
+    .record_params = ra_grid_record_params};
 
 const struct hpcp_kernel hpcp_ra_mpi_torus = {
     .family = "ra",

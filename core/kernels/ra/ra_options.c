@@ -50,7 +50,8 @@ static const struct hpcp_optspec ra_option_spec[RA_OPT_COUNT] = {
                      "--dims)",
                      NULL},
     [RA_OPT_DIMS] = {"--dims", HPCP_OPT_INT, 1, RA_MAX_DIMS, 0, 0, 0, NULL, 0,
-                     "dimensions of the grid, shaped by MPI_Dims_create (default min(3, log2 P))",
+                     "dimensions of the grid (staged: its exchange stages), 1 to log2 P, shaped by "
+                     "MPI_Dims_create (default min(3, log2 P))",
                      NULL},
     [RA_OPT_MODS] = {"--mods", HPCP_OPT_LIST, 0, 0, 0, 0, 0, "prepost|late-update|late-wait|isend",
                      4,

@@ -100,8 +100,8 @@ static int floor_log2_int(int x)
     return k;
 }
 
-/* The torus grid: --grid as given, else --dims (default min(3, log2 P))
- * factorised by MPI_Dims_create. */
+/* The grid of torus, staged and pipeline: --grid as given, else --dims
+ * (1 to log2 P, default min(3, log2 P)) factorised by MPI_Dims_create. */
 static int check_grid(struct ra_params *p, int ranks, char *err, size_t errlen)
 {
     int most = floor_log2_int(ranks) > 1 ? floor_log2_int(ranks) : 1;
@@ -160,7 +160,7 @@ static int check_mode(struct ra_params *p, const struct hpcp_kernel *k, char *er
     }
     if (m == 0)
         m = p->mapping_mode = a->default_mode;
-    const char *wants = m == 1   ? "reference|alltoall|hypercube|torus (one rank per core)"
+    const char *wants = m == 1   ? "reference|alltoall|hypercube|torus|staged (one rank per core)"
                         : m <= 6 ? "shared"
                                  : "pipeline";
     if (!(a->modes & (1 << m))) {
@@ -266,10 +266,11 @@ int ra_params_check_algorithm(struct ra_params *p, const struct hpcp_kernel *k, 
     if (check_multicore(p, k, err, errlen))
         return -1;
     if (!(a->takes & RA_TAKES_OWNER) && p->owner_given)
-        return refuse("--owner", k->algorithm, "reference|alltoall|hypercube|torus", err, errlen);
-    if (!(a->takes & RA_TAKES_GRID) && (p->grid_given || p->ndims))
-        return refuse(p->grid_given ? "--grid" : "--dims", k->algorithm, "torus|pipeline", err,
+        return refuse("--owner", k->algorithm, "reference|alltoall|hypercube|torus|staged", err,
                       errlen);
+    if (!(a->takes & RA_TAKES_GRID) && (p->grid_given || p->ndims))
+        return refuse(p->grid_given ? "--grid" : "--dims", k->algorithm, "torus|staged|pipeline",
+                      err, errlen);
     if (!(a->takes & RA_TAKES_MODS) && p->mods_given)
         return refuse("--mods", k->algorithm, "hypercube", err, errlen);
     if (!(a->takes & RA_TAKES_MODS))

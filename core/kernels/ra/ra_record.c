@@ -53,6 +53,55 @@ static void add_multicore_params(struct hpcp_record *r, const struct hpcp_kernel
     hpcp_record_param_string(r, "thread_roles", s->thread_roles);
 }
 
+/* Section 4.3.1's buckets of the aggregating algorithms (the same on every rank). */
+static void add_bucket_params(struct hpcp_record *r, const struct ra_state *s)
+{
+    if (s->bucket_size <= 0)
+        return;
+    hpcp_record_param_int(r, "bucket_size", s->bucket_size);
+    hpcp_record_param_int(r, "send_buckets", s->send_buckets);
+    hpcp_record_param_int(r, "receive_buckets", s->receive_buckets);
+    hpcp_record_param_int(r, "intercore_buckets", s->intercore_buckets);
+    hpcp_record_param_int(r, "intercore_bucket_size", s->intercore_bucket_size);
+}
+
+/* Every rank's threads (collective): the updates each rank issued, and each
+ * thread's updates handled and busy time, rank-major (rank 0's threads
+ * first), so eq. (6)-(7) of Garg et al. can take every role on every rank. */
+static void gather_thread_counters(struct hpcp_record *r, struct hpcp_bench *b)
+{
+    struct ra_state *s = b->state;
+    int T = s->nthreads, n = 2 + 3 * T;
+    if (!T || !s->thread_updates)
+        return; /* the same on every rank: nthreads is --threads */
+    long long *mine = malloc((size_t)n * sizeof *mine);
+    long long *all = b->rank == 0 ? malloc((size_t)n * (size_t)b->ranks * sizeof *all) : NULL;
+    int ok = mine != NULL, fine = 0;
+    MPI_Allreduce(&ok, &fine, 1, MPI_INT, MPI_MIN, b->comm);
+    if (fine) {
+        mine[0] = (long long)s->executed;
+        mine[1] = s->ticks_per_ns > 0;
+        for (int t = 0; t < T; t++) {
+            mine[2 + t] = s->thread_updates[t];
+            mine[2 + T + t] = s->thread_busy_ns[t];
+            mine[2 + 2 * T + t] = s->thread_busy_ticks[t];
+        }
+        MPI_Gather(mine, n, MPI_LONG_LONG, all, n, MPI_LONG_LONG, 0, b->comm);
+    }
+    free(mine);
+    long long *col = all ? malloc((size_t)T * (size_t)b->ranks * sizeof *col) : NULL;
+    const char *names[3] = {"thread_updates", "thread_busy_ns", "thread_busy_tsc_ticks"};
+    for (int c = -1; fine && col && c < 3; c++) {
+        int len = c < 0 ? b->ranks : T * b->ranks;
+        for (int i = 0; i < len; i++)
+            col[i] = c < 0 ? all[n * i] : all[n * (i / T) + 2 + c * T + i % T];
+        if (c < 2 || all[1])
+            hpcp_record_counter_array(r, c < 0 ? "updates_issued" : names[c], col, len);
+    }
+    free(col);
+    free(all);
+}
+
 /* Rank 0's threads: updates each handled, and its busy time. */
 static void add_thread_counters(struct hpcp_record *r, const struct ra_state *s)
 {
@@ -118,10 +167,10 @@ static void note_overfull(struct hpcp_record *r, const long long *pending, int r
 static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const struct ra_samples *S)
 {
     struct ra_state *s = b->state;
-    enum { NCOL = 9, LOOKAHEAD = 7, EXCHANGE = 8 };
-    long long mine[NCOL] = {s->messages_sent, s->bytes_sent,    s->max_pending,
-                            s->steps,         s->stages,        s->partners,
-                            s->route_ns,      s->max_lookahead, s->exchange_ns};
+    enum { NCOL = 11, LOOKAHEAD = 7, EXCHANGE = 8, RECEIVE = 9 };
+    long long mine[NCOL] = {s->messages_sent, s->bytes_sent, s->max_pending,      s->steps,
+                            s->stages,        s->partners,   s->route_ns,         s->max_lookahead,
+                            s->exchange_ns,   s->receive_ns, s->messages_received};
     long long *all = b->rank == 0 ? malloc(NCOL * (size_t)b->ranks * sizeof *all) : NULL;
     MPI_Gather(mine, NCOL, MPI_LONG_LONG, all, NCOL, MPI_LONG_LONG, 0, b->comm);
     if (b->rank != 0)
@@ -130,13 +179,15 @@ static void add_counters(struct hpcp_record *r, struct hpcp_bench *b, const stru
     hpcp_record_counter_int(r, "table_hugepage_bytes_rank0", (long long)s->table.thp_bytes);
     if (!all)
         return;
-    const char *names[NCOL] = {"messages_sent", "bytes_sent",    "max_pending",
-                               "steps",         "stages",        "partners",
-                               "route_ns",      "max_lookahead", "exchange_ns"};
+    const char *names[NCOL] = {"messages_sent", "bytes_sent", "max_pending",      "steps",
+                               "stages",        "partners",   "route_ns",         "max_lookahead",
+                               "exchange_ns",   "receive_ns", "messages_received"};
     long long *col = malloc((size_t)b->ranks * sizeof *col);
     for (int c = 0; c < NCOL && col; c++) {
-        /* Only the overlapped forms keep max_lookahead, only the hypercube exchange_ns. */
-        if ((c == LOOKAHEAD && !s->p.overlap) || (c == EXCHANGE && s->exchange_ns < 0))
+        /* Only the overlapped forms keep max_lookahead, only the hypercube exchange_ns,
+         * only the pipeline the receive calls' time. */
+        if ((c == LOOKAHEAD && !s->p.overlap) || (c == EXCHANGE && s->exchange_ns < 0) ||
+            (c >= RECEIVE && s->receive_ns < 0))
             continue;
         for (int i = 0; i < b->ranks; i++)
             col[i] = all[NCOL * i + c];
@@ -180,6 +231,7 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     int n = s->p.run.repeat;
     hpcp_record_init(r, k->family, k->variant, k->algorithm, b->si);
     add_counters(r, b, S);
+    gather_thread_counters(r, b);
     if (b->rank != 0)
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");
@@ -188,6 +240,7 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     if (ra_algo(k)->record_params) /* what only some algorithms take */
         ra_algo(k)->record_params(r, &s->p);
     add_multicore_params(r, k, s);
+    add_bucket_params(r, s);
     r->threads_per_rank = s->p.threads > 0 ? s->p.threads : 1;
     add_thread_counters(r, s);
     add_metrics(r, S, n, s->p.run.warmup, ra_is_star(k));

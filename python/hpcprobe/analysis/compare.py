@@ -8,12 +8,16 @@ one input and reuses everything below: rows, ratios, balance and regressions onl
 see columns.
 
 Rows: each record's headline and its other rate metrics (unit ending in "/s"), keyed
-by benchmark, variant, algorithm, the family's compare label (report/registry.py) and
-metric; plus one row per HPCC summary key that is a rate or a latency. Within a column,
-records of one configuration are merged first; of several configurations for one key
-(say, 2 and 4 ranks) the one on the most ranks is shown, with its rank count.
+by benchmark, variant, algorithm, the family's compare label (report/registry.py),
+metric and the values of every option that changes the algorithm (the family's
+algorithm_options: RandomAccess's --owner, --overlap, --mods, --dims), so that records of
+two algorithms never share a row; plus one row per HPCC summary key that is a rate or a
+latency. Within a column, records of one configuration are merged first; of several
+configurations for one key (say, 2 and 4 ranks) the one on the most ranks is shown, with
+its rank count.
 """
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -22,7 +26,7 @@ from hpcprobe.analysis.merge import merged_groups
 from hpcprobe.analysis.stats import SampleStats, describe
 from hpcprobe.report.blocks import Table
 from hpcprobe.report.common import Record, newest_first, plain, ranks, section_of
-from hpcprobe.report.registry import compare_label
+from hpcprobe.report.registry import algorithm_setting, compare_label
 from hpcprobe.show import display_scale
 from hpcprobe.units import format_number
 
@@ -102,7 +106,8 @@ def _metric_rows(record: Record) -> List[Tuple[RowKey, str, str, bool, List]]:
             continue
         higher = metric.get("higher_is_better", unit != "s")
         key = (str(record.get("benchmark")), str(record.get("variant")),
-               str(record.get("algorithm")), compare_label(record), str(name))
+               str(record.get("algorithm")), compare_label(record), str(name),
+               json.dumps(algorithm_setting(record)))
         label = " ".join(plain(part) for part in key[:3]) + (
             f" ({plain(key[3])})" if key[3] else "") + f": {plain(name)}"
         found.append((key, label, unit, bool(higher), metric.get("samples") or []))

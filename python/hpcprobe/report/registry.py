@@ -4,8 +4,11 @@ A section is a function `section(records, sink) -> [blocks]` over the family's (
 records of one machine, plus those of the benchmarks in its `reads` (the HPCC table
 reads RandomAccess, STREAM and b_eff records); `compare_label(record) -> str` says what
 tells two of its records apart in `hpcprobe compare` besides benchmark, variant,
-algorithm and metric. A section whose function is None yet still gets its records
-listed in the report's generic table, as do records of benchmarks no family names.
+algorithm and metric; `algorithm_options` are the family's options that change the
+algorithm a record ran (report/settings.py): records that differ in one are never one row
+of `hpcprobe compare`, whatever the label says. A section whose function is None yet
+still gets its records listed in the report's generic table, as do records of benchmarks
+no family names.
 
 This module imports no family: each family's package describes its section, and the
 family registry (hpcprobe/families/__init__.py) registers them when it is imported, as
@@ -17,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.report.blocks import Block
 from hpcprobe.report.plots import FigureSink
+from hpcprobe.report.settings import AlgorithmOption, SettingKey, setting_key
 
 Record = Dict
 SectionBuilder = Callable[[Sequence[Record], FigureSink], List[Block]]
@@ -31,6 +35,7 @@ class ReportSection:
     section: Optional[SectionBuilder] = None
     compare_label: Optional[Callable[[Record], str]] = None
     reads: Tuple[str, ...] = ()
+    algorithm_options: Tuple[AlgorithmOption, ...] = ()
 
 
 _SECTIONS: List[ReportSection] = []
@@ -59,3 +64,10 @@ def compare_label(record: Record) -> str:
     if family is None or family.compare_label is None:
         return ""
     return family.compare_label(record)
+
+
+def algorithm_setting(record: Record) -> SettingKey:
+    """The values of the options of its family that change the algorithm (() when the
+    family declares none): equal for records that ran the same algorithm."""
+    family = family_of(record.get("benchmark"))
+    return () if family is None else setting_key(record, family.algorithm_options)

@@ -139,11 +139,11 @@ def _run(study: Study, args, user_argv, planned, budget: float, default_ranks: i
         raise UsageError(f"{out_dir} holds a --scale {earlier.scale} run of {study.name}; "
                          "give another --out or --restart")
     state = StudyState(study.name, args.scale, budget, earlier.points if earlier else [])
-    resumed = sum(point.status == DONE for point in state.points)
     run = StudyRun(study, planned, launch, state, _placer(args))
-    if resumed and not args.quiet:
-        stderr_line(f"resuming {out_dir}: {sum(p.status == DONE for p in run.state.points)} "
-                    f"of {len(planned)} points measured by the earlier run")
+    resumed = sum(point.status == DONE for point in run.state.points)
+    if resumed:
+        stderr_line(f"resuming {out_dir}: {resumed} of {len(planned)} points measured by "
+                    "the earlier run")
     try:
         run.run_all()
     except StopSignal as stop:

@@ -6,6 +6,7 @@ directory stopped.
 Predictions come from the main job's cost model (suite/cost.py) at its default rates;
 where the bench gives no sizes there is none, and only the time left cuts points."""
 
+import statistics
 import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -23,8 +24,8 @@ from hpcprobe.suite.node_sizes import NodeSizes, query_sizes
 from hpcprobe.suite.planning import DEFAULT_MEMORY_CAP
 from hpcprobe.suite.step import SuiteStep
 
-# A launch is never given less than this (seconds): starting MPI takes about that.
-MIN_LAUNCH_S = 5.0
+# With less than this left of the budget (seconds), no launch starts: MPI alone takes it.
+MIN_LAUNCH_S = 1.0
 
 
 @dataclass
@@ -43,26 +44,32 @@ def _sizes(ranks: int, cache: Dict[int, Optional[NodeSizes]]) -> Optional[NodeSi
 
 
 def predict_point(point: Point, cache: Dict[int, Optional[NodeSizes]],
-                  default_ranks: int) -> Optional[float]:
-    """The cost model's seconds for the point's launches, None where it has no sizes."""
+                  default_ranks: int, cores: Optional[int] = None) -> Optional[float]:
+    """The cost model's seconds for the point's launches, None where it has no sizes.
+    Ranks beyond this node's `cores` take turns on them: a launch's time is stretched by
+    ranks / cores (the model assumes a core per rank)."""
     total = 0.0
     for step in point.steps:
         ranks = step.ranks or default_ranks
         sizes = _sizes(ranks, cache)
         if sizes is None:
             return None
-        total += predict(step, sizes, ranks, Rates()).seconds
+        shared = max(1.0, ranks / cores) if cores else 1.0
+        total += predict(step, sizes, ranks, Rates()).seconds * shared
     return total
 
 
 def plan_points(study: Study, context: StudyContext,
                 default_ranks: int) -> List[PlannedPoint]:
+    """The study's points with their predictions (on a cluster the ranks spread over its
+    hosts, so no node is taken to be shared)."""
     points = study.points(context)
     keys = [point.name for point in points]
     if len(set(keys)) != len(keys):
         raise HpcprobeError(f"study {study.name} declares two points with one key: {keys}")
     cache: Dict[int, Optional[NodeSizes]] = {}
-    return [PlannedPoint(point, predict_point(point, cache, default_ranks))
+    cores = None if context.cluster else context.cores
+    return [PlannedPoint(point, predict_point(point, cache, default_ranks, cores))
             for point in points]
 
 
@@ -99,6 +106,8 @@ class StudyRun:
         self.records: Dict[str, List[dict]] = {}
         self.started = time.monotonic()
         self.current: Optional[Tuple[PointState, object]] = None
+        # Measured over predicted time of each point run so far: later predictions follow.
+        self.ratios: List[float] = []
         self._sync_state()
 
     def _sync_state(self) -> None:
@@ -133,9 +142,28 @@ class StudyRun:
                 point_state.status, point_state.why = LEFT_OUT, cut[entry.point.name]
                 number += len(entry.point.steps)
                 continue
-            self._run_point(entry, point_state, number, total)
+            too_long = self._too_long(entry)
+            if too_long:
+                point_state.status, point_state.why = LEFT_OUT, too_long
+            else:
+                self._run_point(entry, point_state, number, total)
+                if point_state.status == DONE and entry.predicted_s:
+                    self.ratios.append(point_state.elapsed_s / entry.predicted_s)
             number += len(entry.point.steps)
             self.state.write(self.launch_context.out_dir)
+
+    def _too_long(self, entry: PlannedPoint) -> str:
+        """Why the point cannot fit in what is left of the budget ("" if it can): its
+        prediction scaled by how the points run so far compared with theirs."""
+        if entry.predicted_s is None:
+            return ""
+        scale = statistics.median(self.ratios) if self.ratios else 1.0
+        predicted, left = entry.predicted_s * scale, self.left_s()
+        if predicted <= left:
+            return ""
+        basis = f" (the model x {scale:.2g}, as the points run so far)" if self.ratios else ""
+        return (f"predicted {predicted:.0f} s{basis}, {max(left, 0):.0f} s of the "
+                f"{self.state.budget_s:.0f} s budget left")
 
     def _run_point(self, entry: PlannedPoint, point_state: PointState, number: int,
                    total: int) -> None:

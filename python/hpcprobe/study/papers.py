@@ -15,9 +15,10 @@ from hpcprobe.errors import HpcprobeError
 PAPERS_DIR = Path(__file__).resolve().parent / "papers"
 PAPER_NUMBERS = ("000", "001", "002", "003", "004")
 KINDS = ("table", "figure")
-# Where a column's figures come from: the axis, the records, a model computed from the
-# records, or the paper alone (hpcprobe has nothing to set beside it; shown "n/a").
-SOURCES = ("axis", "measured", "model", "paper")
+# Where a column's figures come from: the axis, what the point runs (a mapping mode's
+# layout: declared, not measured), the records, a model computed from the records, or the
+# paper alone (hpcprobe has nothing to set beside it; shown "n/a").
+SOURCES = ("axis", "setting", "measured", "model", "paper")
 LAYOUTS = ("rows", "columns")
 
 

@@ -141,3 +141,33 @@ def test_threads_are_refused_for_single():
     completed = run_bench("ra", "single", "--table-log2", "12", "--threads", "2", np=1)
     assert completed.returncode == 2
     assert "--threads applies to --algo shared|pipeline of ra mpi only" in completed.stderr
+
+
+def test_pipeline_records_every_ranks_threads_and_its_buckets(tmp_path):
+    """Eq. (6)-(7) of Garg et al. need every rank's role times; section 4.3.1 the buckets."""
+    record = records(tmp_path, 3, "--algo", "pipeline", "--threads", "2", "--roles", "1",
+                     "--table-log2", "14")[-1]
+    counters, params = record["counters"], record["parameters"]
+    assert sum(counters["updates_issued"]) == 4 * 2 ** 14 and len(counters["updates_issued"]) == 3
+    assert len(counters["thread_updates"]) == len(counters["thread_busy_ns"]) == 3 * 2
+    # Rank-major: rank 0's threads first, as the rank-0 counters give them.
+    assert counters["thread_updates"][:2] == counters["thread_updates_rank0"]
+    assert counters["thread_busy_ns"][:2] == counters["thread_busy_ns_rank0"]
+    # Each rank's updater applied what that rank owns: all updates between them.
+    assert sum(counters["thread_updates"][1::2]) == 4 * 2 ** 14
+    # 3 ranks on a 3x1 grid: 2 send buckets sharing half the look-ahead each (overlap on).
+    assert (params["send_buckets"], params["bucket_size"]) == (2, 1024 // (2 * 2))
+    assert (params["receive_buckets"], params["intercore_buckets"]) == (4, 1)
+    assert params["grid"] == "3"
+    assert params["intercore_bucket_size"] > 0
+    assert sum(counters["messages_received"]) == sum(counters["messages_sent"])
+    assert all(ns >= 0 for ns in counters["receive_ns"])
+
+
+def test_torus_records_its_buckets_and_no_thread_arrays(tmp_path):
+    record = records(tmp_path, 2, "--algo", "torus", "--table-log2", "14")[-1]
+    params = record["parameters"]
+    assert (params["send_buckets"], params["bucket_size"], params["receive_buckets"]) == \
+        (1, 1024, 4)
+    assert "thread_busy_ns" not in record["counters"]
+    assert "receive_ns" not in record["counters"]

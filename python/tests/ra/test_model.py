@@ -162,6 +162,10 @@ def test_grid_counts_agree_with_the_other_algorithms_at_their_extremes():
 def test_counts_by_algorithm_name():
     assert messages_per_step("alltoall", 8) == 7
     assert messages_per_step("torus", 8, dims=3) == pytest.approx(3)
+    # Paper 001, section 2: P = 10000 sends 9999 messages in 1-D, "200" (2 x 99) on 100 x 100.
+    assert messages_per_step("staged", 10000, dims=1) == 9999
+    assert messages_per_step("staged", 10000, dims=2) == pytest.approx(198)
+    assert words_per_step("staged", 16, 1024, dims=2) == pytest.approx(2 * 1024 * 3 / 4)
     assert words_per_step("hypercube", 8, 1024) == pytest.approx(1536)
     with pytest.raises(ValueError):
         messages_per_step("reference", 8)

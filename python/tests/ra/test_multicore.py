@@ -104,7 +104,7 @@ def test_threaded_options_pass_through_as_typed_in_the_bench_order():
      "--roles applies to 'hpcprobe ra mpi --algo pipeline' only, not to 'ra mpi --algo "
      "shared'"),
     (["ra", "modes", "--grid", "2x2"], "--grid applies to 'hpcprobe ra modes --mode1-algo "
-     "torus' only, not to 'ra modes --mode1-algo hypercube'"),
+     "torus|staged' only, not to 'ra modes --mode1-algo hypercube'"),
     (["ra", "modes", "--update-loop", "plain"], "--update-loop applies to 'hpcprobe ra "
      "single|star|ceiling' only, not to 'ra modes'"),
     (["ra", "shared-table-study", "--roles", "2"], "--roles applies to 'hpcprobe ra mpi|modes' "

@@ -9,7 +9,9 @@ from hpcprobe.families.comm.headline import comm_headline
 from hpcprobe.families.comm.options import (COMM_COMMANDS, add_comm_parser, add_placement_option,
                                             check_comm)
 from hpcprobe.families.comm.peer_formats import PEER_FORMATS, peer_text
+from hpcprobe.families.comm import studies_saini
 from hpcprobe.families.comm.suite import comm_suite_steps, describe_comm_suite
+from hpcprobe.families.comm import studies_hpcmp
 from hpcprobe.families.comm.tables import comm_tables
 
 FAMILY = Family(
@@ -22,4 +24,5 @@ FAMILY = Family(
     bound=COMM_COMMANDS, headline=comm_headline,
     text_formats=tuple((name, partial(peer_text, name)) for name in PEER_FORMATS),
     suites=(Suite("comm", comm_suite_steps, describe_comm_suite),),
+    studies=studies_hpcmp.STUDIES + studies_saini.STUDIES,
 )

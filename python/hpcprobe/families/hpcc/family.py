@@ -7,6 +7,7 @@ from hpcprobe.families.hpcc.report import SECTION
 from hpcprobe.families.hpcc.command import command_config, command_hpcc_family, hpcc_suite_steps
 from hpcprobe.families.hpcc.headline import hpcc_headline
 from hpcprobe.families.hpcc.options import HPCC_FAMILIES, check_hpcc
+from hpcprobe.families.hpcc import studies_saini
 from hpcprobe.families.hpcc.suite import describe_hpcc_suite, tiny_hpcc_steps
 from hpcprobe.families.hpcc.parsers import (add_config_parser, add_hpcc_parser,
                                             add_hpcc_suite_options, check_config, check_run)
@@ -22,4 +23,5 @@ FAMILY = Family(
     bound=HPCC_FAMILIES, headline=hpcc_headline,
     suites=(Suite("hpcc", tiny_hpcc_steps, describe_hpcc_suite, sized_steps=hpcc_suite_steps,
                   hpcc_summary=True),),
+    studies=studies_saini.STUDIES,
 )

@@ -243,11 +243,17 @@ def hypercube_words(procs: int, lookahead: int) -> float:
     return math.log2(procs) * lookahead / 2
 
 
+# The algorithms on a d-dimensional grid of the ranks: torus routes asynchronously, staged
+# exchanges synchronously along each axis in turn (paper 001, Figure 1).
+GRID_ALGORITHMS = ("torus", "staged")
+
+
 def messages_per_step(algorithm: str, procs: int, dims: int = 3) -> float:
-    """Messages per rank per step for 'alltoall', 'torus' (d = dims) or 'hypercube'."""
+    """Messages per rank per step for 'alltoall', 'torus' or 'staged' (d = dims), or
+    'hypercube'."""
     if algorithm == "alltoall":
         return alltoall_messages(procs)
-    if algorithm == "torus":
+    if algorithm in GRID_ALGORITHMS:
         return grid_messages(procs, dims)
     if algorithm == "hypercube":
         return hypercube_messages(procs)
@@ -255,10 +261,11 @@ def messages_per_step(algorithm: str, procs: int, dims: int = 3) -> float:
 
 
 def words_per_step(algorithm: str, procs: int, lookahead: int, dims: int = 3) -> float:
-    """Words (updates) per rank per step for 'alltoall', 'torus' or 'hypercube'."""
+    """Words (updates) per rank per step for 'alltoall', 'torus', 'staged' or
+    'hypercube'."""
     if algorithm == "alltoall":
         return alltoall_words(procs, lookahead)
-    if algorithm == "torus":
+    if algorithm in GRID_ALGORITHMS:
         return grid_words(procs, lookahead, dims)
     if algorithm == "hypercube":
         return hypercube_words(procs, lookahead)

@@ -4,7 +4,8 @@ missing or of the wrong type, and such a record is passed over, never trusted).
 - T_1 from 1-rank hypercube records: time / (updates executed / Q).
 - T_C from hypercube records on 2 or more ranks run with `--mods none`: per rank
   route_ns·10⁻⁹ / (steps × stages), the median over ranks.
-- Measured points: the median GUPS of the records of one algorithm at each rank count.
+- Measured points: the median GUPS of the records of one algorithm at each rank count,
+  of the model's form (lock-step, --mods none, default --owner and grid).
 - b, the bytes each update costs on the network: Σ bytes_sent / updates_executed.
 """
 
@@ -12,11 +13,14 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from hpcprobe.families.ra.settings import ALGORITHM_OPTIONS, lock_step_hypercube
+from hpcprobe.report.settings import setting_words
 from hpcprobe.samples import metric_samples
 from hpcprobe.units import GIGA
 from hpcprobe.records import number, section_of
 
 Record = Dict[str, Any]
+MODEL_MODS = "none"  # T_C: no Mod, so nothing overlaps the exchange it times
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,7 @@ def fit_tc(records: Iterable[Record], lookahead: int) -> Optional[Fit]:
         ranks = ranks_of(record) or 0
         if ranks < 2 or lookahead_of(record) != lookahead:
             continue
-        if section_of(record, "parameters").get("mods") != "none":
+        if section_of(record, "parameters").get("mods") != MODEL_MODS or not model_form(record):
             continue
         value = stage_time_s(record)
         if value is not None:
@@ -135,15 +139,34 @@ def fit_tc(records: Iterable[Record], lookahead: int) -> Optional[Fit]:
                tuple(ranks for _, ranks in fitted))
 
 
+def model_form(record: Record) -> bool:
+    """A lock-step record (mpi_records) of the form the model describes, so that its
+    measured points never mix two algorithms: every option that changes the algorithm
+    (settings.py) at its default, but the hypercube's --mods none on 2 or more ranks
+    (what T_C is fitted from; on one rank there is no exchange for a Mod to change)."""
+    many = (ranks_of(record) or 1) > 1
+    leave_out = ["--overlap"] + ([] if many else ["--mods"])
+    expected = [f"mods {MODEL_MODS}"] if many and lock_step_hypercube(record) else []
+    return setting_words(record, ALGORITHM_OPTIONS, leave_out) == expected
+
+
 def measured_gups(records: Iterable[Record], algorithm: str,
                   lookahead: int) -> Dict[int, List[float]]:
-    """Rank count -> the GUPS of each `ra mpi --algo algorithm` record at look-ahead Q."""
+    """Rank count -> the GUPS of each `ra mpi --algo algorithm` record at look-ahead Q
+    of the model's form (model_form)."""
     points: Dict[int, List[float]] = {}
     for record in mpi_records(records, algorithm):
         gups = gups_of(record)
-        if gups is not None and lookahead_of(record) == lookahead:
+        if gups is not None and lookahead_of(record) == lookahead and model_form(record):
             points.setdefault(ranks_of(record) or 0, []).append(gups)
     return points
+
+
+def other_forms(records: Iterable[Record], algorithm: str, lookahead: int) -> int:
+    """How many lock-step records of `algorithm` at Q measured_gups leaves out (another
+    --mods, --owner or grid)."""
+    return sum(1 for record in mpi_records(records, algorithm)
+               if lookahead_of(record) == lookahead and not model_form(record))
 
 
 def measured_bytes_per_update(records: Sequence[Record],

@@ -35,7 +35,7 @@ from hpcprobe.families.ra.options import MPI, bench_option, mpi_values
 from hpcprobe.families.ra.model import (MAX_CROSSOVER_PROCS, Bottleneck, HypercubeModel,
                                         powers_of_two)
 from hpcprobe.families.ra.model_fit import (Fit, fit_t1, fit_tc, measured_bytes_per_update,
-                                            measured_gups)
+                                            measured_gups, other_forms)
 from hpcprobe.results import RecordSet, shown_problems
 from hpcprobe.units import GIGA, format_number, format_quantity
 
@@ -61,6 +61,8 @@ class ModelInputs:
     bottleneck: Optional[Bottleneck] = None
     # b measured from a record: (ranks it ran on, the bound with that b).
     measured_b: Optional[Tuple[int, Bottleneck]] = None
+    # Lock-step records of another form (--mods, --owner, grid) kept out of `measured`.
+    other_forms: int = 0
 
 
 def _source(fit: Optional[Fit]) -> str:
@@ -99,7 +101,8 @@ def hypercube_model(args: argparse.Namespace, records: Sequence[Record]) -> Mode
         f"{q} with route_ns, steps and stages to fit T_C from{_where(args)}; give --tc S or "
         "run with --measure"), args.measure)
     return ModelInputs(HypercubeModel(t1_s, tc_s, q), _source(t1_fit), _source(tc_fit),
-                       measured_gups(records, args.algo, q))
+                       measured_gups(records, args.algo, q),
+                       other_forms=other_forms(records, args.algo, q))
 
 
 def with_bottleneck(inputs: ModelInputs, args: argparse.Namespace,
@@ -249,6 +252,10 @@ def model_notes(inputs: ModelInputs) -> List[str]:
         f"({inputs.tc_source})",
         _hiding_text(model),
     ]
+    if inputs.other_forms:
+        lines.append(f"measured GUPS: lock-step records with --mods none (hypercube on 2 or "
+                     f"more ranks) and the default --owner and grid only; {inputs.other_forms} "
+                     "record(s) of another form left out")
     if inputs.bottleneck is not None:
         bottleneck = inputs.bottleneck
         lines.append(

@@ -6,6 +6,7 @@ Each part says "absent" when the records it needs are not there."""
 
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.families.ra.bottleneck import record_role_times
 from hpcprobe.families.ra.model import HypercubeModel
 from hpcprobe.families.ra.model_fit import fit_t1, fit_tc
 from hpcprobe.families.ra.multicore import (MODE_LAYOUT, error_rates, relative, summarize_rates,
@@ -15,6 +16,8 @@ from hpcprobe.report.common import (Record, ci_text, cv_text, headline_stats, in
                                     merged_count, newest_first, parameter, plain, ranks, threads,
                                     value_text, verdict_cell)
 from hpcprobe.report.registry import ReportSection
+from hpcprobe.report.settings import setting_words
+from hpcprobe.families.ra.settings import ALGORITHM_OPTIONS, lock_step_hypercube, mods_text
 from hpcprobe.report.plots import Curve, FigureSink
 from hpcprobe.families.ra.sweep import efficiency_percent
 from hpcprobe.suite.headline import record_verdict
@@ -22,15 +25,15 @@ from hpcprobe.units import GIGA, MEGA, MICRO, format_number
 
 HPCC_LOOKAHEAD = 1024
 HPCC_UPDATES_PER_WORD = 4
-ALL_MODS = "prepost,late-update,late-wait,isend"
 MODEL_MAX_LOG2 = 20
 
 
 def _mods(record: Record) -> Optional[str]:
+    """The Mods of a lock-step hypercube record ("all" for every one), else None."""
     mods = parameter(record, "mods")
-    if not isinstance(mods, str) or record.get("algorithm") != "hypercube":
+    if not isinstance(mods, str) or not lock_step_hypercube(record):
         return None
-    return "all" if mods == ALL_MODS else mods
+    return mods_text(mods)
 
 
 def _sync(record: Record) -> Optional[str]:
@@ -41,17 +44,14 @@ def _sync(record: Record) -> Optional[str]:
     return sync if isinstance(sync, str) else None
 
 
-def compare_label(record: Record) -> str:
-    """What tells two RandomAccess rows apart besides variant and algorithm."""
-    words = []
-    lookahead = int_parameter(record, "lookahead")
-    if lookahead is not None and lookahead != HPCC_LOOKAHEAD:
-        words.append(f"Q={lookahead}")
-    mods = _mods(record)
-    if mods not in (None, "all"):
-        words.append(f"mods {mods}")
-    if parameter(record, "overlap") == "off":
-        words.append("overlap off")
+def setting(record: Record, leave_out: Sequence[str] = ()) -> str:
+    """The options that change the algorithm, where not the default ("mods none,
+    overlap off"); those in `leave_out` skipped; "" at the defaults."""
+    return ", ".join(setting_words(record, ALGORITHM_OPTIONS, leave_out))
+
+
+def _label_words(record: Record, leave_out: Sequence[str]) -> List[str]:
+    words = [setting(record, leave_out)] if setting(record, leave_out) else []
     mode = int_parameter(record, "mapping_mode")
     if mode not in (None, 1):
         words.append(f"mode {mode}")
@@ -66,7 +66,19 @@ def compare_label(record: Record) -> str:
         words.append("lcg")
     if parameter(record, "update_loop") == "plain":
         words.append("plain loop")
-    return ", ".join(words)
+    return words
+
+
+def compare_label(record: Record, lookahead: bool = True, leave_out: Sequence[str] = ()) -> str:
+    """What tells two RandomAccess rows apart besides variant and algorithm: every
+    option that changes the algorithm (settings.py) and every other setting not HPCC's.
+    A figure whose x is Q leaves Q out (`lookahead`), a table with a column for an
+    option leaves that option out (`leave_out`, e.g. "--mods")."""
+    words = []
+    value = int_parameter(record, "lookahead")
+    if lookahead and value is not None and value != HPCC_LOOKAHEAD:
+        words.append(f"Q={value}")
+    return ", ".join(words + _label_words(record, leave_out))
 
 
 def _relative(value: Optional[float], base: Optional[float]) -> Optional[str]:
@@ -147,17 +159,22 @@ def _by_algorithm(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     return [table, figure]
 
 
+def _curve_name(record: Record) -> str:
+    """The algorithm, and its settings where not the defaults: one curve each."""
+    label = compare_label(record)
+    return str(record.get("algorithm")) + (f" ({label})" if label else "")
+
+
 def _scaling_records(records: Sequence[Record]) -> Dict[str, Dict[int, Record]]:
-    """Per algorithm (and Mod setting), per P: the record with the largest table."""
+    """Per algorithm and setting (--mods, --overlap, --owner, --dims...), per P: the
+    record with the largest table."""
     curves: Dict[str, Dict[int, Record]] = {}
     for record in records:
         if record.get("variant") != "mpi" or threads(record) != 1:
             continue
         if int_parameter(record, "lookahead") != HPCC_LOOKAHEAD:
             continue
-        name = str(record.get("algorithm"))
-        mods = _mods(record)
-        name += f" (mods {mods})" if mods not in (None, "all") else ""
+        name = _curve_name(record)
         points = curves.setdefault(name, {})
         held = points.get(ranks(record))
         if held is None or (int_parameter(record, "table_log2") or 0) >= (
@@ -212,16 +229,18 @@ def _sweep_groups(records: Sequence[Record]) -> Dict[Tuple, Dict[int, Record]]:
         lookahead = int_parameter(record, "lookahead")
         if record.get("variant") != "mpi" or threads(record) != 1 or lookahead is None:
             continue
-        key = (str(record.get("algorithm")), ranks(record), _mods(record),
-               int_parameter(record, "table_log2"))
+        key = (str(record.get("algorithm")), compare_label(record, lookahead=False),
+               ranks(record), int_parameter(record, "table_log2"))
         groups.setdefault(key, {})[lookahead] = record
     return {key: points for key, points in groups.items() if len(points) > 1}
 
 
-def _baseline(records: Sequence[Record], algorithm: str) -> Optional[float]:
+def _baseline(records: Sequence[Record], algorithm: str, label: str) -> Optional[float]:
+    """GUPS of the 1-rank record at Q = 1024 of the algorithm and setting `label`."""
     for record in records:
         if (record.get("variant") == "mpi" and record.get("algorithm") == algorithm
-                and ranks(record) == 1 and int_parameter(record, "lookahead") == HPCC_LOOKAHEAD):
+                and ranks(record) == 1 and int_parameter(record, "lookahead") == HPCC_LOOKAHEAD
+                and compare_label(record, lookahead=False) == label):
             return median_gups(record)[0]
     return None
 
@@ -232,14 +251,14 @@ def _sweep(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         return [Paragraph("absent: no look-ahead sweep (`ra mpi` at two or more Q on the same "
                           "ranks and table; `hpcprobe ra sweep` runs one)", "absent")]
     curves, rows = [], []
-    for (algorithm, procs, mods, _), points in sorted(groups.items(), key=str):
+    for (algorithm, label, procs, _), points in sorted(groups.items(), key=str):
         lookaheads = sorted(points)
         values = [median_gups(points[q]) for q in lookaheads]
-        name = f"{algorithm} P={procs}" + (f" mods {mods}" if mods not in (None, "all") else "")
+        name = f"{algorithm} P={procs}" + (f" ({label})" if label else "")
         curves.append(Curve(name, lookaheads, [v[0] for v in values], [v[1] for v in values],
                             [v[2] for v in values],
                             [points[q].get("compliant") is False for q in lookaheads]))
-        base = _baseline(records, algorithm)
+        base = _baseline(records, algorithm, label)
         for q, value in zip(lookaheads, values):
             efficiency = efficiency_percent(value[0], procs, base)
             rows.append([name, q, format_number(value[0]),
@@ -250,8 +269,8 @@ def _sweep(records: Sequence[Record], sink: FigureSink) -> List[Block]:
                        curves, log_x=2, caption="hollow markers: non-compliant (Q > 1024)")
     table = Table.of("Look-ahead sweep (Plimpton et al., Table 4)", (
         "run", "Q", "GUPS", "efficiency (%)", "compliant", "validation"), rows,
-        "efficiency = GUPS / (P × GUPS of 1 rank at Q = 1024 with the same algorithm); — when "
-        "there is no such record")
+        "efficiency = GUPS / (P × GUPS of 1 rank at Q = 1024 with the same algorithm and "
+        "settings); — when there is no such record")
     return [figure, table]
 
 
@@ -261,28 +280,33 @@ def _mod_switches(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         mods = _mods(record)
         if mods is not None and threads(record) == 1:
             key = (ranks(record), int_parameter(record, "lookahead"),
-                   int_parameter(record, "table_log2"))
+                   int_parameter(record, "table_log2"),
+                   compare_label(record, lookahead=False, leave_out=("--mods", "--overlap")))
             groups.setdefault(key, {})[mods] = record
     groups = {key: found for key, found in groups.items() if len(found) > 1}
     if not groups:
-        return [Paragraph("absent: no hypercube records that differ only in --mods", "absent")]
+        return [Paragraph("absent: no lock-step hypercube records (--overlap off) that differ "
+                          "only in --mods", "absent")]
     blocks: List[Block] = []
-    for (procs, lookahead, table_log2), found in sorted(groups.items(), key=str):
+    for (procs, lookahead, table_log2, label), found in sorted(groups.items(), key=str):
         base = median_gups(found["none"])[0] if "none" in found else None
         rows = [[mods, format_number(median_gups(record)[0]),
                  _relative(median_gups(record)[0], base), verdict_cell(record)]
                 for mods, record in sorted(found.items())]
         blocks.append(Table.of(
-            f"Hypercube Mod switches on {procs} ranks, Q = {lookahead}, table 2^{table_log2}",
+            f"Lock-step hypercube Mod switches on {procs} ranks, Q = {lookahead}, table "
+            f"2^{table_log2}" + (f", {label}" if label else ""),
             ("mods", "GUPS", "relative to none", "validation"), rows,
             "Plimpton et al.'s Mod1-Mod7: prepost (Mod1), late-update (Mod2), late-wait (Mod3), "
-            "isend (Mod6/7)"))
+            "isend (Mod6/7), switched on the lock-step hypercube (--overlap off; the pipelined "
+            "default does what every Mod does whatever --mods says, so its records are not "
+            "here); relative to none: to --mods none with the same other settings"))
     return blocks
 
 
 def _mode_records(records: Sequence[Record]) -> List[Record]:
-    """One record per mode, algorithm, sync and shape at HPCC's Q and updates per word
-    (the newest): what `hpcprobe ra modes` compares."""
+    """One record per mode, algorithm and setting (--owner, --overlap...), sync and shape
+    at HPCC's Q and updates per word (the newest): what `hpcprobe ra modes` compares."""
     chosen: Dict[Tuple, Record] = {}
     for record in newest_first(records):
         mode = int_parameter(record, "mapping_mode")
@@ -290,10 +314,16 @@ def _mode_records(records: Sequence[Record]) -> List[Record]:
             continue
         if int_parameter(record, "updates_per_word") not in (None, HPCC_UPDATES_PER_WORD):
             continue
-        key = (mode, record.get("algorithm"), _sync(record), ranks(record), threads(record),
-               int_parameter(record, "table_log2"))
+        key = (mode, record.get("algorithm"), setting(record), _sync(record), ranks(record),
+               threads(record), int_parameter(record, "table_log2"))
         chosen.setdefault(key, record)
     return list(chosen.values())
+
+
+def _algorithm_text(record: Record) -> str:
+    """The algorithm, with its setting where not the defaults ("torus (overlap on)")."""
+    words = setting(record)
+    return str(record.get("algorithm")) + (f" ({words})" if words else "")
 
 
 def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
@@ -307,22 +337,30 @@ def _modes(records: Sequence[Record], sink: FigureSink) -> List[Block]:
     for size, group in sorted(by_size.items(), key=str):
         if not any(int_parameter(r, "mapping_mode") != 1 for r in group):
             continue
-        group.sort(key=lambda r: (int_parameter(r, "mapping_mode") or 0, str(r.get("algorithm"))))
+        group.sort(key=lambda r: (int_parameter(r, "mapping_mode") or 0, _algorithm_text(r)))
         mode1 = [median_gups(r)[0] for r in group if int_parameter(r, "mapping_mode") == 1]
         base = max((v for v in mode1 if v is not None), default=None)
         rows = [[int_parameter(r, "mapping_mode"), MODE_LAYOUT[int_parameter(r, "mapping_mode")],
-                 r.get("algorithm"), f"{ranks(r)} × {threads(r)}", _sync(r),
+                 _algorithm_text(r), f"{ranks(r)} × {threads(r)}", _sync(r),
                  format_number(median_gups(r)[0]),
-                 _relative(median_gups(r)[0], base),
+                 _relative(median_gups(r)[0], base), _eq7_bound(r),
                  verdict_cell(r)] for r in group]
         blocks.append(Table.of(f"Mapping modes (Garg et al., Table 1), table 2^{size}", (
             "mode", "table, generator, look-ahead", "algorithm", "ranks × threads", "sync",
-            "GUPS", "relative to mode 1", "validation"), rows,
-            "C: per core, N: per node; relative: to the fastest mode-1 record of this size"))
+            "GUPS", "relative to mode 1", "eq. (7) bound", "validation"), rows,
+            "C: per core, N: per node; relative: to the fastest mode-1 record of this size; "
+            "eq. (7) bound: ranks / the busiest role's busy time per update issued (Garg et "
+            "al., section 5.1; threaded records with every rank's thread counters)"))
         blocks.append(sink.bars(f"GUPS by mapping mode, table 2^{size}", "GUPS",
                                 [f"mode {row[0]} {row[2]}" for row in rows],
                                 {"median": [median_gups(r)[0] for r in group]}))
     return blocks
+
+
+def _eq7_bound(record: Record) -> Optional[str]:
+    times = record_role_times(record)
+    bound = times.bound_gups() if times else None
+    return None if bound is None else format_number(bound)
 
 
 def _error_study(records: Sequence[Record], sink: FigureSink) -> List[Block]:
@@ -397,4 +435,5 @@ def section(records: Sequence[Record], sink: FigureSink) -> List[Block]:
             *_sync_costs(records)]
 
 
-SECTION = ReportSection("randomaccess", "RandomAccess (GUPS)", ("ra",), 10, section, compare_label)
+SECTION = ReportSection("randomaccess", "RandomAccess (GUPS)", ("ra",), 10, section, compare_label,
+                        algorithm_options=ALGORITHM_OPTIONS)
