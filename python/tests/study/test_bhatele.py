@@ -254,7 +254,7 @@ def test_scaling_rows_and_notes():
                      extra={"pairs": "nn"})
     rnd = dict(nn, parameters=dict(nn["parameters"], pairs="rnd"),
                series=[{"name": "message_time_mean", "x": [SIZE], "y": [6 * US]}])
-    scaling = study("bhatele-scaling")
+    scaling = study("bhatele-fig9p")
     (row,) = scaling.rows([measured(2, wocon_record(), nn, rnd)])
     assert row["procs"] == 2
     assert row["wocon_us"] == pytest.approx(2.5)
@@ -270,7 +270,7 @@ def test_scaling_rows_and_notes():
 def test_every_row_key_is_a_column_of_its_item():
     for each in STUDIES:
         keys = {column.key for column in item_of(each.paper, each.item).columns}
-        for row in each.rows([measured(SIZE if each.item != "scaling" else 2)]):
+        for row in each.rows([measured(SIZE if each.item != "fig9p" else 2)]):
             assert set(row) <= keys, each.name
 
 
@@ -298,7 +298,7 @@ def test_local_points_emulate_nodes_cluster_points_do_not():
     assert ring[0].steps[0].ranks == 6
     assert "6" == ring[0].steps[0].bench_options[
         ring[0].steps[0].bench_options.index("--torus") + 1]
-    scaling = study("bhatele-scaling").points(StudyContext("default"))
+    scaling = study("bhatele-fig9p").points(StudyContext("default"))
     assert [p.value for p in scaling] == [2, 4, 8]
     assert "2x2x2" in scaling[2].steps[0].bench_options
 

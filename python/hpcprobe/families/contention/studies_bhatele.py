@@ -214,7 +214,7 @@ STUDIES = (
           interconnect=True, summary="equidistant pairs: farthest over 1 hop, simulated"),
     Study("bhatele-table1", "004", "table1", _table1_points, _table1_rows, budget_s=120,
           interconnect=True, summary="WOCON and WICON, NN and RND, at 32 B, 1 KB, 16 KB"),
-    Study("bhatele-scaling", "004", "scaling", _scaling_points, _scaling_rows, budget_s=180,
+    Study("bhatele-fig9p", "004", "fig9p", _scaling_points, _scaling_rows, budget_s=180,
           notes=_scaling_notes, interconnect=True,
           summary="WOCON and WICON against P; links ∝ P against crossings ∝ P^(4/3)"),
 )
