@@ -137,7 +137,25 @@ def test_table4_rows_from_hand_made_records():
     notes = dict((what, text) for what, text, _ in g.table4_notes(
         [measured(2, pipeline(2, 0.2, 10), torus2, serial)]))
     assert notes["t_pkt_rcv (receive calls per message)"] == "20.0 ns"
-    assert notes["eq. (7) bound over measured, 2 ranks"] == "+43 %"
+    assert notes["bound over measured, 2 ranks"] == "+43 %"   # no cores named: eq. (7)
+
+
+def test_roles_sharing_cores_are_bound_by_the_cores():
+    # 2 ranks x 2 threads on one node of 2 cores. T = (8+6)/2 = 7 ns and (4+4)/2 = 4 ns
+    # per update: eq. (7) 2 / 7 ns = 0.2857 GUPS; the cores: 2 / (7 + 4) ns = 0.1818.
+    shared = pipeline(2, 0.15, 10)
+    shared["layout"].update(nodes=1, ranks_per_node_max=2, threads_per_rank=2)
+    shared["metadata"] = {"cores_per_node": 2}
+    assert b.cores_used(shared) == 2
+    times = b.record_role_times(shared)
+    assert times.cores_bound_gups(2) == pytest.approx(2 / 11e-9 / 1e9)
+    assert times.bound_with_cores_gups(2) == pytest.approx(2 / 11e-9 / 1e9)
+    assert times.bound_with_cores_gups(64) == pytest.approx(2 / 7e-9 / 1e9)  # a core each
+    assert times.bound_with_cores_gups(None) == times.bound_gups()
+    row = g.table4_rows([measured(2, shared)])[0]
+    assert row["multi_bound"] == pytest.approx(2 / 11e-9 / 1e9)
+    shared["metadata"] = {"cores_per_node": "two"}
+    assert b.cores_used(shared) is None
 
 
 def test_table4_rows_without_the_fields_are_none():

@@ -63,6 +63,23 @@ class RoleTimes:
         """Eq. (7): N / max_i T_i."""
         return eq7_bound_gups(self.per_update_s, self.ranks)
 
+    def cores_bound_gups(self, cores: Optional[int]) -> Optional[float]:
+        """Eq. (6)-(7)'s argument with the cores as the resource, for threads that share
+        them (more roles than cores): every update costs sum_i T_i of core time, so
+        `cores` cores apply at most cores / sum_i T_i updates a second. None without
+        cores or times."""
+        total = sum(time for time in self.per_update_s if time > 0)
+        if not cores or cores < 1 or total <= 0:
+            return None
+        return cores / total / GIGA
+
+    def bound_with_cores_gups(self, cores: Optional[int]) -> Optional[float]:
+        """The tighter of eq. (7) and the cores' bound: eq. (7) alone where every role
+        has a core of its own, the cores' bound where they take turns."""
+        found = [bound for bound in (self.bound_gups(), self.cores_bound_gups(cores))
+                 if bound is not None]
+        return min(found) if found else None
+
     def strict_bound_gups(self) -> Optional[float]:
         """The run cannot end before its busiest thread: updates / its busy time."""
         return self.updates / self.busiest_s / GIGA if self.busiest_s > 0 else None
@@ -83,6 +100,19 @@ def role_times(busy_ns: Sequence[float], issued: Sequence[float],
     worst = tuple(max(row[i] for row in per_rank) for i in range(threads))
     labels = tuple(names[i] if i < len(names) else f"thread {i}" for i in range(threads))
     return RoleTimes(labels, means, worst, ranks, float(sum(issued)), max(busy_ns) * NANO)
+
+
+def cores_used(record: Optional[Record]) -> Optional[int]:
+    """The cores a threaded run's roles had: per node the fewer of its cores and its
+    ranks x threads, times the nodes (layout and metadata.cores_per_node)."""
+    layout, metadata = section_of(record, "layout"), section_of(record, "metadata")
+    values = [number(layout.get(key)) for key in ("nodes", "ranks_per_node_max",
+                                                   "threads_per_rank")]
+    cores = number(metadata.get("cores_per_node"))
+    if cores is None or any(value is None or value < 1 for value in values + [cores]):
+        return None
+    nodes, ranks, threads = values
+    return int(nodes * min(cores, ranks * threads))
 
 
 def record_role_times(record: Optional[Record]) -> Optional[RoleTimes]:
