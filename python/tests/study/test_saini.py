@@ -14,6 +14,7 @@ from hpcprobe.families.hpcc import studies_saini as hpcc
 from hpcprobe.study.declare import Measured, Point, StudyContext
 from hpcprobe.study.efficiency import pearson
 from hpcprobe.study.papers import item_of
+from hpcprobe.study.records import usable
 
 MB = 1 << 20
 
@@ -87,7 +88,7 @@ def test_missing_fields_and_failed_records_give_none():
                     {"procs": 8, "hpl": None, "rr_ratio": None},
                     {"procs": 16, "hpl": None, "rr_ratio": None}]
     crashed = dict(hpl(4e10), status="failed")
-    assert fig.usable([crashed]) == []
+    assert usable([crashed]) == []
     assert rows_of(hpcc.STUDIES, "saini-fig1", (4, [beff(2e9), crashed])) == [
         {"procs": 4, "hpl": None, "rr_acc": pytest.approx(8.0)}]
     # No peak record, or one of another CPU: no efficiency.

@@ -13,6 +13,8 @@ from hpcprobe.samples import metric_samples
 from hpcprobe.study.declare import Measured, Point, Study, StudyContext
 from hpcprobe.study.efficiency import pearson
 from hpcprobe.suite.step import SuiteStep
+from hpcprobe.report.common import last_of
+from hpcprobe.study.records import ranks_of, usable
 
 PAPER = "003"
 STEP_BUDGET_S = 120.0
@@ -69,24 +71,6 @@ def imb_points(number_: str):
             found.append(Point(ranks, steps))
         return found
     return points
-
-
-def usable(records: Sequence[object]) -> List[Record]:
-    """Records a row may use: objects with status "ok" whose validation did not fail."""
-    return [record for record in records if isinstance(record, dict)
-            and record.get("status") == "ok"
-            and section_of(record, "validation").get("verdict") != "failed"]
-
-
-def last_of(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
-    chosen = [record for record in records
-              if record.get("benchmark") == benchmark and record.get("variant") == variant]
-    return chosen[-1] if chosen else None
-
-
-def ranks_of(record: Optional[Record]) -> Optional[int]:
-    ranks = number(section_of(record, "layout").get("ranks"))
-    return int(ranks) if ranks is not None and ranks >= 1 else None
 
 
 def at_size(record: Optional[Record], series: str, size: float) -> Optional[float]:

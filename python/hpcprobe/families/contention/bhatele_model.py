@@ -15,7 +15,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from hpcprobe.netsim.network import Network
-from hpcprobe.netsim.patterns import Machine, wicon_rnd
+from hpcprobe.netsim.patterns import Machine, dims_create, wicon_rnd
 from hpcprobe.netsim.simulate import LinkModel, simulate
 
 # The sweep of §1's argument: k x k x k tori, 64 to 32,768 nodes (the simulator routes
@@ -35,22 +35,10 @@ def eq1_latency(hops: float, message_bytes: float, model: LinkModel = BGP_MODEL)
 
 
 def torus_dims(procs: int, ndims: int = 3) -> Tuple[int, ...]:
-    """A balanced grid of `procs` positions, largest first, as MPI_Dims_create makes it:
-    each prime factor, largest first, goes to the smallest dimension so far."""
+    """A balanced grid of `procs` positions, largest first, as MPI_Dims_create makes it."""
     if procs < 1:
         raise ValueError(f"a grid needs at least 1 position, not {procs}")
-    factors, rest, divisor = [], procs, 2
-    while divisor * divisor <= rest:
-        while rest % divisor == 0:
-            factors.append(divisor)
-            rest //= divisor
-        divisor += 1
-    if rest > 1:
-        factors.append(rest)
-    dims = [1] * ndims
-    for factor in sorted(factors, reverse=True):
-        dims[dims.index(min(dims))] *= factor
-    return tuple(sorted(dims, reverse=True))
+    return dims_create(procs, ndims)
 
 
 def mean_line_hops(size: int, ring: bool) -> float:

@@ -17,27 +17,10 @@ from hpcprobe.limits.ceilings import ceilings_of, machine_key
 from hpcprobe.limits.limit import median_of
 from hpcprobe.limits.records import flop_limits
 from hpcprobe.records import Record, number, section_of
+from hpcprobe.report.common import last_of
+from hpcprobe.study.records import ranks_of
 
 GIGA = 1e9
-
-
-def usable(records: Sequence[object]) -> List[Record]:
-    """The records a row may use: objects with status "ok" whose validation did not fail."""
-    return [record for record in records if isinstance(record, dict)
-            and record.get("status") == "ok"
-            and section_of(record, "validation").get("verdict") != "failed"]
-
-
-def last_of(records: Sequence[Record], benchmark: str, variant: str) -> Optional[Record]:
-    chosen = [record for record in records
-              if record.get("benchmark") == benchmark and record.get("variant") == variant]
-    return chosen[-1] if chosen else None
-
-
-def ranks_of(record: Optional[Record]) -> Optional[int]:
-    """The ranks the record ran on (layout.ranks), None when it does not say."""
-    ranks = number(section_of(record, "layout").get("ranks"))
-    return int(ranks) if ranks is not None and ranks >= 1 else None
 
 
 def hpl_rate(records: Sequence[Record]) -> Optional[float]:

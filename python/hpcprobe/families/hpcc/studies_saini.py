@@ -13,6 +13,7 @@ from hpcprobe.families.hpcc import saini_figures as fig
 from hpcprobe.families.hpcc.suite import TINY_N, TINY_NB, HpccSizing, hpcc_steps, square_grid
 from hpcprobe.study.declare import Measured, Point, Study, StudyContext
 from hpcprobe.suite.step import SuiteStep
+from hpcprobe.study.records import usable
 
 PAPER = "003"
 STEP_BUDGET_S = 120.0
@@ -85,7 +86,7 @@ def hpcc_points(wanted: Sequence[Tuple[str, str]], with_peak: bool = False,
 
 
 def _base_row(measured: Measured) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
-    records = fig.usable(measured.records)
+    records = usable(measured.records)
     rate = fig.hpl_rate(records)
     return {"procs": measured.point.value,
             "hpl": None if rate is None else rate / fig.GIGA}, records
@@ -137,7 +138,7 @@ FIG5_KEYS = {"ghpl_norm": "G-HPL", "hpl_hpl_norm": "G-HPL/G-HPL",
 
 
 def _balances(measured: Sequence[Measured]) -> List[Dict[str, Optional[float]]]:
-    return [fig.balance(fig.usable(point.records)).values for point in measured]
+    return [fig.balance(usable(point.records)).values for point in measured]
 
 
 def _table2_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:

@@ -17,6 +17,7 @@ records on machines without the bench.
 
 from typing import Any, Dict, List, Optional
 
+from hpcprobe.netsim.patterns import dims_create as netsim_dims_create
 from hpcprobe.records import number, section_of
 from hpcprobe.report.settings import AlgorithmOption
 
@@ -35,18 +36,8 @@ def _ranks(record: Record) -> int:
 
 def dims_create(ranks: int, dims: int) -> List[int]:
     """MPI_Dims_create(ranks, dims): sizes as close to each other as they can be, largest
-    first (each prime factor, largest first, to the smallest size so far)."""
-    factors, rest, divisor = [], max(1, ranks), 2
-    while divisor * divisor <= rest:
-        while rest % divisor == 0:
-            factors.append(divisor)
-            rest //= divisor
-        divisor += 1
-    factors += [rest] if rest > 1 else []
-    sizes = [1] * max(1, dims)
-    for factor in sorted(factors, reverse=True):
-        sizes[sizes.index(min(sizes))] *= factor
-    return sorted(sizes, reverse=True)
+    first."""
+    return list(netsim_dims_create(max(1, ranks), max(1, dims)))
 
 
 def default_dims(ranks: int) -> int:
