@@ -1,21 +1,10 @@
 """Verdicts of `hpcprobe screen`: which node is slow against its peers and its own past,
 which link is bad, and Slurm's drain lines for them (printed, never run).
 
-Pure functions over figures the screen command measured; docs/screen.md ("Verdicts")
-states the rules and their defaults. In short, for one check on one node with value x:
-
-- the peers are all other nodes with a usable figure of that check; m is their median
-  and the ratio r = x / m;
-- the robust z-score is Iglewicz and Hoaglin's modified z over the whole fleet,
-  z = 0.6745 (x - M) / MAD (M the fleet's median, MAD its median absolute deviation);
-- slow by the peers: r worse than `ratio` AND z beyond `z` on the worse side (where MAD
-  is 0 the ratio alone decides); with fewer than `min_peers` peers, or when the fleet
-  splits into groups and x is worse by the ratio but inside the spread, the peers
-  cannot judge;
-- slow by history: x / (median of its own past values) worse than `history_ratio`,
-  given at least `min_history` past values;
-- a check is slow when either is, ok when one judged and neither found it slow, and
-  "unjudged" when neither could judge (fail safe: never "ok").
+Pure functions over the figures the screen command measured. docs/screen.md ("Verdicts")
+states the rules and their defaults: a check is slow by the peers when it is worse than
+their median by the ratio AND beyond the robust z, slow by history when worse than its
+own past median by the history ratio; "unjudged" where neither can judge (never "ok").
 """
 
 import math
@@ -35,6 +24,7 @@ Z_SCALE = 0.6745
 # A node that is one of these is not fine, so its links cannot be judged.
 NOT_FINE = (SLOW, FAILED, SUSPECT)
 SLURM_NODE_NAME = re.compile(r"[A-Za-z0-9._-]+")
+HOST_NAME_MAX = 255  # a DNS name's limit; a node name beyond it is no real host
 # Long enough for a few checks' reasons; a drain line stays one readable line.
 REASON_LIMIT = 200
 HOST_SHOWN = 64
@@ -110,7 +100,7 @@ DEFAULTS = Thresholds()
 @dataclass(frozen=True)
 class CheckVerdict:
     """One check on one node. median: the peers' median; ratio: value / median;
-    z: the robust z (None where MAD is 0 or there is no fleet); history_ratio: value /
+    z: the robust z (None where MAD is 0 or the peers are too few); history_ratio: value /
     the median of its own past values; status: ok | slow | failed | unjudged."""
 
     check: str
@@ -272,9 +262,10 @@ def _judge_figure(figure: NodeFigure, usable_values: Mapping[str, float], z: flo
         status, reason = OK, "; ".join(why for _, why in judged)
     else:
         status, reason = UNJUDGED, f"peers: {peer_why}; history: {history_why}"
-    return CheckVerdict(figure.check, figure.value, figure.unit, median, ratio,
-                        z if math.isfinite(z) else None, history_ratio, status, reason,
-                        figure.higher_is_better)
+    # z over fewer than min_peers + 1 nodes means nothing; infinite z is MAD 0.
+    shown_z = z if math.isfinite(z) and len(peers) >= t.min_peers else None
+    return CheckVerdict(figure.check, figure.value, figure.unit, median, ratio, shown_z,
+                        history_ratio, status, reason, figure.higher_is_better)
 
 
 def _judge_check(on: Mapping[str, NodeFigure], hosts: Sequence[str],
@@ -321,7 +312,8 @@ def _node_verdict(host: str, checks: Tuple[CheckVerdict, ...],
         return NodeVerdict(host, UNJUDGED, checks, "no figures")
     if len(unjudged) == len(checks):
         return NodeVerdict(host, UNJUDGED, checks, f"not judged: {_listed(unjudged)}")
-    reason = f"ok ({len(checks) - len(unjudged)} checks judged)"
+    judged = len(checks) - len(unjudged)
+    reason = f"ok ({judged} check{'s' if judged != 1 else ''} judged)"
     if unjudged:
         reason += f"; not judged: {_listed(unjudged)}"
     return NodeVerdict(host, OK, checks, reason)
@@ -386,16 +378,21 @@ def confirm(first: NodeVerdict, repeat: Optional[NodeVerdict] = None,
     if first.status != SUSPECT:
         return first
     again = {check.check: check for check in repeat.checks} if repeat is not None else {}
-    checks, outcomes = [], set()
+    checks, outcomes = [], {}
     for check in first.checks:
         if check.status != SLOW:
             checks.append(check)
             continue
-        verdict, outcome = _confirm_check(check, again.get(check.check), thresholds)
+        verdict, outcomes[check.check] = _confirm_check(check, again.get(check.check),
+                                                        thresholds)
         checks.append(verdict)
-        outcomes.add(outcome)
-    return _node_verdict(first.host, tuple(checks),
-                         SLOW if SLOW in outcomes else SUSPECT)
+    node = _node_verdict(first.host, tuple(checks),
+                         SLOW if SLOW in outcomes.values() else SUSPECT)
+    cleared = [name for name, outcome in outcomes.items() if outcome == OK]
+    if node.status == OK and cleared:
+        node = replace(node, reason=f"{node.reason}; not reproduced in a repeat: "
+                       f"{', '.join(cleared)}")
+    return node
 
 
 def _group_pairs(pairs: Sequence[PairFigure]) -> Dict[str, Dict[Tuple[str, str],
@@ -483,13 +480,13 @@ def drain_lines(nodes: Sequence[NodeVerdict]) -> List[str]:
     for node in nodes:
         if node.status not in (SLOW, FAILED):
             continue
-        if not SLURM_NODE_NAME.fullmatch(node.host):
+        if len(node.host) > HOST_NAME_MAX or not SLURM_NODE_NAME.fullmatch(node.host):
             shown = ascii(node.host[:HOST_SHOWN]) + ("..." if len(node.host) > HOST_SHOWN
                                                      else "")
             lines.append(f"# refused: host name {shown} is not a Slurm node name "
                          "([A-Za-z0-9._-]+); drain it by hand")
             continue
-        reason = _one_line(f"hpcprobe screen: {node.status}: {node.reason}")
+        reason = _one_line(f"hpcprobe screen: {node.reason}")
         words = ["scontrol", "update", f"NodeName={node.host}", "State=DRAIN",
                  f"Reason={reason}"]
         lines.append(" ".join(shlex.quote(word) for word in words))

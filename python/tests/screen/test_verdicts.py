@@ -130,6 +130,7 @@ def test_a_fleet_of_two_nodes_cannot_be_judged_by_its_peers():
     assert "0 past values" in verdicts[1].reason
     # The ratio is still shown (a repeat and the report use it), but did not judge.
     assert verdicts[1].checks[0].ratio == pytest.approx(0.5)
+    assert verdicts[1].checks[0].z is None
 
 
 def test_a_fleet_of_two_nodes_is_judged_by_history():
@@ -216,7 +217,7 @@ def test_a_node_with_one_unjudged_check_is_ok_and_says_so():
     figures = fleet(noisy(5)) + [NodeFigure("n0", "gpu", 1e12, "flop/s", True, True)]
     verdicts = judge_nodes(figures, {})
     assert verdicts[0].status == "ok"
-    assert "ok (1 checks judged); not judged: gpu: peers: 0 peers" in verdicts[0].reason
+    assert "ok (1 check judged); not judged: gpu: peers: 0 peers" in verdicts[0].reason
     assert verdicts[1].status == "failed"  # the other nodes have no gpu figure
 
 
@@ -248,3 +249,226 @@ def test_thresholds_change_the_verdict():
     assert flagged(judge_nodes(fleet(values), {})) == ["n0"]
     assert flagged(judge_nodes(fleet(values), {}, Thresholds(ratio=0.75))) == []
     assert flagged(judge_nodes(fleet(values), {}, Thresholds(z=1000.0))) == []
+
+
+# The repeat of a suspect
+
+def suspect_and_fleet():
+    values = noisy(8)
+    values[5] = 5 * GB
+    return judge_nodes(fleet(values), {})
+
+
+def repeat_of(value, peers=(10 * GB, 10.1 * GB), validated=True):
+    """The suspect n5's verdict from a repeat launch with two ok peers."""
+    figures = [NodeFigure("n5", "stream", value, "B/s", True, validated)]
+    figures += [NodeFigure(f"p{i}", "stream", v, "B/s", True, True)
+                for i, v in enumerate(peers)]
+    return judge_nodes(figures, {})[0]
+
+
+def test_a_repeat_that_is_slow_too_makes_the_node_slow():
+    first = suspect_and_fleet()[5]
+    again = repeat_of(5.2 * GB)
+    assert again.status == "unjudged"  # two peers cannot judge; the ratio still counts
+    final = confirm(first, again)
+    assert final.status == "slow" and final.checks[0].status == "slow"
+    assert "repeat 0.52 of the peer median: confirmed" in final.reason
+
+
+def test_a_repeat_that_is_not_slow_clears_the_node():
+    final = confirm(suspect_and_fleet()[5], repeat_of(9.9 * GB))
+    assert final.status == "ok" and final.checks[0].status == "ok"
+    assert "slow once (" in final.checks[0].reason
+    assert final.reason == "ok (1 check judged); not reproduced in a repeat: stream"
+
+
+def test_a_repeat_without_peers_compares_with_the_first_median():
+    first = suspect_and_fleet()[5]
+    assert confirm(first, repeat_of(5 * GB, peers=())).status == "slow"
+    assert confirm(first, repeat_of(10 * GB, peers=())).status == "ok"
+
+
+def test_a_failed_repeat_fails_the_node():
+    final = confirm(suspect_and_fleet()[5], repeat_of(5 * GB, validated=False))
+    assert final.status == "failed"
+    assert "repeat: figure not validated" in final.reason
+
+
+def test_a_suspect_not_repeated_stays_suspect():
+    first = suspect_and_fleet()[5]
+    assert confirm(first).status == "suspect"
+    assert "not repeated" in confirm(first).reason
+    other = NodeVerdict("n5", "suspect", repeat_of(5 * GB).checks[:0], "")
+    assert confirm(first, other).status == "suspect"
+
+
+def test_confirm_leaves_other_nodes_alone():
+    node = suspect_and_fleet()[0]
+    assert confirm(node, repeat_of(1.0)) is node
+
+
+def test_a_suspect_by_history_is_confirmed_by_history():
+    history = {("n0", "stream"): [10 * GB] * 3, ("n1", "stream"): [10 * GB] * 3}
+    first = judge_nodes(fleet([10 * GB, 5 * GB]), history)[1]
+    assert first.status == "suspect"
+    again = judge_nodes([NodeFigure("n1", "stream", 5.1 * GB, "B/s", True, True)], history)
+    assert confirm(first, again[0]).status == "slow"
+    again = judge_nodes([NodeFigure("n1", "stream", 9.8 * GB, "B/s", True, True)], history)
+    assert confirm(first, again[0]).status == "ok"
+
+
+# Links
+
+HOSTS = [f"n{i}" for i in range(8)]
+
+
+def all_pairs(value_of, check="pair-bandwidth", higher=True):
+    """Every pair of HOSTS once, with value_of(a, b)."""
+    return [PairFigure(a, b, check, value_of(a, b), "B/s", higher, True)
+            for i, a in enumerate(HOSTS) for b in HOSTS[i + 1:]]
+
+
+def ok_nodes(**exceptions):
+    state = dict.fromkeys(HOSTS, "ok")
+    state.update(exceptions)
+    return [NodeVerdict(host, state[host], (), "") for host in HOSTS]
+
+
+def wobble(a, b):
+    return 10 * GB * NOISE[(HOSTS.index(a) + 3 * HOSTS.index(b)) % len(NOISE)]
+
+
+def bad_links(verdicts):
+    return [(v.a, v.b) for v in verdicts if v.status == "bad"]
+
+
+def test_one_bad_link_is_named():
+    pairs = all_pairs(lambda a, b: 2.5 * GB if {a, b} == {"n2", "n6"} else wobble(a, b))
+    verdicts = judge_links(pairs, ok_nodes())
+    assert bad_links(verdicts) == [("n2", "n6")]
+    bad = next(v for v in verdicts if v.status == "bad")
+    assert bad.ratio == pytest.approx(0.25, abs=0.01) and bad.value == 2.5 * GB
+    assert "both ends good elsewhere" in bad.reason
+    assert {v.status for v in verdicts if v.status != "bad"} == {"ok"}
+
+
+def test_a_bad_node_is_no_bad_link():
+    """Every link of n3 looks bad: n3 has no good link, so none of them is called bad."""
+    pairs = all_pairs(lambda a, b: 2.5 * GB if "n3" in (a, b) else wobble(a, b))
+    verdicts = judge_links(pairs, ok_nodes())
+    assert bad_links(verdicts) == []
+    unknown = [v for v in verdicts if v.status == "unknown"]
+    assert len(unknown) == 7 and all("n3" in (v.a, v.b) for v in unknown)
+    assert all("n3 has no other good link" in v.reason for v in unknown)
+
+
+def test_a_link_of_a_slow_or_failed_node_is_not_judged():
+    pairs = all_pairs(lambda a, b: 2.5 * GB if {a, b} == {"n2", "n6"} else wobble(a, b))
+    for state in ("slow", "failed", "suspect"):
+        verdicts = judge_links(pairs, ok_nodes(n6=state))
+        assert bad_links(verdicts) == []
+        link = next(v for v in verdicts if {v.a, v.b} == {"n2", "n6"})
+        assert link.status == "unknown" and f"n6 is {state}" in link.reason
+
+
+def test_a_bad_link_of_a_lower_is_better_check():
+    pairs = all_pairs(lambda a, b: (4e-6 if {a, b} == {"n0", "n1"} else wobble(a, b) / GB
+                                    * 1e-7), "pair-latency", higher=False)
+    verdicts = judge_links(pairs, ok_nodes())
+    assert bad_links(verdicts) == [("n0", "n1")]
+    fast = all_pairs(lambda a, b: (0.2e-6 if {a, b} == {"n0", "n1"} else 1e-6),
+                     "pair-latency", higher=False)
+    assert bad_links(judge_links(fast, ok_nodes())) == []
+
+
+def test_a_link_measured_twice_counts_its_median():
+    pairs = all_pairs(wobble)
+    pairs += [PairFigure("n5", "n4", "pair-bandwidth", 1 * GB, "B/s", True, True),
+              PairFigure("n4", "n5", "pair-bandwidth", 1.2 * GB, "B/s", True, True)]
+    verdicts = judge_links(pairs, ok_nodes())
+    link = [v for v in verdicts if {v.a, v.b} == {"n4", "n5"}]
+    assert len(link) == 1 and (link[0].a, link[0].b) == ("n4", "n5")
+    assert link[0].value == pytest.approx(1.2 * GB)  # median of 3: wobble, 1, 1.2 GB/s
+    assert bad_links(verdicts) == [("n4", "n5")]
+
+
+def test_links_without_a_figure_or_too_few_are_unknown():
+    pairs = all_pairs(wobble)[:3]
+    pairs.append(PairFigure("n6", "n7", "pair-bandwidth", float("nan"), "B/s", True, True))
+    pairs.append(PairFigure("n5", "n7", "pair-bandwidth", 1 * GB, "B/s", True, False))
+    verdicts = judge_links(pairs, ok_nodes())
+    assert [v.status for v in verdicts] == ["unknown"] * 5
+    assert "only 3 links measured" in verdicts[0].reason
+    assert verdicts[3].reason == "no validated positive figure" and verdicts[3].value is None
+    json.dumps([asdict(v) for v in verdicts], allow_nan=False)
+
+
+def test_each_check_of_links_is_judged_on_its_own():
+    pairs = all_pairs(wobble) + all_pairs(
+        lambda a, b: 5e-6 if {a, b} == {"n1", "n7"} else 1e-6, "pair-latency", False)
+    verdicts = judge_links(pairs, ok_nodes())
+    assert [(v.check, v.a, v.b) for v in verdicts if v.status == "bad"] == [
+        ("pair-latency", "n1", "n7")]
+    assert len(verdicts) == 56
+
+
+def test_a_link_to_itself_is_refused():
+    with pytest.raises(ValueError, match="a link from host 'n1' to itself"):
+        judge_links([PairFigure("n1", "n1", "pair-bandwidth", 1.0, "B/s", True, True)], [])
+
+
+# Drain lines
+
+def verdict(host, state="slow", reason="stream: peers: 0.50 of the peer median"):
+    return NodeVerdict(host, state, (), f"{state}: {reason}")
+
+
+def test_drain_lines_for_slow_and_failed_nodes_only():
+    nodes = [verdict("n1"), verdict("n2", "ok"), verdict("n3", "failed", "dgemm: no figure"),
+             verdict("n4", "suspect"), verdict("n5", "unjudged")]
+    assert drain_lines(nodes) == [
+        "scontrol update NodeName=n1 State=DRAIN 'Reason=hpcprobe screen: slow: stream: "
+        "peers: 0.50 of the peer median'",
+        "scontrol update NodeName=n3 State=DRAIN 'Reason=hpcprobe screen: failed: dgemm: "
+        "no figure'"]
+
+
+def test_a_real_screen_drain_line_parses_into_five_words():
+    values = noisy(8)
+    values[5] = 5 * GB
+    first = judge_nodes(fleet(values), {})[5]
+    (line,) = drain_lines([confirm(first, repeat_of(5 * GB))])
+    words = shlex.split(line)
+    assert words[:4] == ["scontrol", "update", "NodeName=n5", "State=DRAIN"]
+    assert len(words) == 5 and words[4].startswith("Reason=hpcprobe screen: slow: stream")
+
+
+@pytest.mark.parametrize("host", [
+    "n1; reboot", "n1\nscontrol update NodeName=n2 State=DOWN", "$(reboot)", "`id`",
+    "n1 State=DOWN", "", "node[1-4]", "n1'", 'n1"', "nöde", "n1\x1b[2J", "n1\r",
+    "n\u20281", "x" * 300])
+def test_a_hostile_host_name_is_never_printed_raw(host):
+    (line,) = drain_lines([verdict(host)])
+    assert line.startswith("# refused: host name ") and "drain it by hand" in line
+    # A comment of one printable ASCII line: the name shown escaped, never run.
+    assert line.isprintable() and line.isascii() and len(line) < 200
+    assert ascii(host[:64]) in line
+
+
+@pytest.mark.parametrize("reason", [
+    "x'; reboot; echo '", "a\nscontrol update NodeName=n9 State=DOWN", "$(id) `id`",
+    "tab\there", "über \u2028 line", "y" * 1000])
+def test_a_hostile_reason_stays_one_quoted_argument(reason):
+    (line,) = drain_lines([verdict("n7", "failed", reason)])
+    assert line.isascii() and line.isprintable()
+    words = shlex.split(line)
+    assert len(words) == 5 and words[2] == "NodeName=n7"
+    assert words[4].startswith("Reason=hpcprobe screen: failed: ")
+    assert len(words[4]) <= len("Reason=") + 200
+
+
+def test_hosts_that_slurm_allows_are_printed():
+    for host in ("node-01", "gpu.rack3", "a_b", "N9", "-lead"):
+        (line,) = drain_lines([verdict(host)])
+        assert shlex.split(line)[2] == f"NodeName={host}"
