@@ -121,6 +121,20 @@ def test_a_bimodal_fleet_is_judged_by_each_node_s_history():
     assert verdicts[2].status == "unjudged"
 
 
+def test_several_checks_per_node():
+    dgemm = noisy(6, 1e11)
+    dgemm[2] = dgemm[4] = 0.5e11
+    figures = fleet(noisy(6)) + fleet(dgemm, "dgemm", "flop/s")
+    figures[4] = NodeFigure("n4", "stream", 10 * GB, "B/s", True, False)
+    verdicts = judge_nodes(figures, {})
+    assert status(verdicts) == {"n0": "ok", "n1": "ok", "n2": "suspect", "n3": "ok",
+                                "n4": "failed", "n5": "ok"}
+    assert [c.status for c in verdicts[2].checks] == ["ok", "slow"]
+    assert verdicts[2].reason.startswith("slow: dgemm: peers: 0.50 of the peer median")
+    assert verdicts[4].reason.startswith("failed: stream: figure not validated; slow: dgemm")
+    assert verdicts[0].reason == "ok (2 checks judged)"
+
+
 # Few nodes and history
 
 def test_a_fleet_of_two_nodes_cannot_be_judged_by_its_peers():
@@ -301,6 +315,18 @@ def test_a_suspect_not_repeated_stays_suspect():
     assert "not repeated" in confirm(first).reason
     other = NodeVerdict("n5", "suspect", repeat_of(5 * GB).checks[:0], "")
     assert confirm(first, other).status == "suspect"
+
+
+def test_one_confirmed_check_of_two_makes_the_node_slow():
+    figures = fleet([10 * GB, 10 * GB, 10 * GB, 5 * GB]) + fleet(
+        [1e-7, 1e-7, 1e-7, 2e-7], "latency", "s", higher=False)
+    first = judge_nodes(figures, {})[3]
+    assert [c.status for c in first.checks] == ["slow", "slow"]
+    again = judge_nodes([NodeFigure("n3", "stream", 10 * GB, "B/s", True, True),
+                         NodeFigure("n3", "latency", 2e-7, "s", False, True)], {})[0]
+    final = confirm(first, again)
+    assert final.status == "slow"
+    assert [c.status for c in final.checks] == ["ok", "slow"]
 
 
 def test_confirm_leaves_other_nodes_alone():
