@@ -49,8 +49,9 @@ def cpu_hierarchy(mounts: str = MOUNTS) -> Optional[Tuple[str, Path, str]]:
             lines = [line.split() for line in stream]
     except OSError:
         return None
+    lines = [words for words in lines if len(words) >= 4 and "ro" not in words[3].split(",")]
     for words in lines:
-        if len(words) >= 4 and words[2] == "cgroup2":
+        if words[2] == "cgroup2":
             try:
                 offered = (Path(words[1]) / "cgroup.controllers").read_text().split()
             except OSError:
@@ -58,7 +59,7 @@ def cpu_hierarchy(mounts: str = MOUNTS) -> Optional[Tuple[str, Path, str]]:
             if "cpu" in offered:
                 return "v2", Path(words[1]), ""
     for words in lines:
-        if len(words) >= 4 and words[2] == "cgroup" and "cpu" in words[3].split(","):
+        if words[2] == "cgroup" and "cpu" in words[3].split(","):
             controllers = [word for word in words[3].split(",") if word in V1_CONTROLLERS]
             return "v1", Path(words[1]), ",".join(controllers)
     return None
@@ -78,13 +79,21 @@ def _write(path: Path, text: str) -> None:
 
 def make_cgroups(cluster: Cluster, mounts: str = MOUNTS) -> None:
     """A cgroup for every host (not the head: it is the login node), its path set on the
-    host; nothing where the machine has no cpu controller."""
+    host; nothing where the machine has no cpu controller, or one this process may not
+    write (a container's read-only or delegated-away hierarchy): the cluster then works
+    as before, without host faults."""
     hierarchy = cpu_hierarchy(mounts)
     if hierarchy is None:
         return
     top = cluster_cgroup(cluster.name, hierarchy)
     try:
         top.mkdir()
+    except FileExistsError:
+        raise HpcprobeError(f"cgroup {top} exists already; remove it with 'hpcprobe "
+                            f"cluster down --name {cluster.name}'") from None
+    except OSError:
+        return
+    try:
         if hierarchy[0] == "v2":
             if "cpu" not in (top.parent / "cgroup.subtree_control").read_text().split():
                 _write(top.parent / "cgroup.subtree_control", "+cpu")
@@ -92,9 +101,11 @@ def make_cgroups(cluster: Cluster, mounts: str = MOUNTS) -> None:
         for host in cluster.hosts:
             (top / host.id).mkdir()
             host.cgroup = str(top / host.id)
-    except OSError as error:
-        raise HpcprobeError(f"cannot make the hosts' cgroups under {top}: "
-                            f"{error.strerror}") from None
+    except (OSError, HpcprobeError):
+        for host in cluster.hosts:  # v2's controller not ours to enable, say: none
+            host.cgroup = ""
+        remove_cgroups(top)
+        return
     cluster.cgroup_mount = str(hierarchy[1])
 
 

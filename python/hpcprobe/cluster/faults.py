@@ -141,7 +141,8 @@ def apply_host_fault(name: str, host_key: str, fault: Fault,
                          f"takes one of {cluster.hosts[0].id} … {cluster.hosts[-1].id}")
     if not host.cgroup:
         raise UsageError(f"host {host.id} of {name} has no cgroup to throttle: this machine "
-                         "had no cpu cgroup controller (v1 or v2) when the cluster was made")
+                         "had no cpu cgroup controller (v1 or v2) that hpcprobe could write "
+                         "when the cluster was made")
     fraction = 1.0 if fault.action == "up" else fault.cpu_fraction
     cgroups.set_cpu_fraction(host, fraction)
     host.cpu_fraction = fraction

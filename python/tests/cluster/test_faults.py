@@ -14,7 +14,7 @@ from test_cluster import planned
 
 from hpcprobe.cluster import cgroups, enter, launcher, shaping
 from hpcprobe.cluster.faults import parse_fault, parse_host_fault
-from hpcprobe.errors import UsageError
+from hpcprobe.errors import HpcprobeError, UsageError
 
 
 def mounts(tmp_path: Path, *lines: str) -> str:
@@ -42,6 +42,44 @@ def test_v2_is_taken_only_where_it_offers_cpu(tmp_path):
     assert cgroups.cpu_hierarchy(mounts(tmp_path, *lines)) == ("v2", unified, "")
     assert cgroups.cpu_hierarchy(mounts(tmp_path, "proc /proc proc rw 0 0")) is None
     assert cgroups.cpu_hierarchy(str(tmp_path / "absent")) is None
+
+
+def test_up_makes_a_cgroup_per_host_in_the_hierarchy_it_finds(tmp_path):
+    hierarchy = tmp_path / "cpu"
+    hierarchy.mkdir()
+    cluster = planned("flat", 2)
+    cgroups.make_cgroups(cluster, mounts(tmp_path, f"cgroup {hierarchy} cgroup rw,cpu 0 0"))
+    assert [host.cgroup for host in cluster.hosts] == [
+        str(hierarchy / "hpcprobe-c1" / "h0"), str(hierarchy / "hpcprobe-c1" / "h1")]
+    assert cluster.head.cgroup == "" and cluster.cgroup_mount == str(hierarchy)
+    assert Path(cluster.hosts[1].cgroup).is_dir()
+    assert cgroups.found_cgroups("c1", mounts(tmp_path, f"cgroup {hierarchy} cgroup cpu 0 0"))
+    with pytest.raises(HpcprobeError, match="exists already; remove it with 'hpcprobe "
+                                            "cluster down --name c1'"):
+        cgroups.make_cgroups(planned("flat", 2), mounts(tmp_path, f"x {hierarchy} cgroup cpu"))
+    cgroups.remove_cgroups(hierarchy / "hpcprobe-c1")
+    assert list(hierarchy.iterdir()) == []
+
+
+def test_v2_enables_the_cpu_controller_for_its_hosts(tmp_path):
+    (tmp_path / "cgroup.controllers").write_text("cpu memory\n")
+    (tmp_path / "cgroup.subtree_control").write_text("memory\n")
+    cluster = planned("flat", 1)
+    cgroups.make_cgroups(cluster, mounts(tmp_path, f"cgroup2 {tmp_path} cgroup2 rw 0 0"))
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+cpu"
+    assert (tmp_path / "hpcprobe-c1" / "cgroup.subtree_control").read_text() == "+cpu"
+    assert cluster.hosts[0].cgroup == str(tmp_path / "hpcprobe-c1" / "h0")
+
+
+def test_a_hierarchy_that_cannot_be_written_leaves_the_cluster_without_cgroups(tmp_path):
+    hierarchy = tmp_path / "cpu"
+    hierarchy.mkdir()
+    cluster = planned("flat", 2)
+    cgroups.make_cgroups(cluster, mounts(tmp_path, f"cgroup {hierarchy} cgroup ro,cpu 0 0"))
+    # One where mkdir fails (root may write anywhere: a missing directory stands for it).
+    cgroups.make_cgroups(cluster, mounts(tmp_path, f"cgroup {tmp_path}/no/such cgroup cpu 0"))
+    assert [host.cgroup for host in cluster.hosts] == ["", ""] and not cluster.cgroup_mount
+    assert list(hierarchy.iterdir()) == []
 
 
 @pytest.mark.parametrize("fraction, cores, quota", [(0.5, 1, 50_000), (0.5, 4, 200_000),
