@@ -172,6 +172,23 @@ def test_a_link_at_a_quarter_of_its_rate_carries_a_quarter(pair, cluster_env):
     assert load_cluster(pair.name, cluster_env).link("h0-sw").fault.rate_bit_per_s is None
 
 
+def test_a_record_says_which_host_was_throttled_and_which_link_reshaped(pair, cluster_env,
+                                                                       tmp_path):
+    assert fault(cluster_env, pair, "--host", "h1", "cpu", "0.5").returncode == 0
+    assert fault(cluster_env, pair, "--link", "h0-sw", "rate", "100mbit").returncode == 0
+    try:
+        completed = hpcprobe(cluster_env, "comm", "pingpong", "--sizes", "1K",
+                             "--time-per-size", "0.05", "--cluster", pair.name, "--ppn", "1",
+                             "--out", str(tmp_path), "--quiet", "--time-budget", "60")
+    finally:
+        assert fault(cluster_env, pair, "--host", "h1", "up").returncode == 0
+        assert fault(cluster_env, pair, "--link", "h0-sw", "up").returncode == 0
+    assert completed.returncode == 0, completed.stderr
+    (record,) = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text()
+                 .splitlines()]
+    assert record["metadata"]["cluster_faults"] == "h1 cpu 0.5; h0-sw rate 100000000bit"
+
+
 @pytest.mark.parametrize("words, says", [
     (["--host", "head", "cpu", "0.5"], "is its login node, not a host"),
     (["--host", "h7", "cpu", "0.5"], "has no host 'h7'"),
