@@ -82,7 +82,7 @@ def weigh(cluster, heavy: bool) -> None:
             (path / "cpu.shares").write_text("262144" if heavy else "1024")
 
 
-def loop_counts(env, cluster, repeats=2):
+def loop_counts(env, cluster, repeats=3):
     """Each host's best count of a busy loop run at once on both, through `cluster exec`."""
     best = [0, 0]
     weigh(cluster, True)
@@ -111,7 +111,7 @@ def test_a_host_at_half_its_cpu_loops_half_as_fast_until_lifted(pair, cluster_en
         completed = fault(cluster_env, pair, "--host", "h0", "cpu", "1")
     assert completed.returncode == 0, completed.stderr
     print(f"throttled/free {throttled / free:.3f} ({throttled} / {free})")
-    assert 0.35 <= throttled / free <= 0.65
+    assert 0.3 <= throttled / free <= 0.7  # unthrottled: 0.95-1.0
     lifted, free = loop_counts(cluster_env, pair)
     print(f"lifted/free {lifted / free:.3f} ({lifted} / {free})")
     assert 0.8 <= lifted / free <= 1.25
