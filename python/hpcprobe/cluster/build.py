@@ -4,8 +4,10 @@ one link while a run goes on."""
 
 import ipaddress
 import os
+from pathlib import Path
 from typing import List, Mapping, Optional
 
+import hpcprobe.cluster.cgroups as cgroups
 import hpcprobe.cluster.shaping as shaping
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host, Link
@@ -13,7 +15,7 @@ from hpcprobe.cluster.plan import (FABRIC_INTERFACE, FABRIC_PEER, namespace_pref
                                    plan_cluster, route_lines)
 from hpcprobe.cluster.slurm import remove_slurm_dir, require_slurm, slurm_dir, start_slurm
 from hpcprobe.cluster.spec import ClusterRequest
-from hpcprobe.cluster.store import (cluster_file, cluster_names, create_cluster_file,
+from hpcprobe.cluster.store import (cluster_dir, cluster_file, cluster_names, create_cluster_file,
                                     read_cluster, remove_cluster_file, save_cluster)
 from hpcprobe.errors import HpcprobeError, UsageError
 
@@ -102,9 +104,19 @@ def _build(cluster: Cluster, env: Mapping[str, str]) -> None:
     for host in [*cluster.hosts, cluster.head]:
         _address(cluster, host)
         apply_routes(cluster, host)
+    cgroups.make_cgroups(cluster)  # before any process starts on a host
     for host in [*cluster.hosts, cluster.head]:
         host.holder_pid = system.start_holder(host)
         save_cluster(cluster, env)  # each holder on file as soon as it runs
+    mount = cgroups.head_view_command(cluster, cgroup_view(cluster.name, env))
+    if mount:
+        system.run(mount)
+        save_cluster(cluster, env)
+
+
+def cgroup_view(name: str, env: Mapping[str, str]) -> Path:
+    """Where the head's mount namespace sees the hosts' cgroups (cgroups.py)."""
+    return cluster_dir(env) / f"{name}.cgroup"
 
 
 def _refuse_existing(name: str, env: Mapping[str, str]) -> None:
@@ -148,10 +160,12 @@ def cluster_up(request: ClusterRequest, env: Optional[Mapping[str, str]] = None)
 
 def remove_cluster(name: str, env: Optional[Mapping[str, str]] = None) -> List[str]:
     """Stop every process on the cluster's hosts, delete its namespaces (and with them
-    every link and bridge) and its file. What was removed, for the message."""
+    every link and bridge), its cgroups and its file. What was removed, for the message."""
     env = os.environ if env is None else env
     found = system.namespaces(namespace_prefix(name))
+    groups = cgroups.found_cgroups(name)
     pids = [pid for namespace in found for pid in system.namespace_pids(namespace)]
+    pids += [pid for top in groups for pid in cgroups.cgroup_pids(top)]
     holders: List[int] = []
     if cluster_file(name, env).exists():
         try:
@@ -163,7 +177,11 @@ def remove_cluster(name: str, env: Optional[Mapping[str, str]] = None) -> List[s
     system.kill_all(dict.fromkeys(pids + holders))
     for namespace in found:
         system.run(["ip", "netns", "del", namespace])
-    removed = [f"{len(found)} namespaces", f"{len(pids)} processes"]
+    for top in groups:
+        cgroups.remove_cgroups(top)
+    cgroups.remove_view(cgroup_view(name, env))
+    removed = [f"{len(found)} namespaces", f"{len(set(pids))} processes"] + [
+        f"cgroup {top}" for top in groups]
     if remove_slurm_dir(name, env):
         removed.append(f"{slurm_dir(name, env)}")
     if remove_cluster_file(name, env):
@@ -174,7 +192,8 @@ def remove_cluster(name: str, env: Optional[Mapping[str, str]] = None) -> List[s
 def cluster_down(name: str, env: Optional[Mapping[str, str]] = None) -> List[str]:
     env = os.environ if env is None else env
     system.require_privileges("cluster down")
-    if not cluster_file(name, env).exists() and not system.namespaces(namespace_prefix(name)):
+    if (not cluster_file(name, env).exists() and not system.namespaces(namespace_prefix(name))
+            and not cgroups.found_cgroups(name)):
         raise UsageError(f"no cluster '{name}': no {cluster_file(name, env)} and no "
                          f"namespace {namespace_prefix(name)}*")
     return remove_cluster(name, env)

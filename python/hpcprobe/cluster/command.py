@@ -13,7 +13,8 @@ from rich.text import Text
 from hpcprobe.cli_types import CliParser, choice, positive_int
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.build import cluster_down, cluster_up
-from hpcprobe.cluster.faults import FAULT_WORDS, apply_fault, parse_fault
+from hpcprobe.cluster.faults import (FAULT_WORDS, HOST_FAULT_WORDS, apply_fault,
+                                     apply_host_fault, parse_fault, parse_host_fault)
 from hpcprobe.cluster.model import Cluster, Link
 from hpcprobe.cluster.run import check_exec, command_exec
 from hpcprobe.cluster.spec import (ClusterRequest, check_name, check_request, parse_delay,
@@ -72,11 +73,14 @@ def add_cluster_parser(subparsers) -> CliParser:
     show.add_argument("--format", default="table", type=choice("format", FORMATS))
     listing = actions.add_parser("list", help="the clusters there are")
     listing.add_argument("--format", default="table", type=choice("format", FORMATS))
-    fault = actions.add_parser("fault", help="take a link down or up, or degrade it")
+    fault = actions.add_parser("fault", help="take a link down or up, degrade it, or "
+                                             "throttle a host's CPU")
     fault.add_argument("--name", required=True, type=check_name)
-    fault.add_argument("--link", required=True, metavar="A-B",
+    fault.add_argument("--link", metavar="A-B",
                        help="a link as 'cluster show' names it (h0-sw, leaf0-root, h0-h1)")
-    fault.add_argument("fault", nargs="+", metavar="|".join(FAULT_WORDS))
+    fault.add_argument("--host", metavar="HOST", help="a host: h0, NAME-h0 or a node id")
+    fault.add_argument("fault", nargs="+",
+                       metavar="|".join(dict.fromkeys(FAULT_WORDS + HOST_FAULT_WORDS)))
     return cluster
 
 
@@ -95,7 +99,11 @@ def check_cluster(args: argparse.Namespace) -> None:
             slurm=args.slurm,
         ), uplink_given=args.uplink_rate is not None)
     if args.cluster_action == "fault":
-        args.parsed_fault = parse_fault(args.fault)
+        if (args.link is None) == (args.host is None):
+            raise UsageError("cluster fault takes one of --link A-B (down, up, loss P%, "
+                             "delay T, rate R) or --host H (cpu F, up)")
+        parse = parse_fault if args.host is None else parse_host_fault
+        args.parsed_fault = parse(args.fault)
     if args.cluster_action == "exec":
         check_exec(args)
 
@@ -116,7 +124,9 @@ def _fault_text(link: Link) -> str:
     fault = link.fault
     words = (["down"] if fault.down else []) + (
         [f"loss {fault.loss_fraction * 100:g}%"] if fault.loss_fraction else []) + (
-        [f"delay {format_quantity(fault.delay_s, 's')}"] if fault.delay_s is not None else [])
+        [f"delay {format_quantity(fault.delay_s, 's')}"] if fault.delay_s is not None else []) + (
+        [f"rate {rate_text(fault.rate_bit_per_s)}"] if fault.rate_bit_per_s is not None
+        else [])
     return ", ".join(words)
 
 
@@ -124,7 +134,7 @@ def _hosts_table(cluster: Cluster) -> Table:
     table = Table(title=f"cluster {cluster.name}: {cluster.topology}, {len(cluster.hosts)} "
                   f"hosts, subnet {cluster.subnet}, {cluster.status}")
     for column in ("host", "name", "node", "address", "coordinates", "cores", "cpus",
-                   "namespace", "holder"):
+                   "namespace", "holder", "fault"):
         table.add_column(column)
     for host in [*cluster.hosts, cluster.head]:
         alive = "" if system.holder_alive(host) else " (gone)"
@@ -133,7 +143,8 @@ def _hosts_table(cluster: Cluster) -> Table:
             host.address, ",".join(map(str, host.coordinates)),
             host.cores if host.node_id >= 0 else "",
             ",".join(map(str, host.cpus)) or "all", host.namespace,
-            f"{host.holder_pid}{alive}")))
+            f"{host.holder_pid}{alive}",
+            f"cpu {host.cpu_fraction:g}" if host.cpu_fraction < 1 else "")))
     return table
 
 
@@ -195,6 +206,11 @@ def command_cluster(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         return _list(args.format)
     elif action == "exec":
         return command_exec(args.name, args.host, args.exec_command)
+    elif args.host is not None:
+        host = apply_host_fault(args.name, args.host, args.parsed_fault)
+        print(f"host {host.id} of {args.name}: " + (
+            f"cpu {host.cpu_fraction:g} of its {host.cores} cores' time"
+            if host.cpu_fraction < 1 else "cpu unthrottled"))
     else:
         link = apply_fault(args.name, args.link, args.parsed_fault)
         print(f"link {link.id} of {args.name}: {_fault_text(link) or 'up, as built'}")

@@ -65,6 +65,15 @@ def _same_namespace(host: Dict[str, Any]) -> bool:
     return (ours.st_dev, ours.st_ino) == (theirs.st_dev, theirs.st_ino)
 
 
+def _cgroup_here(description: Dict[str, Any], cgroup: str) -> str:
+    """The host's cgroup as this mount namespace sees it: as is, or (in the head's, where
+    mpiexec runs) through the head's view of the hierarchy."""
+    mount, view = description.get("cgroup_mount"), description.get("head_cgroup_view")
+    if os.path.isdir(cgroup) or not mount or not view or not cgroup.startswith(mount + "/"):
+        return cgroup
+    return view + cgroup[len(mount):]
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     split = _split(list(sys.argv[1:] if argv is None else argv))
     if split is None:
@@ -86,6 +95,13 @@ def main(argv: Optional[List[str]] = None) -> int:
                      f"cluster with 'hpcprobe cluster down' and 'up'")
     if host.get("cpus"):
         os.sched_setaffinity(0, host["cpus"])  # inherited by the proxy and its ranks
+    if host.get("cgroup"):  # so is the cgroup a cpu fault throttles (cgroups.py)
+        cgroup = _cgroup_here(description, host["cgroup"])
+        try:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w", encoding="utf-8") as stream:
+                stream.write(f"{os.getpid()}\n")
+        except OSError as error:
+            return _fail(f"cannot join host {name}'s cgroup {cgroup}: {error.strerror}")
     nsenter = ["nsenter", "-t", str(host["holder_pid"]), "--net", "--uts", "--mount",
                f"--wd={os.getcwd()}", "--", *words]
     try:

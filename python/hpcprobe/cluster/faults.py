@@ -1,33 +1,41 @@
-"""`cluster fault --link A-B down|up|loss P%|delay T`: one link changed while a run
-goes on. `down` takes both ends down (the kernel then drops the routes through them);
-`up` brings them back with the link's own shaping and routes, clearing every fault;
-`loss` and `delay` reshape both ends and stay until `up` (or another loss or delay)."""
+"""`cluster fault --link A-B down|up|loss P%|delay T|rate R` and `cluster fault --host H
+cpu F|up`: one link or host changed while a run goes on. `down` takes both ends down (the
+kernel then drops the routes through them); `up` brings them back with the link's own
+shaping and routes, clearing every fault; `loss`, `delay` and `rate` reshape both ends
+and stay until `up` (or another of the same). `cpu F` throttles a host to F of its
+cores' time through its cgroup (cgroups.py); `cpu 1` or `up` lifts it."""
 
 import re
 from dataclasses import dataclass
 from typing import Mapping, Optional
 
+import hpcprobe.cluster.cgroups as cgroups
 import hpcprobe.cluster.shaping as shaping
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.build import apply_routes
-from hpcprobe.cluster.model import Cluster, Link, LinkFault
-from hpcprobe.cluster.spec import parse_delay
+from hpcprobe.cluster.model import Cluster, Host, Link, LinkFault
+from hpcprobe.cluster.spec import parse_delay, parse_rate
 from hpcprobe.cluster.store import load_cluster, save_cluster
 from hpcprobe.errors import UsageError
 
-FAULT_WORDS = ("down", "up", "loss", "delay")
+FAULT_WORDS = ("down", "up", "loss", "delay", "rate")
+HOST_FAULT_WORDS = ("cpu", "up")
+MIN_CPU_FRACTION = 0.01
 
 
 @dataclass(frozen=True)
 class Fault:
-    action: str                     # down, up, loss, delay
+    action: str                     # down, up, loss, delay, rate; a host's: cpu, up
     loss_fraction: float = 0.0      # loss: 0 … 1
     delay_s: float = 0.0            # delay
+    rate_bit_per_s: float = 0.0     # rate
+    cpu_fraction: float = 1.0       # cpu: 0.01 … 1
 
 
 def parse_fault(words: list) -> Fault:
-    """["down"], ["up"], ["loss", "20%"], ["delay", "1ms"]."""
-    usage = "a fault is down, up, loss P% (0-100) or delay T (such as 1ms)"
+    """["down"], ["up"], ["loss", "20%"], ["delay", "1ms"], ["rate", "100mbit"]."""
+    usage = "a fault is down, up, loss P% (0-100), delay T (such as 1ms) or rate R (such " \
+            "as 100mbit)"
     if not words or words[0] not in FAULT_WORDS:
         raise UsageError(f"{usage}, not '{' '.join(words)}'")
     action = words[0]
@@ -39,12 +47,34 @@ def parse_fault(words: list) -> Fault:
         raise UsageError(f"'{action}' takes one value ({usage})")
     if action == "delay":
         return Fault(action, delay_s=parse_delay("delay", words[1]))
+    if action == "rate":
+        return Fault(action, rate_bit_per_s=parse_rate("rate", words[1]))
     match = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?)%?", words[1])
     percent = float(match.group(1)) if match else -1.0
     if not 0 <= percent <= 100:
         raise UsageError(f"loss takes a percentage from 0 to 100 such as 20%, not "
                          f"'{words[1]}'")
     return Fault(action, loss_fraction=percent / 100)
+
+
+def parse_host_fault(words: list) -> Fault:
+    """["cpu", "0.5"], ["up"]."""
+    usage = (f"a host's fault is cpu F (a fraction of its cores' time, {MIN_CPU_FRACTION:g} "
+             "to 1; 1 lifts it) or up")
+    if not words or words[0] not in HOST_FAULT_WORDS:
+        raise UsageError(f"{usage}, not '{' '.join(words)}'")
+    if words[0] == "up":
+        if len(words) != 1:
+            raise UsageError(f"'up' takes no value ({usage})")
+        return Fault("up")
+    if len(words) != 2:
+        raise UsageError(f"'cpu' takes one value ({usage})")
+    match = re.fullmatch(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", words[1])
+    fraction = float(words[1]) if match else -1.0
+    if not MIN_CPU_FRACTION <= fraction <= 1:
+        raise UsageError(f"cpu takes a fraction of the host's cores' time from "
+                         f"{MIN_CPU_FRACTION:g} to 1 such as 0.5, not '{words[1]}'")
+    return Fault("cpu", cpu_fraction=fraction)
 
 
 def _set_state(link: Link, state: str) -> None:
@@ -91,8 +121,30 @@ def apply_fault(name: str, link_name: str, fault: Fault,
     else:
         if fault.action == "loss":
             link.fault.loss_fraction = fault.loss_fraction
+        elif fault.action == "rate":
+            link.fault.rate_bit_per_s = fault.rate_bit_per_s
         else:
             link.fault.delay_s = fault.delay_s
         _reshape(link)
     save_cluster(cluster, env)
     return link
+
+
+def apply_host_fault(name: str, host_key: str, fault: Fault,
+                     env: Optional[Mapping[str, str]] = None) -> Host:
+    """Throttle (or free) one host's CPU and record it in the cluster's file; the host."""
+    system.require_privileges("cluster fault")
+    cluster = load_cluster(name, env)
+    host = cluster.host(host_key)
+    if host.node_id < 0:
+        raise UsageError(f"the head of {name} is its login node, not a host; a host fault "
+                         f"takes one of {cluster.hosts[0].id} … {cluster.hosts[-1].id}")
+    if not host.cgroup:
+        raise UsageError(f"host {host.id} of {name} has no cgroup to throttle: this machine "
+                         "had no cpu cgroup controller (v1 or v2) that hpcprobe could write "
+                         "when the cluster was made")
+    fraction = 1.0 if fault.action == "up" else fault.cpu_fraction
+    cgroups.set_cpu_fraction(host, fraction)
+    host.cpu_fraction = fraction
+    save_cluster(cluster, env)
+    return host

@@ -199,8 +199,10 @@ class ClusterLauncher:
 
 
 def fault_text(cluster: Cluster) -> str:
-    """The links' faults as the records carry them: "h0-sw loss 20%; h1-sw down"."""
-    words = []
+    """The hosts' and links' faults as the records carry them: "h2 cpu 0.5; h0-sw loss
+    20%; h1-sw down; h3-sw rate 100000000bit"."""
+    words = [f"{host.id} cpu {host.cpu_fraction:g}" for host in cluster.hosts
+             if host.cpu_fraction < 1]
     for link in cluster.links:
         fault = link.fault
         if fault.down:
@@ -209,19 +211,22 @@ def fault_text(cluster: Cluster) -> str:
             words.append(f"{link.id} loss {fault.loss_fraction * 100:g}%")
         if fault.delay_s is not None:
             words.append(f"{link.id} delay {fault.delay_s * 1e6:g}us")
+        if fault.rate_bit_per_s is not None:
+            words.append(f"{link.id} rate {fault.rate_bit_per_s:.0f}bit")
     return "; ".join(words)
 
 
 def link_limit(cluster: Cluster) -> Optional[str]:
-    """"BYTES_PER_S LINK" for the fastest shaped link between hosts (None: nothing is
-    shaped): no inter-node message can go faster, so the bench fails a figure above it
-    (it would have bypassed the link: shared memory across namespaces)."""
+    """"BYTES_PER_S LINK" for the fastest shaped link between hosts, at the rate it is
+    shaped to now (None: nothing is shaped): no inter-node message can go faster, so
+    the bench fails a figure above it (it would have bypassed the link: shared memory
+    across namespaces)."""
     shaped = [link for link in cluster.links
-              if link.kind != "head" and link.rate_bit_per_s is not None]
+              if link.kind != "head" and link.effective_rate_bit_per_s is not None]
     if not shaped:
         return None
-    fastest = max(shaped, key=lambda link: link.rate_bit_per_s or 0.0)
-    return f"{int((fastest.rate_bit_per_s or 0) / 8)} {fastest.id}"
+    fastest = max(shaped, key=lambda link: link.effective_rate_bit_per_s or 0.0)
+    return f"{int((fastest.effective_rate_bit_per_s or 0) / 8)} {fastest.id}"
 
 
 def cluster_launch(cluster: Cluster, np: int, ppn: Optional[int],

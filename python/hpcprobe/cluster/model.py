@@ -28,6 +28,9 @@ class Host:
     cores: int = 1
     cpus: Tuple[int, ...] = ()  # the CPUs its processes may run on; () = all
     holder_pid: Optional[int] = None
+    cgroup: str = ""           # its cpu cgroup (cgroups.py); "" = none (the head, or no
+                               # cpu controller on this machine)
+    cpu_fraction: float = 1.0  # `cluster fault --host … cpu F`: F of its cores' time
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,12 @@ class LinkFault:
     down: bool = False
     loss_fraction: float = 0.0
     delay_s: Optional[float] = None   # replaces the link's delay while set
+    rate_bit_per_s: Optional[float] = None   # replaces the link's rate while set
 
     @property
     def active(self) -> bool:
-        return self.down or self.loss_fraction > 0 or self.delay_s is not None
+        return (self.down or self.loss_fraction > 0 or self.delay_s is not None
+                or self.rate_bit_per_s is not None)
 
 
 @dataclass
@@ -80,6 +85,13 @@ class Link:
     def effective_delay_s(self) -> float:
         return self.fault.delay_s if self.fault.delay_s is not None else self.delay_s
 
+    @property
+    def effective_rate_bit_per_s(self) -> Optional[float]:
+        """The rate it is shaped to now: a `rate` fault's, else its own."""
+        if self.fault.rate_bit_per_s is not None:
+            return self.fault.rate_bit_per_s
+        return self.rate_bit_per_s
+
 
 @dataclass
 class Cluster:
@@ -95,6 +107,8 @@ class Cluster:
     status: str = "building"     # building while `up` runs, then up
     created: str = ""
     slurm_conf: str = ""         # `up --slurm`: its slurm.conf (slurm.py); "" without
+    cgroup_mount: str = ""       # the cpu cgroup hierarchy the hosts' cgroups are in
+    head_cgroup_view: str = ""   # where the head's mount namespace sees that hierarchy
 
     @cached_property
     def _hosts_by_key(self) -> Dict[str, Host]:
@@ -172,9 +186,10 @@ class Cluster:
         return len(self.path(a, b))
 
     def min_rate_on_path(self, a: str, b: str) -> Optional[float]:
-        """The slowest shaped link (bit/s) from host a to host b; None: none shaped."""
-        rates = [link.rate_bit_per_s for link in self.path(a, b)
-                 if link.rate_bit_per_s is not None]
+        """The slowest shaped link (bit/s, as a `rate` fault left it) from host a to host
+        b; None: none shaped."""
+        rates = [link.effective_rate_bit_per_s for link in self.path(a, b)
+                 if link.effective_rate_bit_per_s is not None]
         return min(rates) if rates else None
 
     def delay_on_path(self, a: str, b: str) -> float:

@@ -14,6 +14,7 @@ import subprocess
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
+import hpcprobe.cluster.cgroups as cgroups
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.launcher import ClusterLauncher
 from hpcprobe.cluster.spec import check_name
@@ -73,6 +74,7 @@ def command_exec(name: str, host_key: Optional[str], command: List[str]) -> int:
         env["SLURM_CONF"] = cluster.slurm_conf
     argv = ["nsenter", "-t", str(host.holder_pid), "--net", "--uts", "--mount",
             f"--wd={os.getcwd()}", "--", *command]
+    cgroups.join(host)  # a throttled host's command is throttled too
     try:
         os.execvpe(argv[0], argv, env)
     except OSError as error:

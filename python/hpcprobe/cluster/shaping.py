@@ -73,6 +73,6 @@ def link_commands(link: Link) -> List[List[str]]:
     """Both ends' shaping as the link and its fault now say (rate, delay, loss)."""
     commands: List[List[str]] = []
     for end in link.ends:
-        commands += end_commands(end, link.rate_bit_per_s, link.effective_delay_s,
+        commands += end_commands(end, link.effective_rate_bit_per_s, link.effective_delay_s,
                                  link.fault.loss_fraction)
     return commands

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import List, Mapping, Optional
 
+from hpcprobe.cluster.cgroups import joined
 from hpcprobe.cluster.model import Cluster, Host
 from hpcprobe.cluster.store import cluster_dir
 from hpcprobe.errors import HpcprobeError, UsageError
@@ -161,7 +162,8 @@ def start_slurm(cluster: Cluster, env: Optional[Mapping[str, str]] = None) -> Pa
     _start(_in_host(head, ["slurmctld", "-f", str(conf), "-i"]), "slurmctld",
            directory / "slurmctld.log")
     for host in cluster.hosts:
-        _start(_in_host(host, ["slurmd", "-f", str(conf), "-N", host.name]),
+        # In the host's cgroup: slurmd's steps, and so their tasks, are its children.
+        _start(joined(host, _in_host(host, ["slurmd", "-f", str(conf), "-N", host.name])),
                f"slurmd on {host.name}", directory / f"slurmd-{host.name}.log")
     _wait_ready(cluster, conf, env)
     return conf

@@ -11,6 +11,7 @@ import subprocess
 import time
 from typing import Iterable, List, Optional, Sequence
 
+from hpcprobe.cluster.cgroups import joined
 from hpcprobe.cluster.model import Host
 from hpcprobe.errors import HpcprobeError, UsageError
 
@@ -113,13 +114,13 @@ def holder_alive(host: Host) -> bool:
 def start_holder(host: Host) -> int:
     """A process asleep in the host's network namespace, in a UTS namespace of its own
     named for the host, and in the mount namespace `ip netns exec` makes (its own
-    /sys, where UCX finds the host's interfaces). Its pid."""
+    /sys, where UCX finds the host's interfaces), and in the host's cgroup. Its pid."""
     process = subprocess.Popen(
-        ["ip", "netns", "exec", host.namespace, "unshare", "--uts", "--",
-         "sleep", "infinity"],
+        joined(host, ["ip", "netns", "exec", host.namespace, "unshare", "--uts", "--",
+                      "sleep", "infinity"]),
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
-    # ip and unshare exec in turn; the host is ready once sleep runs in its namespace.
+    # sh, ip and unshare exec in turn; the host is ready once sleep runs in its namespace.
     deadline = time.monotonic() + HOLDER_START_S
     probe = Host(**{**host.__dict__, "holder_pid": process.pid})
     while not (holder_alive(probe) and _command_name(process.pid) == "sleep"):

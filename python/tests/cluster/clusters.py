@@ -10,7 +10,7 @@ from typing import Dict, List
 
 from helpers import run_hpcprobe
 
-from hpcprobe.cluster import Cluster, load_cluster
+from hpcprobe.cluster import Cluster, cgroups, load_cluster
 from hpcprobe.cluster import system as cluster_system
 from hpcprobe.launch import find_bench
 
@@ -36,6 +36,8 @@ def assert_left_as_before(before, name, env):
     assert set(before["netns"]) <= set(after["netns"])  # nothing of others removed
     assert after["root links"] == before["root links"]
     assert not (Path(env["HPCPROBE_CLUSTER_DIR"]) / f"{name}.json").exists()
+    assert not cgroups.found_cgroups(name)  # the hosts' cgroups too
+    assert not (Path(env["HPCPROBE_CLUSTER_DIR"]) / f"{name}.cgroup").exists()
 
 
 def up(env, name, *options) -> Cluster:

@@ -65,6 +65,17 @@ def test_slurm_runs_a_controller_on_the_head_and_a_slurmd_per_host(slurm2, env):
     assert sorted(done.stdout.split()) == [host.name for host in slurm2.hosts]
 
 
+def test_slurm_tasks_run_in_their_hosts_cgroups(slurm2, env):
+    # slurmd started in its host's cgroup (`cluster fault --host … cpu` throttles it): its
+    # steps, and their tasks, are its children.
+    done = cluster_exec(env, "srun", "-N", "2", "-n", "2", "sh", "-c",
+                        "echo $(hostname) $(cat /proc/self/cgroup)")
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
+    for host in slurm2.hosts:
+        assert f"/hpcprobe-{slurm2.name}/{host.id}" in lines[host.name], lines
+
+
 def test_hpcprobe_inside_salloc_uses_srun_and_records_the_job_and_hosts(slurm2, env,
                                                                          tmp_path):
     # What a user does on a real machine: an allocation, then hpcprobe with no launcher
