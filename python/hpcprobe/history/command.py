@@ -139,7 +139,8 @@ def command_history(args: argparse.Namespace, argv: Sequence[str]) -> int:
     path = _chosen_file(args)
     with open_history(path, create=False) as history:
         points = history.series(args.host, args.figure, args.since,
-                                glob=_pattern(args.host) or _pattern(args.figure))
+                                glob=_pattern(args.host) or _pattern(args.figure),
+                                by_figure=True)
     console = stdout_console()
     if not points:
         asked = ", ".join(f"{name} {value}" for name, value in (

@@ -15,6 +15,7 @@ Records are untrusted: a name that is not a plain word, a value that is not a fi
 number, hosts that are not names, a series that does not cover each rank once: that
 figure is left out, never guessed."""
 
+import math
 import re
 from collections import defaultdict
 from typing import Any, Dict, List, Optional, Sequence
@@ -28,6 +29,7 @@ _PART = re.compile(r"[A-Za-z0-9_+-]{1,64}")
 _HOST = re.compile(r"[\x21-\x2b\x2d-\x7e]{1,255}")
 _UNIT = re.compile(r"[\x20-\x7e]{1,32}")
 MAX_RANKS = 1 << 22
+_NUMBER_TYPES = (int, float)
 
 
 def _word(value: Any, pattern: "re.Pattern[str]") -> Optional[str]:
@@ -77,11 +79,12 @@ def _rank_values(entry: Dict[str, Any], ranks: int) -> Optional[List[Optional[fl
     values: List[Optional[float]] = [None] * ranks
     seen = set()
     for x, y in zip(xs, ys):
-        rank = number(x)
-        if rank is None or not rank.is_integer() or not 0 <= rank < ranks or rank in seen:
+        # Exact types (bool is an int): a rank is a whole number, a value finite.
+        if type(x) not in _NUMBER_TYPES or not 0 <= x < ranks or x != int(x) or x in seen:
             return None
-        seen.add(rank)
-        values[int(rank)] = number(y)
+        seen.add(x)
+        if type(y) in _NUMBER_TYPES and math.isfinite(y):
+            values[int(x)] = float(y)
     return values
 
 
