@@ -8,6 +8,7 @@ that is not an hpcprobe history, is of a newer schema, or is corrupt is refused 
 line naming the file and what to do (exit status 4)."""
 
 import math
+import numbers
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -126,11 +127,19 @@ def _refuse(path: Path, what: str) -> HpcprobeError:
 
 
 def _identity(connection: sqlite3.Connection) -> Tuple[int, int, int]:
-    """(application_id, user_version, number of schema objects); reading them is what
-    finds a file that is not SQLite at all."""
-    application = connection.execute("PRAGMA application_id").fetchone()[0]
-    version = connection.execute("PRAGMA user_version").fetchone()[0]
-    objects = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    """(application_id, user_version, number of schema objects), read in one snapshot
+    (another process may be making the file meanwhile); reading them is what finds a
+    file that is not SQLite at all."""
+    own = not connection.in_transaction
+    if own:
+        connection.execute("BEGIN")
+    try:
+        application = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        objects = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    finally:
+        if own and connection.in_transaction:
+            connection.execute("COMMIT")
     return application, version, objects
 
 
@@ -201,7 +210,9 @@ def _row(figure: Figure, default_time: str,
          times: Dict[str, str]) -> Tuple[str, str, float, str, int, str]:
     """The figure's columns; `times` caches canonical times (a run's figures share few)."""
     value = figure.value
-    if type(value) not in (int, float) or not math.isfinite(value):
+    # Any real number (numpy's too) but bool, which would be stored as 0 or 1.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
+            value):
         raise HpcprobeError(f"figure {figure.figure!r} of {figure.host!r}: value {value!r} "
                             "is not a finite number")
     time = default_time

@@ -10,11 +10,12 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy
 import pytest
 
 from hpcprobe.errors import EXIT_IO_FAILURE, HpcprobeError
 from hpcprobe.history import SCHEMA_VERSION, Figure, history_path, open_history
-from hpcprobe.history.db import APPLICATION_ID, canonical_time
+from hpcprobe.history.db import APPLICATION_ID, _identity, canonical_time
 
 PYTHON_DIR = str(Path(__file__).resolve().parents[2])
 
@@ -75,12 +76,15 @@ def test_a_figure_keeps_its_own_time_and_bad_values_are_refused(tmp_path):
         history.add_run("c", [figure(time="2026-01-01T01:00:00+01:00")],
                         "2026-02-01T00:00:00Z", "2026-02-01T00:01:00Z")
         assert history.series()[0].time == "2026-01-01T00:00:00.000Z"
+        history.add_run("c", [figure(value=numpy.float64(2.5)), figure(value=numpy.int64(3))],
+                        "2026-02-02", "2026-02-02")
+        assert [point.value for point in history.series()[1:]] == [2.5, 3.0]
         for bad in (float("nan"), float("inf"), True, "1"):
             with pytest.raises(HpcprobeError, match="not a finite number"):
                 history.add_run("c", [figure(), figure(value=bad)], "2026-02-01", "2026-02-01")
         with pytest.raises(HpcprobeError, match="not a time"):
             history.add_run("c", [figure()], "yesterday", "2026-02-01")
-        assert history.run_count() == 1  # nothing of the refused runs
+        assert history.run_count() == 2  # nothing of the refused runs
 
 
 def test_canonical_times_sort_as_times():
@@ -222,3 +226,52 @@ def test_two_writers_at_once_lose_nothing(tmp_path):
             points = history.series(figure=name)
             assert len(points) == 60 * 40
             assert sorted({point.value for point in points}) == [float(r) for r in range(60)]
+
+
+def test_the_identity_is_read_in_one_snapshot(tmp_path):
+    """Another process makes the file between two of the reader's reads: the reader
+    sees the file as it was before (empty), not half of each."""
+    path = tmp_path / "h.sqlite"
+    with sqlite3.connect(path) as connection:  # empty, in WAL, as a maker leaves it
+        connection.execute("PRAGMA journal_mode = WAL")
+    reader = sqlite3.connect(path, isolation_level=None)
+
+    def make_it_meanwhile(statement):
+        if statement.startswith("PRAGMA user_version"):
+            reader.set_trace_callback(None)
+            open_history(path).close()
+    reader.set_trace_callback(make_it_meanwhile)
+    try:
+        assert _identity(reader) == (0, 0, 0)
+        assert _identity(reader) == (APPLICATION_ID, SCHEMA_VERSION, 4)  # 2 tables, 2 indexes
+    finally:
+        reader.close()
+
+
+MAKER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from hpcprobe.history import Figure, open_history
+    path, go = sys.argv[1], Path(sys.argv[2])
+    while not go.exists():
+        time.sleep(0.001)
+    with open_history(path) as history:
+        history.add_run("x", [Figure("n", "f", 1.0, "s", True)], "2026-11-01", "2026-11-01")
+""")
+
+
+def test_processes_making_the_file_at_once_all_take_it_for_a_history(tmp_path):
+    """A reader that saw the file half-made (its id before, its tables after the maker's
+    commit) took it for another program's: the identity is read in one snapshot."""
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    for round_ in range(5):
+        path, go = tmp_path / f"h{round_}.sqlite", tmp_path / f"go{round_}"
+        makers = [subprocess.Popen([sys.executable, "-c", MAKER, str(path), str(go)], env=env,
+                                   stderr=subprocess.PIPE, text=True) for _ in range(3)]
+        time.sleep(0.3)
+        go.touch()
+        for maker in makers:
+            _, errors = maker.communicate(timeout=120)
+            assert maker.returncode == 0, errors
+        with open_history(path) as history:
+            assert history.run_count() == 3
