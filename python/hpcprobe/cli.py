@@ -31,6 +31,7 @@ from hpcprobe.commands.tools import command_list, command_sysinfo
 from hpcprobe.errors import (EXIT_IO_FAILURE, EXIT_OK, EXIT_RUNTIME_FAILURE, HpcprobeError,
                              UsageError)
 from hpcprobe.families import FAMILIES, Command
+from hpcprobe.history.command import add_history_parser, command_history
 from hpcprobe.overview import command_helps, overview_text
 from hpcprobe.processes import become_subreaper
 from hpcprobe.sanitize import plain
@@ -97,6 +98,7 @@ GENERIC_COMMANDS = (
     Command("show", 43, _add_show_parser, command_show),
     Command("report", 44, add_report_parser, command_report),
     Command("compare", 45, add_compare_parser, command_compare, check_compare),
+    Command("history", 45.5, add_history_parser, command_history),
     Command("sysinfo", 46, lambda sub: sub.add_parser("sysinfo", help="this machine's metadata"),
             lambda args, argv: command_sysinfo()),
     Command("list", 47, lambda sub: sub.add_parser("list", help="kernels and suites"),

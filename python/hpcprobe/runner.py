@@ -21,6 +21,8 @@ from hpcprobe.errors import (
     EXIT_VALIDATION_FAILED,
     HpcprobeError,
 )
+from hpcprobe.history.db import utc_now
+from hpcprobe.history.hook import keep_launch
 from hpcprobe.launch import AnyLauncher
 from hpcprobe.launch.refusals import launcher_refusal
 from hpcprobe.processes import ProcessTree, signal_group
@@ -274,6 +276,7 @@ def run_launch(launch: Launch, progress: ProgressReporter) -> LaunchOutcome:
     start_offset = file_size(launch.results_path)
     argv = launch.argv()
     started = time.monotonic()
+    started_at = utc_now()
     with _open_log(launch) as log:
         process = _start(launch, argv, log)
         pump = _OutputPump(process, log, progress)
@@ -285,6 +288,9 @@ def run_launch(launch: Launch, progress: ProgressReporter) -> LaunchOutcome:
         pump.join()
     elapsed = time.monotonic() - started
     found = own_records(launch.results_path, start_offset, launch.launch_id)
+    # One run in the history per launch; it never fails the launch (history/hook.py).
+    keep_launch(launch.user_argv or [launch.name], found.records, started_at, utc_now(),
+                launch.launch_id)
     outcome = classify(launch, process.returncode, stopped, found, list(pump.stderr_lines))
     if pump.log_error is not None and outcome.exit_status == EXIT_OK:
         raise pump.log_error  # the run measured, but its log could not be kept

@@ -12,3 +12,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 if not os.environ.get("HPCPROBE_CACHE_DIR"):
     os.environ["HPCPROBE_CACHE_DIR"] = tempfile.mkdtemp(prefix="hpcprobe-test-cache-")
     atexit.register(shutil.rmtree, os.environ["HPCPROBE_CACHE_DIR"], True)
+# Every launch writes its figures into the history (hpcprobe/history): the tests' go to
+# a file of this run, never the user's, whatever the environment names (a test that
+# reads it sets its own).
+_history_dir = tempfile.mkdtemp(prefix="hpcprobe-test-history-")
+os.environ["HPCPROBE_HISTORY"] = os.path.join(_history_dir, "history.sqlite")
+atexit.register(shutil.rmtree, _history_dir, True)

@@ -19,7 +19,8 @@ def run_main(capsys, *argv):
     (["raa", "single"],
      "unknown command 'raa' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, study, "
      "config, model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
+     "compare, history, sysinfo, list, contention, topology, simulate, congestion, comm, beff, "
+     "pairs, "
      "gpu, cluster, "
      "launch, script); "
      "did you mean 'ra'?"),
@@ -167,7 +168,8 @@ def test_option_checks_that_need_several_options_are_left_to_the_bench():
      "unknown command 'modle' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
      "study, "
      "config, model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
+     "compare, history, sysinfo, list, contention, topology, simulate, congestion, comm, beff, "
+     "pairs, "
      "gpu, cluster, "
      "launch, script); "
      "did you mean 'model'?"),

@@ -42,7 +42,7 @@ class Command:
     argv)` returns the exit status."""
 
     name: str
-    order: int
+    order: float
     add_parser: Callable[[Any], CliParser]
     run: Run
     check: Optional[Check] = None

@@ -80,7 +80,8 @@ def test_schema_refuses_an_unknown_version_and_statistic():
      "unknown command 'stram' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
      "study, "
      "config, model, show, report, "
-     "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
+     "compare, history, sysinfo, list, contention, topology, simulate, congestion, comm, beff, "
+     "pairs, "
      "gpu, cluster, "
      "launch, script); "
      "did you mean 'stream'?"),
