@@ -27,7 +27,9 @@ def _no_reader(record: Record) -> Any:
 
 @dataclass(frozen=True)
 class AlgorithmOption:
-    """`default(record)`: the value a record of that kernel gets without the option, or
+    """`option`: the bench option's attribute (its name is the bench's description's:
+    `--` and the attribute with `-` for `_`); `default(record)`: the value a record of
+    that kernel gets without the option, or
     None where the kernel does not take it (the option is then left out of its key and
     label); `word(value, record)`: the label's text for a value not the default;
     `absent`: the value of a record that does not say (None: the default)."""

@@ -314,7 +314,7 @@ def test_invalid_lines_are_reported_and_the_rest_used(tmp_path, capsys):
     (["--measure", "--np", "1"], "--np 1 is too few for --measure: T_C is fitted from an "
                                  "exchange between ranks (allowed: 2 or more)"),
     (["--t1", "5e-5", "--tc", "0", "--algo", "hypercub"],
-     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus); "
+     "unknown algorithm 'hypercub' (allowed: reference, alltoall, hypercube, torus, staged); "
      "did you mean 'hypercube'?"),
 ])
 def test_bad_model_input_is_one_line_and_exit_2(capsys, argv, message):

@@ -191,12 +191,13 @@ def test_the_declared_options_are_the_benchs():
     takes = {name: sorted(kernel.split("/")[1] for kernel in described[name].kernels)
              for name in ("--mods", "--overlap", "--dims", "--grid")}
     for option in ALGORITHM_OPTIONS:
-        assert option.option in described
+        name = family.option(option.option).name
+        assert name in described
         for kernel in family.kernels:
             probe = ra_record(kernel.algorithm, overlap="off")
             probe["variant"] = kernel.variant
-            if option.option != "--owner":
-                assert (option.default(probe) is not None) == (option.option in kernel.options)
+            if option.option != "owner":
+                assert (option.default(probe) is not None) == (name in kernel.options)
     assert takes["--mods"] == ["hypercube"] and takes["--dims"] == takes["--grid"]
     assert described["--owner"].default == "division"
     assert described["--mods"].default == "all"

@@ -9,8 +9,9 @@ paper's figure used (a partial allocation fills its first positions, along Z), s
 records carry the hops the paper's machine would give; on a cluster (--cluster) the
 hosts are the nodes, as MPI finds them."""
 
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from hpcprobe.cli_described import bench_step_options
 from hpcprobe.families.contention import bhatele_rows as rows
 from hpcprobe.families.contention.bhatele_model import (PAPER_CROSSING_EXPONENT,
                                                         PAPER_LINK_EXPONENT, fitted_exponent,
@@ -29,11 +30,14 @@ DEFAULT_RANKS = 4
 STEP_BUDGET_S = 30.0
 
 
-def _run_options(context: StudyContext) -> Tuple[str, ...]:
+Options = Dict[str, str]  # bench options by attribute (the bench's description names them)
+
+
+def _run_options(context: StudyContext) -> Options:
     """Messages and repetitions: few at tiny (seconds), a median of 3 at default."""
     if context.scale == "tiny":
-        return ("--messages", "5", "--repeat", "2", "--warmup", "1")
-    return ("--messages", "20", "--repeat", "3", "--warmup", "1")
+        return {"messages": "5", "repeat": "2", "warmup": "1"}
+    return {"messages": "20", "repeat": "3", "warmup": "1"}
 
 
 def _ranks(context: StudyContext, default: int = DEFAULT_RANKS) -> int:
@@ -46,10 +50,10 @@ def _ranks(context: StudyContext, default: int = DEFAULT_RANKS) -> int:
     return 2 if context.scale == "tiny" else default
 
 
-def _network(context: StudyContext, local: Tuple[str, ...]) -> Tuple[str, ...]:
+def _network(context: StudyContext, local: Options) -> Options:
     """`local` (the emulated network, each rank a node) on one machine; nothing on a
     cluster, whose hosts are the nodes (a tree cluster is modelled from its record)."""
-    return () if context.cluster else local + ("--ranks-per-node", "1")
+    return {} if context.cluster else {**local, "ranks_per_node": "1"}
 
 
 def _sizes(context: StudyContext, sizes: Sequence[int]) -> Tuple[int, ...]:
@@ -57,19 +61,20 @@ def _sizes(context: StudyContext, sizes: Sequence[int]) -> Tuple[int, ...]:
 
 
 def _step(variant: str, context: StudyContext, size: int, ranks: int,
-          network: Tuple[str, ...], *extra: str, label: str = "") -> SuiteStep:
-    options = ("--sizes", str(size)) + _run_options(context) + network + extra
+          network: Options, extra: Optional[Options] = None, label: str = "") -> SuiteStep:
+    values = {"sizes": str(size), **_run_options(context), **network, **(extra or {})}
+    options = bench_step_options("contention", variant, values)
     return SuiteStep("contention", variant, options, STEP_BUDGET_S, label=label or None,
                      ranks=ranks)
 
 
-def _size_points(variant: str, network: Tuple[str, ...], sizes: Sequence[int] = SIZES,
-                 extra: Tuple[str, ...] = ()):
+def _size_points(variant: str, network: Options, sizes: Sequence[int] = SIZES,
+                 extra: Optional[Options] = None):
     """Points over message size, one launch of `variant` each on `network`."""
     def points(context: StudyContext) -> List[Point]:
         ranks = _ranks(context)
         net = _network(context, network)
-        return [Point(size, (_step(variant, context, size, ranks, net, *extra),),
+        return [Point(size, (_step(variant, context, size, ranks, net, extra),),
                       key=f"{size}B") for size in _sizes(context, sizes)]
     return points
 
@@ -80,8 +85,8 @@ def _ring_points(variant: str, sizes: Sequence[int] = LARGE_SIZES):
     def points(context: StudyContext) -> List[Point]:
         ranks = _ranks(context, 8)
         nodes = ranks // context.ppn if context.cluster else ranks
-        net = (("--torus", str(nodes)) if context.cluster
-               else ("--torus", str(ranks), "--ranks-per-node", "1"))
+        net = ({"torus": str(nodes)} if context.cluster
+               else {"torus": str(ranks), "ranks_per_node": "1"})
         return [Point(size, (_step(variant, context, size, ranks, net),), key=f"{size}B")
                 for size in _sizes(context, sizes)]
     return points
@@ -96,9 +101,9 @@ def _one_record_rows(variant: str, make_row):
 
 def _wicon_points(context: StudyContext) -> List[Point]:
     ranks = _ranks(context)
-    net = _network(context, ("--torus", "8x8x16"))
-    return [Point(size, (_step("wicon", context, size, ranks, net, "--pairs", "nn", label="nn"),
-                         _step("wicon", context, size, ranks, net, "--pairs", "rnd",
+    net = _network(context, {"torus": "8x8x16"})
+    return [Point(size, (_step("wicon", context, size, ranks, net, {"pairs": "nn"}, label="nn"),
+                         _step("wicon", context, size, ranks, net, {"pairs": "rnd"},
                                label="rnd")), key=f"{size}B")
             for size in _sizes(context, LARGE_SIZES)]
 
@@ -111,10 +116,10 @@ def _wicon_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
 
 def _table1_points(context: StudyContext) -> List[Point]:
     ranks = _ranks(context)
-    net = _network(context, ("--torus", "8x8x16"))
+    net = _network(context, {"torus": "8x8x16"})
     return [Point(size, (_step("wocon", context, size, ranks, net),
-                         _step("wicon", context, size, ranks, net, "--pairs", "nn", label="nn"),
-                         _step("wicon", context, size, ranks, net, "--pairs", "rnd",
+                         _step("wicon", context, size, ranks, net, {"pairs": "nn"}, label="nn"),
+                         _step("wicon", context, size, ranks, net, {"pairs": "rnd"},
                                label="rnd")), key=f"{size}B")
             for size in _sizes(context, TABLE_1_SIZES)]
 
@@ -138,11 +143,11 @@ def _scaling_points(context: StudyContext) -> List[Point]:
     points = []
     for procs in _scaling_counts(context):
         dims = "x".join(map(str, torus_dims(procs)))
-        net = _network(context, ("--torus", dims))
+        net = _network(context, {"torus": dims})
         points.append(Point(procs, (
             _step("wocon", context, size, procs, net),
-            _step("wicon", context, size, procs, net, "--pairs", "nn", label="nn"),
-            _step("wicon", context, size, procs, net, "--pairs", "rnd", label="rnd")),
+            _step("wicon", context, size, procs, net, {"pairs": "nn"}, label="nn"),
+            _step("wicon", context, size, procs, net, {"pairs": "rnd"}, label="rnd")),
             key=f"P{procs}"))
     return points
 
@@ -189,20 +194,20 @@ def _scaling_notes(measured: Sequence[Measured]) -> List[Tuple[str, str, str]]:
              f"{example['load']:.2f} (busiest link {example['max_load']})", "4 (p. 3)")]
 
 
-def _wocon_study(item: str, network: Tuple[str, ...], summary: str) -> Study:
+def _wocon_study(item: str, network: Options, summary: str) -> Study:
     return Study(f"bhatele-{item}", "004", item, _size_points("wocon", network),
                  _one_record_rows("wocon", rows.wocon_row), budget_s=120,
                  interconnect=True, summary=summary)
 
 
 STUDIES = (
-    _wocon_study("fig3", ("--torus", "8x4x4"),
+    _wocon_study("fig3", {"torus": "8x4x4"},
                  "WOCON latency against message size and hops, 8x4x4 torus (BG/P)"),
-    _wocon_study("fig4", ("--torus", "8x8x16"),
+    _wocon_study("fig4", {"torus": "8x8x16"},
                  "WOCON latency against message size and hops, 8x8x16 torus (BG/P)"),
-    _wocon_study("fig5", ("--mesh", "8x8x8"),
+    _wocon_study("fig5", {"mesh": "8x8x8"},
                  "WOCON latency against message size and hops, 8x8x8 mesh (XT3, 512 nodes)"),
-    _wocon_study("fig6", ("--mesh", "8x8x16", "--wrap", "0,0,1"),
+    _wocon_study("fig6", {"mesh": "8x8x16", "wrap": "0,0,1"},
                  "WOCON latency against message size and hops, 8x8x16 torus in Z (XT3)"),
     Study("bhatele-fig9", "004", "fig9", _wicon_points, _wicon_rows, budget_s=180,
           interconnect=True, summary="WICON near-neighbour against random pairs, simulated"),

@@ -145,7 +145,7 @@ def model_form(record: Record) -> bool:
     (settings.py) at its default, but the hypercube's --mods none on 2 or more ranks
     (what T_C is fitted from; on one rank there is no exchange for a Mod to change)."""
     many = (ranks_of(record) or 1) > 1
-    leave_out = ["--overlap"] + ([] if many else ["--mods"])
+    leave_out = ["overlap"] + ([] if many else ["mods"])
     expected = [f"mods {MODEL_MODS}"] if many and lock_step_hypercube(record) else []
     return setting_words(record, ALGORITHM_OPTIONS, leave_out) == expected
 

@@ -73,7 +73,7 @@ def compare_label(record: Record, lookahead: bool = True, leave_out: Sequence[st
     """What tells two RandomAccess rows apart besides variant and algorithm: every
     option that changes the algorithm (settings.py) and every other setting not HPCC's.
     A figure whose x is Q leaves Q out (`lookahead`), a table with a column for an
-    option leaves that option out (`leave_out`, e.g. "--mods")."""
+    option leaves that option out (`leave_out`, by attribute, e.g. "mods")."""
     words = []
     value = int_parameter(record, "lookahead")
     if lookahead and value is not None and value != HPCC_LOOKAHEAD:
@@ -281,7 +281,7 @@ def _mod_switches(records: Sequence[Record], sink: FigureSink) -> List[Block]:
         if mods is not None and threads(record) == 1:
             key = (ranks(record), int_parameter(record, "lookahead"),
                    int_parameter(record, "table_log2"),
-                   compare_label(record, lookahead=False, leave_out=("--mods", "--overlap")))
+                   compare_label(record, lookahead=False, leave_out=("mods", "overlap")))
             groups.setdefault(key, {})[mods] = record
     groups = {key: found for key, found in groups.items() if len(found) > 1}
     if not groups:

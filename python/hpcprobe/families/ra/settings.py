@@ -56,19 +56,6 @@ def _default_grid(record: Record) -> Optional[str]:
     return _grid_text(dims_create(ranks, default_dims(ranks)))
 
 
-def _grid_from_command_line(record: Record) -> Optional[str]:
-    """The grid --grid or --dims asked for, for records that do not name theirs (the
-    pipeline's); None without either."""
-    words = section_of(record, "metadata").get("command_line")
-    words = [str(word) for word in words] if isinstance(words, list) else []
-    for option, value in zip(words, words[1:]):
-        if option == "--grid":
-            return value
-        if option == "--dims" and value.isdigit():
-            return _grid_text(dims_create(_ranks(record), int(value)))
-    return None
-
-
 def _grid_word(grid: str, record: Record) -> str:
     """"dims D" where the grid is MPI_Dims_create's for D dimensions, else "grid AxB"."""
     dims = len(grid.split("x"))
@@ -94,14 +81,16 @@ def mods_text(mods: str) -> str:
 
 
 ALGORITHM_OPTIONS = (
-    AlgorithmOption("--mods", "mods", _mods_default,
+    AlgorithmOption("mods", "mods", _mods_default,
                     lambda value, record: f"mods {mods_text(value)}"),
     # Before --overlap (9ed2dc4) the hypercube and the torus were lock-step.
-    AlgorithmOption("--overlap", "overlap",
+    AlgorithmOption("overlap", "overlap",
                     lambda record: _OVERLAP_DEFAULTS.get(str(record.get("algorithm"))),
                     lambda value, record: f"overlap {value}", absent="off"),
-    AlgorithmOption("--owner", "owner",
+    AlgorithmOption("owner", "owner",
                     lambda record: "division" if record.get("benchmark") == "ra" else None,
                     lambda value, record: f"owner {value}"),
-    AlgorithmOption("--dims", "grid", _default_grid, _grid_word, _grid_from_command_line),
+    # Every grid algorithm records its grid (the pipeline since it gained the torus's
+    # record; an older pipeline record is taken to have had the default grid).
+    AlgorithmOption("dims", "grid", _default_grid, _grid_word),
 )
