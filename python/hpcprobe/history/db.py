@@ -34,8 +34,7 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS figures (run_id INTEGER NOT NULL REFERENCES runs(id), "
     "host TEXT NOT NULL, figure TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL, "
     "validated INTEGER NOT NULL CHECK (validated IN (0, 1)), time TEXT NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS figures_by_host ON figures (host, figure, time)",
-    "CREATE INDEX IF NOT EXISTS figures_by_figure ON figures (figure, time)",
+    "CREATE INDEX IF NOT EXISTS figures_by_figure ON figures (figure, host, time)",
     f"PRAGMA application_id = {APPLICATION_ID}",
     f"PRAGMA user_version = {SCHEMA_VERSION}",
 )

@@ -43,7 +43,7 @@ def test_a_new_history_has_the_schema_version_its_tables_and_wal(tmp_path):
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         columns = [row[1] for row in connection.execute("PRAGMA table_info(figures)")]
-    assert {"runs", "figures", "figures_by_host", "figures_by_figure"} <= names
+    assert {"runs", "figures", "figures_by_figure"} <= names
     assert columns == ["run_id", "host", "figure", "value", "unit", "validated", "time"]
     open_history(path).close()  # opens again as is
 
@@ -243,7 +243,7 @@ def test_the_identity_is_read_in_one_snapshot(tmp_path):
     reader.set_trace_callback(make_it_meanwhile)
     try:
         assert _identity(reader) == (0, 0, 0)
-        assert _identity(reader) == (APPLICATION_ID, SCHEMA_VERSION, 4)  # 2 tables, 2 indexes
+        assert _identity(reader) == (APPLICATION_ID, SCHEMA_VERSION, 3)  # 2 tables, 1 index
     finally:
         reader.close()
 
