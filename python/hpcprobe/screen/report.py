@@ -11,7 +11,7 @@ points, so this module does not depend on how the history is stored."""
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from hpcprobe.report.blocks import Block, Paragraph, Section, Table
 from hpcprobe.report.build import build_report
@@ -67,9 +67,10 @@ def _summary(screen: Screen) -> List[Block]:
     bad = sum(link.status == "bad" for link in screen.links)
     checks = ", ".join(plain(check, 40) for check in screen.checks[:MAX_DRAWN_CHECKS])
     elapsed = "" if screen.elapsed_s is None else f"; {screen.elapsed_s:.0f} s"
+    pairs = len({key[1:] for key in screen.pairs})  # a pair measured by two checks: one
     blocks: List[Block] = [Paragraph(
         f"{len(screen.nodes)} nodes judged ({_status_counts(screen)}) on checks "
-        f"{checks or 'none'}; {len(screen.pairs)} node pairs measured, {bad} bad "
+        f"{checks or 'none'}; {pairs} node pairs measured, {bad} bad "
         f"link{'s' if bad != 1 else ''}{elapsed}")]
     if screen.repeated:
         names = ", ".join(_host(host) for host in screen.repeated[:20])
@@ -118,9 +119,8 @@ def _drawn_hosts(screen: Screen, first: Sequence[str] = ()) -> List[str]:
     if len(screen.hosts) <= MAX_DRAWN_HOSTS:
         return list(screen.hosts)
     wanted = set(first)
-    chosen = {host for host in screen.hosts
-              if screen.status_of(host) not in (None, "ok") or host in wanted}
-    chosen = set(sorted(chosen, key=screen.hosts.index)[:MAX_DRAWN_HOSTS])
+    chosen = set([host for host in screen.hosts
+                  if _not_ok(screen, host) or host in wanted][:MAX_DRAWN_HOSTS])
     for host in screen.hosts:
         if len(chosen) >= MAX_DRAWN_HOSTS:
             break
@@ -135,9 +135,15 @@ def _drawn_note(drawn: Sequence[str], screen: Screen) -> str:
             "the others in order")
 
 
+def _not_ok(screen: Screen, host: str) -> bool:
+    """A host with a verdict other than ok, or without one where nodes were judged."""
+    return screen.status_of(host) != "ok" and bool(screen.nodes)
+
+
 def _row_label(screen: Screen, host: str) -> str:
-    status = screen.status_of(host)
-    return _host(host) if status in (None, "ok") else f"{_host(host)} · {plain(status, 12)}"
+    if not _not_ok(screen, host):
+        return _host(host)
+    return f"{_host(host)} · {plain(screen.status_of(host) or 'no verdict', 12)}"
 
 
 def _mark(status: str, row: int, column: int) -> CellMark:
@@ -242,7 +248,7 @@ def _when(value: Any) -> Optional[datetime]:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
-def _series(history: Any, wanted: Sequence[Tuple[str, str]]) -> Dict[Tuple[str, str], List[
+def _series(history: Any, wanted: AbstractSet[Tuple[str, str]]) -> Dict[Tuple[str, str], List[
         Tuple[datetime, float]]]:
     """The points of the wanted (host, check) series, oldest first; malformed keys and
     points are left out."""
@@ -293,7 +299,7 @@ def _trends(screen: Screen, history: Any, sink: FigureSink) -> List[Block]:
               if cell.status in TREND_STATUSES]
     if not wanted:
         return []
-    series = _series(history, wanted)
+    series = _series(history, set(wanted))
     blocks: List[Block] = [_trend(host, screen.nodes[host].checks[check],
                                            series.get((host, check), []), sink)
                            for host, check in wanted[:MAX_TRENDS]]
@@ -330,7 +336,7 @@ def _screen_records(out_dir: Path) -> Tuple[RecordSet, List[str]]:
         return found, [str(path)]
 
 
-def write_screen_report(out_dir: Union[str, Path], screen: Any,
+def write_screen_report(out_dir: Union[str, Path], screen_json: Any,
                         history_points: Optional[HistoryPoints],
                         records: Optional[RecordSet] = None) -> Path:
     """report.html in out_dir: the screen's section first, then the families' sections
@@ -345,6 +351,6 @@ def write_screen_report(out_dir: Union[str, Path], screen: Any,
     page, sink = build_report(found, [str(out_dir / SCREEN_FILE)] + inputs,
                               data_dir_for(html_path).name, title="hpcprobe screen")
     page.absent = []  # the families a screen does not run are no news
-    page.sections.insert(0, screen_section(screen, history_points, sink))
+    page.sections.insert(0, screen_section(screen_json, history_points, sink))
     write_files(html_path, render_template("report.html.j2", page=page), sink.files)
     return html_path

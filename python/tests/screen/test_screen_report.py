@@ -247,3 +247,25 @@ def test_the_heat_maps_colours_are_centred_on_the_median_within_limits():
         assert (norm.vmin, norm.vcenter, norm.vmax) == (
             pytest.approx(low), 1.0, pytest.approx(high))
     assert _centred_norm(numpy.array([1.0]), None) is None
+
+
+def test_each_pair_check_has_its_matrix_bandwidth_first_and_a_host_without_verdict_shows():
+    data = screen_json(bad=("n2", "n4"))
+    latency = [dict(pair, check="pair-latency", value=2e-6, unit="s") for pair in data["pairs"]]
+    data["pairs"] = latency + data["pairs"]
+    data["links"].insert(0, {"a": "n1", "b": "n3", "check": "pair-latency", "value": 8e-6,
+                             "ratio": 4.0, "status": "bad", "reason": "slow link"})
+    data["hosts"].append("n5")
+    sink = FigureSink("d")
+    section = screen_section(data, None, sink)
+    ids = [block.figure_id for block in section.blocks if hasattr(block, "figure_id")]
+    assert ids == ["screen-each-node-s-checks-against-its-peers",
+                   "screen-node-pairs-pair-bandwidth", "screen-node-pairs-pair-latency"]
+    assert "6 node pairs measured, 2 bad links" in section.blocks[0].text
+    latency_rows = list(csv.reader(io.StringIO(sink.files[
+        "screen-node-pairs-pair-latency.csv"])))
+    assert ["n1", "n3", "2.0", "bad"] in latency_rows  # µs; the bad mark from its link
+    assert ["n2", "n4", "2.0", ""] in latency_rows  # bad on bandwidth only
+    heat = list(csv.reader(io.StringIO(sink.files[
+        "screen-each-node-s-checks-against-its-peers.csv"])))
+    assert ["n5 · no verdict", "stream", "", ""] in heat
