@@ -52,6 +52,17 @@ class Marks:
     segments: List[Tuple[float, float, float, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class CellMark:
+    """A marked cell of a grid: a box round it and a short word in it; `gid` names the
+    box in the SVG (letters, digits and hyphens: it is an XML id)."""
+
+    row: int
+    column: int
+    text: str
+    gid: str
+
+
 def _new_figure(size: Tuple[float, float]) -> Any:
     """A matplotlib figure (imported here: commands that draw nothing skip its ~1 s
     import)."""
@@ -278,6 +289,98 @@ class FigureSink:
         rows = [(labels[i], labels[j], matrix[i][j]) for i in range(size) for j in range(size)]
         return self._finish(figure, title, caption, ("source", "destination", value_label),
                             rows)
+
+
+    def grid(self, title: str, matrix: Sequence[Sequence[Point]], rows: Sequence[str],
+             columns: Sequence[str], value_label: str, marks: Sequence[CellMark] = (),
+             centre: Optional[float] = None, axis_labels: Tuple[str, str] = ("", ""),
+             caption: str = "") -> Figure:
+        """A matrix of any shape as colours (None: blank), every row and column named,
+        and `marks` drawn as a box and a word on their cells (each box's id in the SVG is
+        its mark's gid). `centre`: a diverging colour map, symmetric around it on a log
+        scale (for ratios); else viridis. axis_labels: (x, y)."""
+        import numpy  # lazy, as in heatmap
+
+        size, margins = _grid_layout(rows, columns)
+        figure = _new_figure(size)
+        figure.subplots_adjust(**margins)
+        axes = figure.add_subplot()
+        values = numpy.array([[v if _finite(v) else numpy.nan for v in row] for row in matrix],
+                             dtype=float).reshape(len(rows), len(columns))
+        image = axes.imshow(values, cmap="viridis" if centre is None else "coolwarm_r",
+                            norm=_centred_norm(values, centre), interpolation="nearest",
+                            aspect="auto", origin="upper")
+        figure.colorbar(image, cax=_colour_bar_axes(figure, size, margins),
+                        label=label(value_label))
+        _grid_ticks(axes, rows, columns)
+        _draw_marks(axes, marks, small=max(len(rows), len(columns)) > 2 * MAX_TICK_LABELS)
+        axes.set_xlabel(label(axis_labels[0]))
+        axes.set_ylabel(label(axis_labels[1]))
+        axes.set_title(label(title))
+        texts = {(mark.row, mark.column): mark.text for mark in marks}
+        data = [(rows[i], columns[j], matrix[i][j], texts.get((i, j), ""))
+                for i in range(len(rows)) for j in range(len(columns))]
+        return self._finish(figure, title, caption, ("row", "column", value_label, "mark"),
+                            data)
+
+
+def _grid_layout(rows: Sequence[str], columns: Sequence[str]) -> Tuple[
+        Tuple[float, float], Dict[str, float]]:
+    """The figure's size (inches) and margins: a cell of about 0.2 inch, and room for the
+    longest tick labels (6 pt: about 0.05 inch a character) and the axis labels."""
+    longest = [max((len(label(name)) for name in names), default=0) for names in (rows, columns)]
+    room = [0.45 + 0.05 * chars for chars in longest]
+    size = (max(4.5, min(13.0, 2.6 + room[0] + 0.22 * len(columns))),
+            max(3.0, min(13.0, 1.0 + room[1] + 0.18 * len(rows))))
+    return size, {"left": min(0.5, room[0] / size[0]), "bottom": min(0.5, room[1] / size[1]),
+                  "right": 1 - 1.3 / size[0], "top": 1 - 0.45 / size[1]}
+
+
+def _colour_bar_axes(figure: Any, size: Tuple[float, float], margins: Dict[str, float]) -> Any:
+    """The colour bar right of the grid, from its top, at most 3 inches tall (a tall grid
+    must not stretch it off the page)."""
+    width, height = size
+    tall = min(margins["top"] - margins["bottom"], 3.0 / height)
+    return figure.add_axes((1 - 1.1 / width, margins["top"] - tall, 0.15 / width, tall))
+
+
+def _centred_norm(values: Any, centre: Optional[float]) -> Any:
+    """Colours symmetric around `centre` on a log scale, reaching at least ±25 % and at
+    most ×/÷ 4 (an outlier must not wash every other cell out); None without a centre."""
+    if centre is None or centre <= 0:
+        return None
+    import numpy
+    from matplotlib.colors import TwoSlopeNorm
+
+    positive = values[numpy.isfinite(values) & (values > 0)]
+    spread = float(numpy.max(numpy.abs(numpy.log(positive / centre)))) if positive.size else 0.0
+    reach = min(4.0, max(1.25, math.exp(spread)))
+    return TwoSlopeNorm(vcenter=centre, vmin=centre / reach, vmax=centre * reach)
+
+
+def _grid_ticks(axes, rows: Sequence[str], columns: Sequence[str]) -> None:
+    for names, set_ticks, set_labels, rotation in (
+            (columns, axes.set_xticks, axes.set_xticklabels, 90),
+            (rows, axes.set_yticks, axes.set_yticklabels, 0)):
+        step = 1 if len(names) <= 2 * MAX_TICK_LABELS else -(-len(names) // MAX_TICK_LABELS)
+        ticks = list(range(0, len(names), step))
+        set_ticks(ticks)
+        set_labels([label(names[i]) for i in ticks], fontsize=6, rotation=rotation)
+
+
+def _draw_marks(axes, marks: Sequence[CellMark], small: bool) -> None:
+    from matplotlib.patches import Rectangle  # lazy, as in _new_figure
+
+    for mark in marks:
+        box = Rectangle((mark.column - 0.5, mark.row - 0.5), 1.0, 1.0, fill=False,
+                        edgecolor="black", linewidth=1.0 if small else 1.8)
+        box.set_gid(re.sub(r"[^A-Za-z0-9-]", "-", mark.gid))
+        axes.add_patch(box)
+        # On a white ground: readable on the darkest and the lightest cell alike.
+        axes.text(mark.column, mark.row, label(mark.text)[:8], ha="center", va="center",
+                  fontsize=4 if small else 6, color="black",
+                  bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "alpha": 0.8,
+                        "edgecolor": "none"})
 
 
 def _bounds(curve: Curve, index: int) -> Tuple[Point, Point]:
