@@ -1,0 +1,1 @@
+"""`hpcprobe screen`: which node of an allocation is slow, and which link is bad."""

@@ -1,0 +1,89 @@
+"""The node-pair checks: the `pairs` kernel on one rank per node (docs/kernels/comm.md
+`pairs`), its rounds of disjoint pairs sampled to the time the plan gives it, and each
+node pair's figure from the record's `bandwidth` matrix.
+
+pair-bandwidth: 1 MiB messages; a node pair's figure is the slower of its two directions
+(a link bad one way is bad). pair-latency: 8 B messages, streamed; the time per message,
+size / bandwidth, of the slower direction (lower is better). It is the pipelined time of
+one small message, not a ping-pong's half round trip: the pairs kernel times streams."""
+
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from hpcprobe.screen.checks import rank_host_names, validated
+
+
+@dataclass(frozen=True)
+class PairCheck:
+    name: str
+    size: int              # --size, bytes
+    sample_time_s: float   # --sample-time
+    repeat: int            # --repeat
+    unit: str
+    higher_is_better: bool
+    share: float           # its share of the time the battery leaves
+
+    def options(self, matrix_time_s: float) -> List[str]:
+        return ["--size", str(self.size), "--sample-time", f"{self.sample_time_s:g}",
+                "--repeat", str(self.repeat), "--matrix-time", f"{matrix_time_s:.3f}"]
+
+    @property
+    def round_s(self) -> float:
+        """A round's time at these options (docs/kernels/comm.md: about 2 × (repeat + ½)
+        × sample time, whatever the number of pairs in it: they run at once)."""
+        return 2 * (self.repeat + 0.5) * self.sample_time_s
+
+
+PAIRS: Tuple[PairCheck, ...] = (
+    PairCheck("pair-bandwidth", 1 << 20, 0.02, 3, "B/s", True, 2 / 3),
+    PairCheck("pair-latency", 8, 0.01, 3, "s", False, 1 / 3),
+)
+
+
+def pair_check(name: str) -> Optional[PairCheck]:
+    return next((check for check in PAIRS if check.name == name), None)
+
+
+def _matrix(record: Mapping, name: str) -> Optional[list]:
+    for matrix in record.get("matrices") or []:
+        if isinstance(matrix, dict) and matrix.get("name") == name:
+            values = matrix.get("values")
+            return values if isinstance(values, list) else None
+    return None
+
+
+def _cell(rows: list, i: int, j: int) -> Optional[float]:
+    try:
+        value = rows[i][j]
+    except (IndexError, TypeError):
+        return None
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def _host_pair_bandwidths(record: Mapping) -> Dict[Tuple[str, str], float]:
+    """Per unordered host pair (names sorted), the slowest direction of its rank pairs."""
+    rows = _matrix(record, "bandwidth") or []
+    hosts = rank_host_names(record)
+    found: Dict[Tuple[str, str], float] = {}
+    for i, a in enumerate(hosts):
+        for j, b in enumerate(hosts):
+            value = _cell(rows, i, j)
+            if a is None or b is None or a == b or value is None:
+                continue
+            key = (min(a, b), max(a, b))
+            found[key] = min(found.get(key, value), value)
+    return found
+
+
+def pair_figures(check: PairCheck, record: Mapping) -> list:
+    """Each measured node pair's figure (pairs not measured are left out: the sample)."""
+    from hpcprobe.screen.verdicts import PairFigure  # helper B's module: see command.py
+    good = validated(record)
+    size = record.get("parameters", {}).get("message_bytes", check.size) \
+        if isinstance(record.get("parameters"), dict) else check.size
+    figures = []
+    for (a, b), bandwidth in sorted(_host_pair_bandwidths(record).items()):
+        value = bandwidth if check.higher_is_better else float(size) / bandwidth
+        figures.append(PairFigure(a, b, check.name, value, check.unit,
+                                  check.higher_is_better, good))
+    return figures
