@@ -17,8 +17,8 @@ def run_main(capsys, *argv):
      "unknown variant 'singel' (allowed: single, star, ceiling, mpi, sweep, shared-table-study, "
      "modes); did you mean 'single'?"),
     (["raa", "single"],
-     "unknown command 'raa' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, study, screen, "
-     "config, model, show, report, "
+     "unknown command 'raa' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, study, "
+     "screen, config, model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "gpu, cluster, "
      "launch, script); "

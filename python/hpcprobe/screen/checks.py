@@ -23,10 +23,10 @@ class Check:
 
 
 BATTERY: Tuple[Check, ...] = (
-    Check("dgemm", "dgemm", "star", ("--n", "600", "--repeat", "3"), "best_flop_rate",
+    Check("dgemm", "dgemm", "star", ("--n", "1500", "--repeat", "5"), "best_flop_rate",
           "flop/s", True, "DGEMM on every core at once, each rank's best rate summed per "
           "node", 8.0),
-    Check("stream", "stream", "star", ("--repeat", "5"), "star_triad_best_bandwidth", "B/s",
+    Check("stream", "stream", "star", ("--repeat", "10"), "star_triad_best_bandwidth", "B/s",
           True, "STREAM triad on every core at once, each rank's best rate summed per node",
           10.0),
     Check("latency", "mem", "latency", (), "", "s", False,

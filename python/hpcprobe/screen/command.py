@@ -7,8 +7,9 @@ one node. --nodes N takes the first N of them (with --plan, any N: a prediction)
 
 import argparse
 import os
+import socket
 from dataclasses import dataclass
-from typing import List, Mapping, Sequence
+from typing import List, Mapping, Sequence, Tuple
 
 from hpcprobe.cli_types import CliParser, float_option, positive_int, positive_seconds
 from hpcprobe.errors import EXIT_OK, UsageError
@@ -94,6 +95,9 @@ class Layout:
     nodes: int
     cores: int   # per node: the battery's ranks per node
     where: str
+    # The host names the records will give, where known before launching (a node whose
+    # launch fails must still be named: "failed", never left out); () in an allocation.
+    hosts: Tuple[str, ...] = ()
 
 
 def layout_of(args: argparse.Namespace, env: Mapping[str, str]) -> Layout:
@@ -102,17 +106,27 @@ def layout_of(args: argparse.Namespace, env: Mapping[str, str]) -> Layout:
         from hpcprobe.cluster import load_cluster
         hosts = load_cluster(args.cluster, env).hosts
         found, cores, where = len(hosts), hosts[0].cores, f"cluster {args.cluster}"
+        names = tuple(host.name for host in hosts)
     elif env.get("SLURM_JOB_ID"):
-        found = int(env.get("SLURM_JOB_NUM_NODES") or env.get("SLURM_NNODES") or 1)
+        found = _count(env.get("SLURM_JOB_NUM_NODES") or env.get("SLURM_NNODES") or "1")
         cores, where = max(1, allocation_cores(env) // found), "the Slurm allocation"
+        names = ()
     else:
         found, cores, where = 1, os.cpu_count() or 1, "this machine"
+        names = (socket.gethostname(),)
     nodes = args.nodes or found
     if nodes > found and not args.plan:
         raise UsageError(f"--nodes {nodes}: {where} has {found} node"
                          f"{'s' if found > 1 else ''} (give --plan to predict a larger "
                          "screen)")
-    return Layout(nodes, cores, where)
+    return Layout(nodes, cores, where, names[:nodes])
+
+
+def _count(text: str) -> int:
+    """SLURM_JOB_NUM_NODES as a count (Slurm writes a plain number)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise UsageError(f"SLURM_JOB_NUM_NODES must be a node count, not '{text}'")
+    return int(text)
 
 
 def command_screen(args: argparse.Namespace, user_argv: Sequence[str]) -> int:

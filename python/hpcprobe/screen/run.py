@@ -64,11 +64,10 @@ class ScreenRun:
         self.records.extend(outcome.found.records)
         return outcome.found.records
 
-    def battery_check(self, check: Check, hosts: Sequence[str], label: str = "") -> list:
+    def battery_records(self, check: Check, label: str = "") -> list:
         predicted = next((p.predicted_s for p in self.planned if p.check == check.name), 10.0)
-        records = self._launch(self.battery, check.benchmark, check.variant, check.options,
-                               predicted, self.layout.cores, label or check.name)
-        return node_figures(check, records, list(hosts) or hosts_of(records))
+        return self._launch(self.battery, check.benchmark, check.variant, check.options,
+                            predicted, self.layout.cores, label or check.name)
 
     def pair_checks(self) -> list:
         """Each pair check's figures (one node: none, and a note)."""
@@ -105,17 +104,14 @@ def _thresholds(args: argparse.Namespace):
 
 
 def _battery(run: ScreenRun) -> Tuple[List[str], list]:
-    """Every battery check's node figures; the hosts are those the first records name."""
-    hosts: List[str] = []
-    figures = []
-    for name in run.checks:
-        check = battery_check(name)
-        if check is None or check.missing:
-            continue
-        found = run.battery_check(check, hosts)
-        hosts = hosts or [figure.host for figure in found]
-        figures.extend(found)
-    return hosts, figures
+    """Every battery check's node figures over every host the records name (none at all:
+    the hosts known before launching), so that a host one launch left out is "failed"."""
+    found = [(check, run.battery_records(check)) for check in map(battery_check, run.checks)
+             if check is not None and not check.missing]
+    hosts = hosts_of([record for _, records in found for record in records]) or \
+        list(run.layout.hosts)
+    return hosts, [figure for check, records in found
+                   for figure in node_figures(check, records, hosts)]
 
 
 def _repeat_suspects(run: ScreenRun, nodes: list, figures: list, history, thresholds,
@@ -134,7 +130,8 @@ def _repeat_suspects(run: ScreenRun, nodes: list, figures: list, history, thresh
         for name in slow_checks:
             check = battery_check(name)
             if check is not None:
-                redone.extend(run.battery_check(check, hosts, f"{name} (repeat)"))
+                redone.extend(node_figures(check, run.battery_records(
+                    check, f"{name} (repeat)"), hosts))
         second = {node.host: node for node in judge_nodes(redone, history, thresholds)}
         repeated.extend(node.host for node in suspects)
         nodes = [confirm(node, second[node.host]) if node.status == "suspect" and
@@ -155,6 +152,9 @@ def run_screen(args: argparse.Namespace, user_argv: Sequence[str], layout,
     nodes = judge_nodes(figures, baselines, thresholds)
     nodes, repeated = _repeat_suspects(run, nodes, figures, baselines, thresholds, hosts)
     pairs = run.pair_checks()
+    hosts = hosts or list(dict.fromkeys(end for pair in pairs for end in (pair.a, pair.b)))
+    if not hosts:
+        run.notes.append("no launch left a record: no node could be judged")
     links = judge_links(pairs, nodes, thresholds) if pairs else []
     drain = drain_lines(nodes)
     elapsed = time.monotonic() - clock
@@ -164,8 +164,10 @@ def run_screen(args: argparse.Namespace, user_argv: Sequence[str], layout,
     history.add(figures, started, datetime.now(timezone.utc))
     _show(nodes, links, drain, run.notes, [c for c in checks if battery_check(c)])
     stderr_line(f"screen: {path} ({elapsed:.0f} s)")
-    return EXIT_OK if nodes and all(node.status == "ok" for node in nodes) and \
-        not any(link.status == "bad" for link in links) else EXIT_VALIDATION_FAILED
+    judged = bool(nodes or links)
+    every_ok = all(node.status == "ok" for node in nodes) and \
+        not any(link.status == "bad" for link in links)
+    return EXIT_OK if judged and every_ok else EXIT_VALIDATION_FAILED
 
 
 def _show(nodes, links, drain: Sequence[str], notes: Sequence[str],

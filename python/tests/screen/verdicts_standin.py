@@ -9,6 +9,7 @@ import statistics
 import sys
 import types
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Optional, Tuple
 
 
@@ -135,3 +136,12 @@ def install() -> None:
         module.__dict__.update({name: value for name, value in globals().items()
                                 if not name.startswith("__")})
         sys.modules["hpcprobe.screen.verdicts"] = module
+
+
+def screen_argv(*args: str):
+    """The argv of `hpcprobe screen ARGS` in a fresh interpreter, with this stand-in
+    installed first where helper B's module is missing."""
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); "
+            "import verdicts_standin; verdicts_standin.install(); "
+            "from hpcprobe.cli import main; sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-c", code, "screen", *args]
