@@ -165,7 +165,7 @@ def test_option_checks_that_need_several_options_are_left_to_the_bench():
      "did you mean 'sweep'?"),
     (["modle", "ra"],
      "unknown command 'modle' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
-     "study, "
+     "study, screen, "
      "config, model, show, report, "
      "compare, sysinfo, list, contention, topology, simulate, congestion, comm, beff, pairs, "
      "gpu, cluster, "

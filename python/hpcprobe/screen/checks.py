@@ -5,6 +5,8 @@ field, never through a family: this layer may not import one."""
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+from hpcprobe.cli_described import bench_step_options
+
 
 @dataclass(frozen=True)
 class Check:
@@ -13,7 +15,7 @@ class Check:
     name: str
     benchmark: str
     variant: str
-    options: Tuple[str, ...]
+    values: Tuple[Tuple[str, str], ...]  # bench options by attribute (describe.py names them)
     series: str          # the per-rank series summed per node
     unit: str
     higher_is_better: bool
@@ -21,12 +23,16 @@ class Check:
     predicted_s: float   # the launch's run time at these sizes, launch start excluded
     missing: Optional[str] = None  # why the check cannot give per-node figures yet
 
+    def options(self) -> Tuple[str, ...]:
+        """The bench options, named as the bench describes them (asks the bench once)."""
+        return bench_step_options(self.benchmark, self.variant, dict(self.values))
+
 
 BATTERY: Tuple[Check, ...] = (
-    Check("dgemm", "dgemm", "star", ("--n", "1500", "--repeat", "5"), "best_flop_rate",
+    Check("dgemm", "dgemm", "star", (("n", "1500"), ("repeat", "5")), "best_flop_rate",
           "flop/s", True, "DGEMM on every core at once, each rank's best rate summed per "
           "node", 8.0),
-    Check("stream", "stream", "star", ("--repeat", "10"), "star_triad_best_bandwidth", "B/s",
+    Check("stream", "stream", "star", (("repeat", "10"),), "star_triad_best_bandwidth", "B/s",
           True, "STREAM triad on every core at once, each rank's best rate summed per node",
           10.0),
     Check("latency", "mem", "latency", (), "", "s", False,

@@ -16,8 +16,9 @@ the best of 0.05 s samples, 4-34× apart across the pairs; the median of 0.2 s s
 read 36-59 µs (1.1-1.35× of the pairs' median in 4 runs)."""
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
+from hpcprobe.cli_described import bench_step_options
 from hpcprobe.screen.checks import rank_host_names, validated
 
 
@@ -32,9 +33,11 @@ class PairCheck:
     share: float           # its share of the time the battery leaves
     matrix: str            # the record's matrix read: the pairs' best or median sample
 
-    def options(self, matrix_time_s: float) -> List[str]:
-        return ["--size", str(self.size), "--sample-time", f"{self.sample_time_s:g}",
-                "--repeat", str(self.repeat), "--matrix-time", f"{matrix_time_s:.3f}"]
+    def options(self, matrix_time_s: float) -> Tuple[str, ...]:
+        """The bench options, named as the bench describes them (asks the bench once)."""
+        return bench_step_options("pairs", "bandwidth", {
+            "size": str(self.size), "sample_time": f"{self.sample_time_s:g}",
+            "repeat": str(self.repeat), "matrix_time": f"{matrix_time_s:.3f}"})
 
     @property
     def round_s(self) -> float:

@@ -66,7 +66,7 @@ class ScreenRun:
 
     def battery_records(self, check: Check, label: str = "") -> list:
         predicted = next((p.predicted_s for p in self.planned if p.check == check.name), 10.0)
-        return self._launch(self.battery, check.benchmark, check.variant, check.options,
+        return self._launch(self.battery, check.benchmark, check.variant, check.options(),
                             predicted, self.layout.cores, label or check.name)
 
     def pair_checks(self) -> list:
