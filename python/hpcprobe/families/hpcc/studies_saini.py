@@ -47,12 +47,17 @@ def sizing(context: StudyContext, ranks: int) -> HpccSizing:
     return HpccSizing(n, DEFAULT_NB, p, q, f"N = {BASE_N} sqrt(P)")
 
 
-def _adjusted(step: SuiteStep, context: StudyContext) -> SuiteStep:
+def _adjusted(step: SuiteStep, context: StudyContext, ranks: int) -> SuiteStep:
     """STREAM at default scale takes its own rule (4x the caches per copy, the bench's
     default) rather than HPCC's share of a small HPL matrix, which a cache would hold: the
-    paper's accumulated STREAM is memory's. b_eff's pair budgets are 1 s at tiny."""
-    if step.benchmark == "stream" and context.scale != "tiny":
-        return replace(step, bench_options=())
+    paper's accumulated STREAM is memory's. STREAM's copies on more ranks than cores share
+    them, which the bench refuses unless told (the study sweeps past the cores on
+    purpose). b_eff's pair budgets are 1 s at tiny."""
+    if step.benchmark == "stream":
+        flags = ("oversubscribe",) if ranks > context.cores else ()
+        options = () if context.scale != "tiny" else step.bench_options
+        return replace(step, bench_options=options + bench_step_options(
+            "stream", step.variant, {}, flags))
     if step.benchmark == "beff" and context.scale == "tiny":
         return replace(step, bench_options=bench_step_options(
             "beff", "hpcc", {"latency_pairs_time": "1", "bandwidth_pairs_time": "1"}))
@@ -75,7 +80,8 @@ def hpcc_points(wanted: Sequence[Tuple[str, str]], with_peak: bool = False,
         found = []
         chosen = tiny if tiny is not None and context.scale == "tiny" else wanted
         for ranks in rank_counts(context):
-            steps = [replace(_adjusted(step, context), ranks=ranks, time_budget_s=STEP_BUDGET_S)
+            steps = [replace(_adjusted(step, context, ranks), ranks=ranks,
+                             time_budget_s=STEP_BUDGET_S)
                      for step in hpcc_steps(sizing(context, ranks))
                      if (step.benchmark, step.variant) in chosen and not step.label]
             if with_peak:
