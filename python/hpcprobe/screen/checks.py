@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from hpcprobe.cli_described import bench_step_options
+from hpcprobe.screen.verdicts import NodeFigure
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,9 @@ def per_host_sums(record: Mapping, series: str) -> Dict[str, float]:
 
 
 def node_figures(check: Check, records: Sequence[Mapping],
-                 hosts: Sequence[str]) -> list:
+                 hosts: Sequence[str]) -> List[NodeFigure]:
     """Each host's figure for `check` from the last of its records; a host the record
     does not hold (or no record: the launch failed) gets no value, unvalidated."""
-    from hpcprobe.screen.verdicts import NodeFigure  # helper B's module: see command.py
     mine = [record for record in records if record.get("benchmark") == check.benchmark
             and record.get("variant") == check.variant]
     record = mine[-1] if mine else {}

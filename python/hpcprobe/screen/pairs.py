@@ -16,9 +16,10 @@ the best of 0.05 s samples, 4-34× apart across the pairs; the median of 0.2 s s
 read 36-59 µs (1.1-1.35× of the pairs' median in 4 runs)."""
 
 from dataclasses import dataclass
-from typing import Dict, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from hpcprobe.cli_described import bench_step_options
+from hpcprobe.screen.verdicts import PairFigure
 from hpcprobe.screen.checks import rank_host_names, validated
 
 
@@ -87,9 +88,8 @@ def _host_pair_bandwidths(record: Mapping, matrix: str) -> Dict[Tuple[str, str],
     return found
 
 
-def pair_figures(check: PairCheck, record: Mapping) -> list:
+def pair_figures(check: PairCheck, record: Mapping) -> List[PairFigure]:
     """Each measured node pair's figure (pairs not measured are left out: the sample)."""
-    from hpcprobe.screen.verdicts import PairFigure  # helper B's module: see command.py
     good = validated(record)
     size = record.get("parameters", {}).get("message_bytes", check.size) \
         if isinstance(record.get("parameters"), dict) else check.size

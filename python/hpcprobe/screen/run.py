@@ -1,6 +1,6 @@
 """A screen's run: the battery launches, the repeats of suspects, the pair launches, the
-verdicts (helper B's screen/verdicts.py), the history (helper A's hpcprobe/history, used
-where present) and the output."""
+verdicts (screen/verdicts.py), the history (hpcprobe/history, used where present) and the
+output."""
 
 import argparse
 import time
@@ -18,6 +18,8 @@ from hpcprobe.screen.output import (link_table, node_table, screen_data, summary
                                     write_screen)
 from hpcprobe.screen.pairs import pair_check, pair_figures
 from hpcprobe.screen.plan import plan
+from hpcprobe.screen.verdicts import (Thresholds, confirm, drain_lines, judge_links,
+                                      judge_nodes)
 
 # A launch's time limit: generous against the prediction (a slow node is what we seek).
 LIMIT_FACTOR = 10.0
@@ -93,7 +95,6 @@ class ScreenRun:
 
 
 def _thresholds(args: argparse.Namespace):
-    from hpcprobe.screen.verdicts import Thresholds
     thresholds = Thresholds()
     if args.threshold_z is not None:
         thresholds = replace(thresholds, z=args.threshold_z)
@@ -118,7 +119,6 @@ def _repeat_suspects(run: ScreenRun, nodes: list, figures: list, history, thresh
                      hosts: Sequence[str]) -> Tuple[list, List[str]]:
     """Repeat each suspect's slow checks (on every node again: the launchers here cannot
     pick hosts) and keep "slow" only where the repeat is slow too."""
-    from hpcprobe.screen.verdicts import confirm, judge_nodes
     repeated: List[str] = []
     for _ in range(run.args.repeat_suspects):
         suspects = [node for node in nodes if node.status == "suspect"]
@@ -134,15 +134,13 @@ def _repeat_suspects(run: ScreenRun, nodes: list, figures: list, history, thresh
                     check, f"{name} (repeat)"), hosts))
         second = {node.host: node for node in judge_nodes(redone, history, thresholds)}
         repeated.extend(node.host for node in suspects)
-        nodes = [confirm(node, second[node.host]) if node.status == "suspect" and
-                 node.host in second else node for node in nodes]
+        nodes = [confirm(node, second.get(node.host), thresholds) for node in nodes]
     # A suspect left (--repeat-suspects 0) stays "suspect": not ok, and said so.
     return nodes, list(dict.fromkeys(repeated))
 
 
 def run_screen(args: argparse.Namespace, user_argv: Sequence[str], layout,
                checks: Sequence[str]) -> int:
-    from hpcprobe.screen.verdicts import drain_lines, judge_links, judge_nodes
     started, clock = datetime.now(timezone.utc), time.monotonic()
     run = ScreenRun(args, user_argv, layout, checks)
     history = ScreenHistory.open(args.history, run.notes)

@@ -4,13 +4,9 @@ host's CPU throttled waits for `hpcprobe cluster fault --host H cpu F` (helper E
 then the unthrottled run, where no node may be called slow and no link bad."""
 
 import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "screen"))
-from verdicts_standin import screen_argv  # noqa: E402
+from clusters import hpcprobe
 
 
 def test_screen_names_every_host_of_four_and_every_pair(make_cluster, cluster_env, tmp_path):
@@ -18,10 +14,8 @@ def test_screen_names_every_host_of_four_and_every_pair(make_cluster, cluster_en
                            "--cores-per-node", "1")
     out = tmp_path / "screen"
     started = time.monotonic()
-    completed = subprocess.run(
-        screen_argv("--cluster", cluster.name, "--out", str(out), "--quiet",
-                    "--history", "off"),
-        capture_output=True, text=True, env=cluster_env, timeout=600)
+    completed = hpcprobe(cluster_env, "screen", "--cluster", cluster.name, "--out", str(out),
+                         "--quiet", "--history", "off", timeout=600)
     elapsed = time.monotonic() - started
     data = json.loads((out / "screen.json").read_text())
     hosts = sorted(host.name for host in cluster.hosts)

@@ -4,17 +4,13 @@ of this machine (one node: nothing to compare it with, so "unjudged", exit 1). T
 screen on emulated hosts is in python/tests/cluster/test_integration_screen.py."""
 
 import json
-import subprocess
 
 import pytest
-import verdicts_standin
-from verdicts_standin import screen_argv
+from helpers import run_hpcprobe
 
 from hpcprobe.screen.checks import battery_check, node_figures, per_host_sums
 from hpcprobe.screen.pairs import pair_check, pair_figures
 from hpcprobe.screen.plan import DEFAULT_BUDGET_S, pair_rounds, plan, screen_time_s
-
-verdicts_standin.install()
 
 
 def star_record(values, rank_hosts, hosts, verdict="passed", status="ok",
@@ -100,8 +96,7 @@ def test_the_plan_battery_is_constant_and_pairs_fit_the_budget():
 
 
 def run(*args, timeout=300):
-    return subprocess.run(screen_argv(*args), capture_output=True, text=True,
-                          timeout=timeout)
+    return run_hpcprobe("screen", *args, timeout=timeout)
 
 
 @pytest.mark.parametrize("args, expected", [
