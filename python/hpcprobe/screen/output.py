@@ -91,7 +91,10 @@ def summary_lines(nodes: Sequence, links: Sequence) -> List[str]:
     counts: Dict[str, int] = {}
     for node in nodes:
         counts[node.status] = counts.get(node.status, 0) + 1
-    bad = sum(link.status == "bad" for link in links)
+    states: Dict[str, int] = {}
+    for link in links:
+        states[link.status] = states.get(link.status, 0) + 1
     parts = ", ".join(f"{count} {status}" for status, count in sorted(counts.items()))
-    return [f"screen: {len(nodes)} nodes: {parts or 'none'}; {bad} bad links of "
-            f"{len(links)} judged"]
+    link_parts = ", ".join(f"{count} {status}" for status, count in sorted(states.items()))
+    return [f"screen: {len(nodes)} nodes: {parts or 'none'}; {len(links)} links: "
+            f"{link_parts or 'none'}"]
