@@ -138,3 +138,36 @@ def test_one_node_is_unjudged_and_the_exit_status_says_not_ok(tmp_path):
     assert "unjudged" in completed.stdout
     records = (out / "results.jsonl").read_text().splitlines()
     assert {json.loads(line)["benchmark"] for line in records} == {"dgemm", "stream"}
+
+
+def args_for(**given):
+    import argparse
+    values = dict(cluster=None, nodes=None, plan=False)
+    values.update(given)
+    return argparse.Namespace(**values)
+
+
+def test_the_nodes_come_from_the_allocation_or_this_machine():
+    from hpcprobe.errors import UsageError
+    from hpcprobe.screen.command import layout_of
+    slurm = {"SLURM_JOB_ID": "7", "SLURM_JOB_NUM_NODES": "4", "SLURM_NTASKS": "32"}
+    layout = layout_of(args_for(), slurm)
+    assert (layout.nodes, layout.cores, layout.hosts) == (4, 8, ())
+    assert layout_of(args_for(nodes=2), slurm).nodes == 2
+    with pytest.raises(UsageError, match="--nodes 5: the Slurm allocation has 4 nodes"):
+        layout_of(args_for(nodes=5), slurm)
+    assert layout_of(args_for(nodes=4096, plan=True), {}).nodes == 4096
+    with pytest.raises(UsageError, match="SLURM_JOB_NUM_NODES must be a node count"):
+        layout_of(args_for(), dict(slurm, SLURM_JOB_NUM_NODES="4(x2)"))
+    alone = layout_of(args_for(), {})
+    assert alone.nodes == 1 and len(alone.hosts) == 1
+
+
+def test_history_off_is_a_note_and_reads_and_writes_nothing():
+    from hpcprobe.screen.history_link import ScreenHistory
+    notes = []
+    history = ScreenHistory.open("off", notes)
+    assert history.database is None and notes == [
+        "history: off (--history off): peers alone judge"]
+    assert history.baselines(["a"], ["stream"]) == {}
+    history.add([], None, None)  # nothing to write, nothing raised
