@@ -33,8 +33,7 @@ class ScreenHistory:
             notes.append("history: off (--history off): peers alone judge")
             return cls(None, notes)
         try:
-            from hpcprobe.history.db import open_history
-            from hpcprobe.history.paths import history_path
+            from hpcprobe.history import history_path, open_history
         except ImportError:
             notes.append("history: not in this build of hpcprobe: peers alone judge")
             return cls(None, notes)
@@ -72,11 +71,10 @@ class ScreenHistory:
         if self.database is None:
             return
         try:
-            from hpcprobe.history.figures import Figure
+            from hpcprobe.history import Figure
             rows = [Figure(figure.host, figure_name(figure.check), figure.value,
                            figure.unit, figure.validated)
                     for figure in figures if figure.value is not None]
-            self.database.add_run("screen", rows, started.isoformat(), finished.isoformat(),
-                                  launch_id)
+            self.database.add_run("screen", rows, started, finished, launch_id or None)
         except _HISTORY_ERRORS as error:  # a history never fails the screen
             stderr_line(f"hpcprobe: history not written: {error}")

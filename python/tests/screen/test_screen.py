@@ -171,3 +171,18 @@ def test_history_off_is_a_note_and_reads_and_writes_nothing():
         "history: off (--history off): peers alone judge"]
     assert history.baselines(["a"], ["stream"]) == {}
     history.add([], None, None)  # nothing to write, nothing raised
+
+
+def test_baselines_are_read_per_host_and_check_as_screen_figures():
+    from hpcprobe.screen.history_link import ScreenHistory
+
+    class Database:
+        asked = []
+
+        def baseline(self, host, figure, last):
+            self.asked.append((host, figure, last))
+            return [1.0, 2.0] if host == "a" else []
+
+    history = ScreenHistory(Database(), [])
+    assert history.baselines(["a", "b"], ["stream"]) == {("a", "stream"): [1.0, 2.0]}
+    assert Database.asked == [("a", "screen.stream", 20), ("b", "screen.stream", 20)]
