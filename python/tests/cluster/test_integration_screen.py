@@ -38,3 +38,29 @@ def test_screen_names_every_host_of_four_and_every_pair(make_cluster, cluster_en
     assert flagged == [], (flagged, completed.stdout)
     assert completed.returncode == 0, completed.stderr
     print(f"screen on 4 emulated hosts: {elapsed:.1f} s")
+
+
+def test_screen_names_the_throttled_host_alone(make_cluster, cluster_env, tmp_path):
+    """One host of four throttled by `cluster fault --host h2 cpu 0.2` (helper E): the
+    screen calls it slow, and no other node slow and no link bad. Why 0.2 and not the
+    issue's half: the four hosts of 1 core share this machine's 2 CPUs, so each gets
+    about half a CPU anyway, and a quota above what a host gets shows no effect
+    (docs/cluster.md, Faults)."""
+    cluster = make_cluster("t4", "--nodes", "4", "--link-rate", "400mbit",
+                           "--cores-per-node", "1")
+    throttled = next(host.name for host in cluster.hosts if host.id == "h2")
+    fault = hpcprobe(cluster_env, "cluster", "fault", "--name", cluster.name, "--host", "h2",
+                     "cpu", "0.2")
+    assert fault.returncode == 0, fault.stderr
+    out = tmp_path / "screen"
+    completed = hpcprobe(cluster_env, "screen", "--cluster", cluster.name, "--out", str(out),
+                         "--quiet", "--history", "off", timeout=900)
+    data = json.loads((out / "screen.json").read_text())
+    statuses = {node["host"]: node["status"] for node in data["nodes"]}
+    assert statuses.pop(throttled) == "slow", (data["nodes"], completed.stdout)
+    assert set(statuses.values()) == {"ok"}, (data["nodes"], completed.stdout)
+    assert [link for link in data["links"] if link["status"] == "bad"] == []
+    assert throttled in data["repeated"]
+    drain = [line for line in data["drain"] if not line.startswith("#")]
+    assert len(drain) == 1 and f"NodeName={throttled} " in drain[0], data["drain"]
+    assert completed.returncode == 1
