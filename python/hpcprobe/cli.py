@@ -25,6 +25,7 @@ from hpcprobe.commands import TEXT_FORMATS, command_show
 from hpcprobe.commands.compare import command_compare
 from hpcprobe.commands.report import command_report
 from hpcprobe.suite.command import command_run
+from hpcprobe.screen.command import add_screen_parser, check_screen, command_screen
 from hpcprobe.study.command import add_study_parser, check_study, command_study
 from hpcprobe.commands.script import add_script_parser, check_script, command_script
 from hpcprobe.commands.tools import command_list, command_sysinfo
@@ -95,6 +96,7 @@ def _add_show_parser(subparsers) -> CliParser:
 GENERIC_COMMANDS = (
     Command("run", 40, _add_run_parser, command_run, _check_run),
     Command("study", 41, add_study_parser, command_study, check_study),
+    Command("screen", 41, add_screen_parser, command_screen, check_screen),
     Command("show", 43, _add_show_parser, command_show),
     Command("report", 44, add_report_parser, command_report),
     Command("compare", 45, add_compare_parser, command_compare, check_compare),

@@ -15,7 +15,7 @@ GROUPS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
                       "simulate")),
     ("RandomAccess", ("ra", "model")),
     ("GPU", ("gpu",)),
-    ("suites and analysis", ("run", "study", "show", "report", "compare",
+    ("suites and analysis", ("run", "study", "screen", "show", "report", "compare",
                              "history")),
     ("machine and set-up", ("sysinfo", "list", "config", "cluster", "launch",
                             "script")),

@@ -18,7 +18,7 @@ def run_main(capsys, *argv):
      "modes); did you mean 'single'?"),
     (["raa", "single"],
      "unknown command 'raa' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, study, "
-     "config, model, show, report, "
+     "screen, config, model, show, report, "
      "compare, history, sysinfo, list, contention, topology, simulate, congestion, comm, beff, "
      "pairs, "
      "gpu, cluster, "
@@ -166,7 +166,7 @@ def test_option_checks_that_need_several_options_are_left_to_the_bench():
      "did you mean 'sweep'?"),
     (["modle", "ra"],
      "unknown command 'modle' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
-     "study, "
+     "study, screen, "
      "config, model, show, report, "
      "compare, history, sysinfo, list, contention, topology, simulate, congestion, comm, beff, "
      "pairs, "

@@ -78,7 +78,7 @@ def test_schema_refuses_an_unknown_version_and_statistic():
      "did you mean 'memory'?"),
     (["stram", "star"],
      "unknown command 'stram' (allowed: peak, ra, stream, mem, dgemm, hpl, ptrans, fft, run, "
-     "study, "
+     "study, screen, "
      "config, model, show, report, "
      "compare, history, sysinfo, list, contention, topology, simulate, congestion, comm, beff, "
      "pairs, "
