@@ -1,6 +1,6 @@
-"""The screen's use of the history database (hpcprobe/history, helper A's API): each
-node's baseline per check, and the screen's figures `screen.<check>` per host. Without
-the history package, or with --history off, the screen runs without one and says so; a
+"""The screen's use of the history database (hpcprobe/history): each node's baseline per
+check, the screen's figures `screen.<check>` per host, and the trends of the nodes found
+slow for the report. With --history off the screen runs without one and says so; a
 history that cannot be read or written is one line on stderr, never a failed screen."""
 
 import os
@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from hpcprobe.errors import HpcprobeError
+from hpcprobe.history import Figure, history_path, open_history
 from hpcprobe.launching import stderr_line
 
 BASELINE_RUNS = 20
 _HISTORY_ERRORS = (HpcprobeError, OSError, sqlite3.Error, ValueError, TypeError,
-                   AttributeError, ImportError)
+                   AttributeError)
 
 
 def figure_name(check: str) -> str:
@@ -31,11 +32,6 @@ class ScreenHistory:
         """--history PATH|off, else the history's own default ($HPCPROBE_HISTORY …)."""
         if option is not None and option.strip().lower() in ("off", ""):
             notes.append("history: off (--history off): peers alone judge")
-            return cls(None, notes)
-        try:
-            from hpcprobe.history import history_path, open_history
-        except ImportError:
-            notes.append("history: not in this build of hpcprobe: peers alone judge")
             return cls(None, notes)
         path = Path(option) if option is not None else history_path(os.environ)
         if path is None:
@@ -71,10 +67,23 @@ class ScreenHistory:
         if self.database is None:
             return
         try:
-            from hpcprobe.history import Figure
             rows = [Figure(figure.host, figure_name(figure.check), figure.value,
                            figure.unit, figure.validated)
                     for figure in figures if figure.value is not None]
             self.database.add_run("screen", rows, started, finished, launch_id or None)
         except _HISTORY_ERRORS as error:  # a history never fails the screen
             stderr_line(f"hpcprobe: history not written: {error}")
+
+    def trends(self, wanted: Sequence[Tuple[str, str]]) -> Dict[Tuple[str, str], list]:
+        """(host, check) -> [(time, value)] of every stored `screen.<check>` figure of the
+        host, oldest first: the report's history of the nodes found slow."""
+        found: Dict[Tuple[str, str], list] = {}
+        if self.database is None:
+            return found
+        try:
+            for host, check in wanted:
+                points = self.database.series(host=host, figure=figure_name(check))
+                found[(host, check)] = [(point.time, point.value) for point in points]
+        except _HISTORY_ERRORS as error:  # a history never fails the screen
+            stderr_line(f"hpcprobe: history not read: {error}")
+        return found

@@ -14,6 +14,7 @@ from hpcprobe.launching import (LaunchContext, bind_ranks, new_results_dir, stde
                                 stdout_console)
 from hpcprobe.screen.checks import Check, battery_check, hosts_of, node_figures
 from hpcprobe.screen.history_link import ScreenHistory
+from hpcprobe.screen.report import write_screen_report
 from hpcprobe.screen.output import (link_table, node_table, screen_data, summary_lines,
                                     write_screen)
 from hpcprobe.screen.pairs import pair_check, pair_figures
@@ -160,12 +161,19 @@ def run_screen(args: argparse.Namespace, user_argv: Sequence[str], layout,
                        repeated, run.notes)
     path = write_screen(run.out_dir, data)
     history.add(figures, started, datetime.now(timezone.utc))
+    report = write_screen_report(run.out_dir, data, history.trends(_slow_checks(nodes)))
     _show(nodes, links, drain, run.notes, [c for c in checks if battery_check(c)])
-    stderr_line(f"screen: {path} ({elapsed:.0f} s)")
+    stderr_line(f"screen: {path} ({elapsed:.0f} s); report: {report}")
     judged = bool(nodes or links)
     every_ok = all(node.status == "ok" for node in nodes) and \
         not any(link.status == "bad" for link in links)
     return EXIT_OK if judged and every_ok else EXIT_VALIDATION_FAILED
+
+
+def _slow_checks(nodes) -> List[Tuple[str, str]]:
+    """(host, check) of every check not ok on a node not ok: the report's trends."""
+    return [(node.host, check.check) for node in nodes if node.status != "ok"
+            for check in node.checks if check.status != "ok"]
 
 
 def _show(nodes, links, drain: Sequence[str], notes: Sequence[str],
