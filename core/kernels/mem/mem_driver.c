@@ -27,6 +27,7 @@ struct sweep_results {
     int nplateaus;                    /* latency: where the caches end, and their latency */
     double plateau_size[MEM_MAX_PLATEAUS], plateau_level[MEM_MAX_PLATEAUS];
     double wrong;                     /* summed over points, phases and ranks */
+    double *largest;                  /* rank 0: each copy's median at the largest point */
 };
 
 struct pass_ctx {
@@ -150,6 +151,8 @@ static void phase_rep_done(struct hpcp_bench *b, int rep, double error)
         sum += pr->medians[k], worst = fmax(worst, pr->medians[k]);
     R->many_mean[i] = sum / copies;
     R->many_max[i] = worst;
+    if (pr->ph.rank == 0 && i == s->npoints - 1 && R->largest)
+        memcpy(R->largest, pr->medians, (size_t)copies * sizeof *R->largest);
     if (pr->ph.rank == 0)
         numa_means(&s->numa, pr->medians, copies, R, i);
     R->ratio[i] = R->one_median[i] > 0 ? R->many_mean[i] / R->one_median[i] : NAN;
@@ -273,6 +276,21 @@ static void find_plateaus(const struct mem_sweep_state *s, struct sweep_results 
                                      R->plateau_size, R->plateau_level, MEM_MAX_PLATEAUS);
 }
 
+/* Latency: each copy's (rank's) median at the largest working set, its DRAM
+ * plateau, so a screen can tell which node's memory is slow; one copy: its own. */
+static void add_rank_latency(struct hpcp_record *r, const struct mem_sweep_state *s,
+                             const struct sweep_results *R)
+{
+    int copies = R->many ? s->p.copies : 1, last = s->npoints - 1;
+    const double *y = R->many ? R->largest : &R->one_median[last];
+    double *x = malloc((size_t)copies * sizeof *x);
+    for (int c = 0; x && y && c < copies; c++)
+        x[c] = c;
+    if (x && y && last >= 0)
+        hpcp_record_series(r, "memory_latency_per_rank", "rank", "1", "s", "median", x, y, copies);
+    free(x);
+}
+
 static void add_curves(struct hpcp_record *r, const struct mem_sweep_state *s,
                        const struct sweep_results *R)
 {
@@ -292,6 +310,8 @@ static void add_curves(struct hpcp_record *r, const struct mem_sweep_state *s,
         snprintf(name, sizeof name, "time_per_access_many_numa%d", s->numa.group_node[g]);
         hpcp_record_series(r, name, s->x_name, "B", "s", "mean", s->x, R->numa_mean[g], s->npoints);
     }
+    if (s->p.sweep == MEM_SWEEP_LATENCY)
+        add_rank_latency(r, s, R);
     if (s->p.sweep == MEM_SWEEP_LATENCY)
         hpcp_record_series(r, "plateau_latency", "inferred_size_bytes", "B", "s", "median",
                            R->plateau_size, R->plateau_level, R->nplateaus);
@@ -400,6 +420,8 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     else if ((rc = k->setup(&b)) == 0) {
         R.npoints = s.npoints, R.repeat = s.p.run.repeat, R.many = s.p.copies > 1;
         int bad = !(R.one = calloc((size_t)s.npoints * (size_t)s.p.run.repeat, sizeof *R.one));
+        if (R.many && si->rank == 0)
+            bad |= !(R.largest = calloc((size_t)s.p.copies, sizeof *R.largest));
         rc = hpcp_any(b.comm, bad) ? HPCP_EXIT_RUNTIME : 0;
     }
     if (rc) {
@@ -414,5 +436,6 @@ int hpcp_mem_driver(const struct hpcp_kernel *k, const struct hpcp_sysinfo *si, 
     k->teardown(&b);
     mem_numa_free(&s.numa);
     free(R.one);
+    free(R.largest);
     return rc;
 }

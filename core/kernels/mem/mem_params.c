@@ -136,7 +136,9 @@ static const struct hpcp_metric_desc stride_metrics[] = {
     {"time_per_access_largest_block", "s", "samples at the largest block (--sweep block)"},
     {NULL, NULL, NULL}};
 static const struct hpcp_metric_desc latency_metrics[] = {
-    {"memory_latency", "s", "load-to-load latency at the largest working set"}, {NULL, NULL, NULL}};
+    {"memory_latency", "s", "load-to-load latency at the largest working set"},
+    {"memory_latency_per_rank", "s", "each copy's median at the largest working set, at once"},
+    {NULL, NULL, NULL}};
 /* stream's headline is single_ for stream single, star_ for stream star */
 const struct hpcp_records_desc stream_records = {stream_metrics, "<single|star>_triad_bandwidth"};
 const struct hpcp_records_desc mem_stride_records = {stride_metrics, "peak_time_per_access"};

@@ -121,6 +121,8 @@ static void keep_rep(struct hpcp_bench *b, int i, int warm, double seconds)
         return;
     }
     S->rate[i] = rate, S->time[i] = time, S->updates[i] = updates;
+    if (seconds > 0 && (double)s->executed / seconds > S->best_rate)
+        S->best_rate = (double)s->executed / seconds;
     S->rate_min[i] = rates[0], S->rate_mean[i] = rates[1];
     S->rate_max[i] = rates[2], S->rate_sum[i] = rates[3];
 }

@@ -130,6 +130,7 @@ static const struct hpcp_metric_desc ra_star_metrics[] = {
     {"update_rate_per_rank_min", "updates/s", "slowest rank, per repetition"},
     {"update_rate_per_rank_max", "updates/s", "fastest rank, per repetition"},
     {"update_rate_sum", "updates/s", "sum over the ranks, per repetition"},
+    {"best_update_rate", "updates/s", "each rank's best repetition (series, x: rank)"},
     {"time", "s", "seconds per repetition"},
     {"updates", "updates", "updates executed per repetition"},
     {"verify_time", "s", "seconds of each verification"},

@@ -224,6 +224,23 @@ static void add_notes(struct hpcp_record *r, const struct ra_state *s, const str
         hpcp_record_note(r, "the OS gave the table no transparent huge pages (rank 0)");
 }
 
+/* Star (collective): each rank's best rate, so a screen can sum a node's ranks. */
+static void add_rank_series(struct hpcp_record *r, struct hpcp_bench *b, const struct ra_samples *S)
+{
+    double *y = b->rank == 0 ? malloc((size_t)b->ranks * sizeof *y) : NULL;
+    double *x = b->rank == 0 ? malloc((size_t)b->ranks * sizeof *x) : NULL;
+    int ok = b->rank != 0 || (x && y), fine = 0;
+    MPI_Allreduce(&ok, &fine, 1, MPI_INT, MPI_MIN, b->comm);
+    if (fine)
+        MPI_Gather(&S->best_rate, 1, MPI_DOUBLE, y, 1, MPI_DOUBLE, 0, b->comm);
+    for (int i = 0; fine && x && i < b->ranks; i++)
+        x[i] = i;
+    if (fine && b->rank == 0)
+        hpcp_record_series(r, "best_update_rate", "rank", "1", "updates/s", "max", x, y, b->ranks);
+    free(x);
+    free(y);
+}
+
 void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct hpcp_bench *b,
                      const struct ra_samples *S, const struct hpcp_checks *v)
 {
@@ -232,6 +249,8 @@ void ra_build_record(struct hpcp_record *r, const struct hpcp_kernel *k, struct 
     hpcp_record_init(r, k->family, k->variant, k->algorithm, b->si);
     add_counters(r, b, S);
     gather_thread_counters(r, b);
+    if (ra_is_star(k))
+        add_rank_series(r, b, S);
     if (b->rank != 0)
         return;
     add_params(r, &s->p, ra_is_mpi(k) ? "global" : "per_process");

@@ -10,6 +10,7 @@ struct ra_samples {
     double *rate, *time, *updates;
     double *rate_min, *rate_mean, *rate_max, *rate_sum; /* star: per-rank rates */
     double *warm_rate, *warm_time;
+    double best_rate; /* star: this rank's best rate over the timed repetitions */
 };
 
 /* Collective (gathers per-rank counters); the record is complete on rank 0.

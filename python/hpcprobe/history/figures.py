@@ -61,7 +61,11 @@ def _hosts(metadata: Dict[str, Any]) -> List[str]:
 
 
 def _rank_series(record: Dict[str, Any], metric: str, unit: str) -> Optional[Dict[str, Any]]:
-    """The one per-rank series of the headline's unit naming every word of `metric`."""
+    """The one per-rank series of the headline's unit naming every word of `metric`;
+    none for times (mem latency's memory_latency_per_rank): ranks' rates add up to their
+    host's, their times do not."""
+    if unit == "s":
+        return None
     words = set(metric.split("_"))
     found = [entry for entry in record.get("series") or [] if isinstance(entry, dict)
              and entry.get("x_name") == "rank" and entry.get("unit") == unit

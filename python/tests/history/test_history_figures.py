@@ -51,6 +51,14 @@ def test_several_hosts_give_a_figure_per_host_summed_over_its_ranks():
         ("b", "dgemm.star.blas.best_flop_rate", 60.0)]
 
 
+def test_per_rank_times_are_not_summed_per_host():
+    latency = record(("a", "b"), [0, 1, 0], [9e-8, 1e-7, 8e-8],
+                     value={"metric": "memory_latency", "value": 9e-8, "unit": "s"})
+    latency["series"][0].update(name="memory_latency_per_rank", unit="s")
+    assert [(f.host, f.figure) for f in figures_of(latency)] == [
+        ("a,b", "dgemm.star.blas.memory_latency")]
+
+
 def test_a_host_with_a_rank_without_a_value_gets_no_sum():
     found = figures_of(record(("a", "b"), [0, 1, 0, 1], [1.0, 2.0, None, 4.0]))
     assert [(f.host, f.value) for f in found[1:]] == [("b", 6.0)]

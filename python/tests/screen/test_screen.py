@@ -14,8 +14,8 @@ from hpcprobe.screen.plan import DEFAULT_BUDGET_S, pair_rounds, plan, screen_tim
 
 
 def star_record(values, rank_hosts, hosts, verdict="passed", status="ok",
-                name="star_triad_best_bandwidth"):
-    return {"benchmark": "stream", "variant": "star", "status": status,
+                name="star_triad_best_bandwidth", benchmark="stream", variant="star"):
+    return {"benchmark": benchmark, "variant": variant, "status": status,
             "validation": {"verdict": verdict},
             "metadata": {"hosts": hosts, "rank_hosts": rank_hosts},
             "series": [{"name": name, "x_name": "rank", "unit": "B/s",
@@ -29,6 +29,30 @@ def test_each_node_sums_its_ranks():
     figures = node_figures(battery_check("stream"), [record], ["a", "b", "c"])
     assert [(f.host, f.value, f.validated, f.higher_is_better) for f in figures] == [
         ("a", 3.0, True, True), ("b", 30.0, True, True), ("c", 5.0, True, True)]
+
+
+def test_a_node_latency_is_its_ranks_median_and_lower_is_better():
+    record = star_record([90e-9, 100e-9, 400e-9, 80e-9, 85e-9, 200e-9], [0, 0, 0, 1, 1, 2],
+                         ["a", "b", "c"], name="memory_latency_per_rank", benchmark="mem",
+                         variant="latency")
+    figures = node_figures(battery_check("latency"), [record], ["a", "b", "c"])
+    assert [(f.host, f.unit, f.validated, f.higher_is_better) for f in figures] == [
+        ("a", "s", True, False), ("b", "s", True, False), ("c", "s", True, False)]
+    # one slow rank of three does not move its node's median; a sum would triple it
+    assert [f.value for f in figures] == pytest.approx([100e-9, 82.5e-9, 200e-9])
+    stream_only = star_record([1.0], [0], ["a"])
+    assert node_figures(battery_check("latency"), [stream_only], ["a"])[0].value is None
+
+
+def test_a_node_ra_figure_sums_its_ranks_best_rates():
+    record = star_record([1e7, 2e7, 3e7, 4e7], [0, 1, 0, 1], ["a", "b"],
+                         name="best_update_rate", benchmark="ra")
+    figures = node_figures(battery_check("ra"), [record], ["a", "b"])
+    assert [(f.host, f.value, f.unit, f.validated, f.higher_is_better) for f in figures] == [
+        ("a", 4e7, "updates/s", True, True), ("b", 6e7, "updates/s", True, True)]
+    record["validation"]["verdict"] = "failed"
+    assert not any(f.validated for f in node_figures(battery_check("ra"), [record],
+                                                     ["a", "b"]))
 
 
 def test_a_host_the_record_left_out_or_a_failed_record_is_unvalidated():
@@ -101,8 +125,7 @@ def run(*args, timeout=300):
 
 @pytest.mark.parametrize("args, expected", [
     (("--checks", "dgemm,bogus"), "unknown check 'bogus' for --checks (allowed: dgemm, "),
-    (("--checks", "ra"), "check 'ra' cannot judge nodes yet: the ra star record has no "
-     "per-rank series yet"),
+    (("--checks", "gpu"), "check 'gpu' cannot judge nodes yet: no per-node GPU figure yet"),
     (("--checks", ","), "--checks must name at least one of"),
     (("--nodes", "3"), "--nodes 3: this machine has 1 node (give --plan"),
     (("--threshold-ratio", "1.5"), "--threshold-ratio must be a number in (0, 1)"),
@@ -132,12 +155,14 @@ def test_one_node_is_unjudged_and_the_exit_status_says_not_ok(tmp_path):
     assert len(data["hosts"]) == 1 and data["links"] == [] and data["pairs"] == []
     node = data["nodes"][0]
     assert node["status"] == "unjudged"
-    assert {check["check"] for check in node["checks"]} == {"dgemm", "stream"}
+    assert {check["check"] for check in node["checks"]} == {"dgemm", "stream", "latency",
+                                                            "ra"}
     assert all(check["value"] > 0 for check in node["checks"])
     assert "one node: no node pairs to measure" in data["notes"]
     assert "unjudged" in completed.stdout
     records = (out / "results.jsonl").read_text().splitlines()
-    assert {json.loads(line)["benchmark"] for line in records} == {"dgemm", "stream"}
+    assert {json.loads(line)["benchmark"] for line in records} == {"dgemm", "stream", "mem",
+                                                                   "ra"}
 
 
 def args_for(**given):
