@@ -23,7 +23,7 @@ def test_screen_names_every_host_of_four_and_every_pair(make_cluster, cluster_en
     assert [node["host"] for node in data["nodes"]] == data["hosts"]
     for node in data["nodes"]:
         checks = {check["check"]: check for check in node["checks"]}
-        assert set(checks) == {"dgemm", "stream"}
+        assert set(checks) == {"dgemm", "stream", "latency", "ra"}
         assert all(check["value"] > 0 and check["median"] > 0 for check in checks.values())
         assert node["status"] in ("ok", "slow"), node  # judged: 3 peers each
     bandwidth = {(p["a"], p["b"]) for p in data["pairs"] if p["check"] == "pair-bandwidth"}
