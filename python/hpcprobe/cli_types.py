@@ -189,6 +189,18 @@ LAUNCH_ATTRIBUTES = (("np", "--np"), ("out", "--out"), ("launcher", "--launcher"
                      ("ppn", "--ppn"))
 
 
+def add_launcher_options(parser: CliParser) -> None:
+    """--launcher, --launcher-arg and --quiet, for the commands that launch with options of
+    their own for the rest (study, screen)."""
+    parser.add_argument("--launcher", metavar="NAME|TEMPLATE",
+                        help="mpiexec, mpirun, srun, or a template such as "
+                             "\"aprun -n {np} {cmd}\" (default: srun in Slurm, else mpiexec)")
+    parser.add_argument("--launcher-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for the launcher (repeatable)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress display and no benchmark output")
+
+
 def add_launch_options(parser: CliParser, default_np: str, hpcc_summary: bool = True) -> None:
     """--np, --out, --launcher, --launcher-arg, --time-budget, [--hpcc-summary], --quiet."""
     parser.add_argument("--np", type=positive_int("--np"), metavar="N",

@@ -27,9 +27,7 @@ OWN_OPTIONS: Dict[tuple, str] = {
     ("commands/script.py", "--out"): "`hpcprobe script`'s output file",
     ("families/hpcc/parsers.py", "--out"): "`hpcprobe config`'s output file",
     ("study/command.py", "--out"): "`hpcprobe study`'s directory, resumed by a second run",
-    ("study/command.py", "--quiet"): "`hpcprobe study`'s display; the launch quiets the bench",
     ("screen/command.py", "--out"): "`hpcprobe screen`'s directory for screen.json and records",
-    ("screen/command.py", "--quiet"): "`hpcprobe screen`'s display; the launch quiets the bench",
     ("cli.py", "--repeat"): "`hpcprobe run --repeat`: how many times the whole suite runs",
     ("suite/node_sizes.py", "--memory-cap"): "an argument of the `hpcprobe-bench sizes` query "
     "(runtime/sizing_query.c), not of a kernel",

@@ -11,7 +11,8 @@ import socket
 from dataclasses import dataclass
 from typing import List, Mapping, Sequence, Tuple
 
-from hpcprobe.cli_types import CliParser, float_option, positive_int, positive_seconds
+from hpcprobe.cli_types import (CliParser, add_launcher_options, float_option, positive_int,
+                                positive_seconds)
 from hpcprobe.errors import EXIT_OK, UsageError
 from hpcprobe.launch.limits import allocation_cores
 from hpcprobe.launching import stdout_console
@@ -54,12 +55,7 @@ def add_screen_parser(subparsers) -> CliParser:
                         "records (default results/DATE-TIME)")
     screen.add_argument("--cluster", metavar="NAME",
                         help="screen the hosts of the emulated cluster NAME (docs/cluster.md)")
-    screen.add_argument("--launcher", metavar="NAME|TEMPLATE",
-                        help="mpiexec, mpirun, srun, or a template (default: srun in Slurm, "
-                        "else mpiexec)")
-    screen.add_argument("--launcher-arg", action="append", default=[], metavar="ARG",
-                        help="one more argument for the launcher (repeatable)")
-    screen.add_argument("--quiet", action="store_true", help="no progress display")
+    add_launcher_options(screen)
     return screen
 
 

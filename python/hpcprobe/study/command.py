@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 from typing import List, Sequence
 
-from hpcprobe.cli_types import CliParser, choice, int_list, positive_int, positive_seconds
+from hpcprobe.cli_types import (CliParser, add_launcher_options, choice, int_list, positive_int,
+                                positive_seconds)
 from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, UsageError
 from hpcprobe.launch.limits import MAX_RANKS, allocation_cores
 from hpcprobe.launching import LaunchContext, bind_ranks, stderr_line, stdout_console
@@ -59,12 +60,7 @@ def add_study_parser(subparsers) -> CliParser:
                        help="run on the emulated cluster NAME (docs/cluster.md)")
     study.add_argument("--ppn", type=positive_int("--ppn"), metavar="K",
                        help="with --cluster: ranks per host (default 1)")
-    study.add_argument("--launcher", metavar="NAME|TEMPLATE",
-                       help="mpiexec, mpirun, srun, or a template (default: srun in Slurm, "
-                       "else mpiexec)")
-    study.add_argument("--launcher-arg", action="append", default=[], metavar="ARG",
-                       help="one more argument for the launcher (repeatable)")
-    study.add_argument("--quiet", action="store_true", help="no progress display")
+    add_launcher_options(study)
     return study
 
 
