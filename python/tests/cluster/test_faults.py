@@ -2,7 +2,7 @@
 hybrid machine's v2 without the controller), the quota a fraction asks for, parsing and
 one-line refusals of `cluster fault --host` and `rate`, the step that joins a host's
 cgroup, how enter.py finds the cgroup from the head's mount namespace, and what records
-and `show` say of the faults (test_integration_faults.py throttles real hosts)."""
+and `show` say of the faults (test_integration_cluster_faults.py throttles real hosts)."""
 
 import os
 import subprocess
