@@ -51,7 +51,9 @@ def test_a_run_prints_the_table_beside_the_papers_rows_and_writes_its_files(caps
     assert "n/a" in out  # the paper-only column
     assert "points: 2 (paper: 1)" in out
     html = (study_dir / "report.html").read_text()
-    assert "test-table9" in html and "<svg" in html or "data:image/svg" in html
+    assert "test-table9: Table 9" in html       # the study's section, first
+    assert "data:image/svg+xml" in html          # its figure
+    assert (study_dir / "report-data" / "test-table9-table-9.csv").is_file()
 
 
 def test_a_second_run_resumes_and_launches_only_what_is_missing(capsys, study_dir):
