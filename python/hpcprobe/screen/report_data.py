@@ -11,6 +11,9 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+# A link as screen.json holds it: the verdict's own fields.
+from hpcprobe.screen.verdicts import LinkVerdict as Link
+
 SCREEN_FORMAT = "hpcprobe-screen-1"
 # More entries than a screen of 4096 nodes writes, few enough to read in a second.
 MAX_ENTRIES = 200_000
@@ -38,17 +41,6 @@ class NodeRow:
     status: str
     reason: str
     checks: Dict[str, CheckCell] = field(default_factory=dict)
-
-
-@dataclass
-class Link:
-    a: str
-    b: str
-    check: str
-    value: Optional[float]
-    ratio: Optional[float]
-    status: str
-    reason: str
 
 
 @dataclass
