@@ -10,6 +10,7 @@ line naming the file and what to do (exit status 4)."""
 import math
 import numbers
 import sqlite3
+from time import monotonic, sleep
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -157,11 +158,27 @@ def _check_identity(path: Path, identity: Tuple[int, int, int]) -> bool:
     return False
 
 
+def _switch_to_wal(connection: sqlite3.Connection) -> None:
+    """WAL mode, waiting for others: SQLite answers a switch that meets another process's
+    switch with "locked" at once, without calling the busy handler, so it is retried here
+    (seen with three processes making one file) until BUSY_TIMEOUT_S."""
+    deadline, pause = monotonic() + BUSY_TIMEOUT_S, 0.001
+    while connection.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise
+            if monotonic() > deadline:
+                raise
+            sleep(pause)
+            pause = min(2 * pause, 0.1)
+
+
 def _create(path: Path, connection: sqlite3.Connection) -> None:
     """Make an empty file a history: WAL first (outside a transaction), then the schema
     in one transaction, checked again inside it (another process may have just made it)."""
-    if connection.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-        connection.execute("PRAGMA journal_mode = WAL")
+    _switch_to_wal(connection)
     connection.execute("BEGIN IMMEDIATE")
     try:
         if _check_identity(path, _identity(connection)):
