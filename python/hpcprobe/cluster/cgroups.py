@@ -17,6 +17,7 @@ the host before it is in the cgroup. A machine without the cpu controller gets c
 without cgroups; only the cpu fault is then refused."""
 
 import errno
+import math
 import os
 import time
 from pathlib import Path
@@ -32,7 +33,8 @@ V1_CONTROLLERS = frozenset(("cpu", "cpuacct", "cpuset", "memory", "devices", "fr
                             "rdma", "misc"))
 PREFIX = "hpcprobe-"
 PROCS = "cgroup.procs"
-PERIOD_US = 100_000
+PERIOD_US = 10_000
+MAX_PERIOD_US = 1_000_000   # the kernel's ceiling for a period
 MIN_QUOTA_US = 1_000        # the kernel's floor for a v1 quota and a v2 cpu.max
 RMDIR_WAIT_S = 3.0
 # The step every host process starts through: "$1" is the cgroup's procs file, the
@@ -151,24 +153,48 @@ def join(host: Host) -> None:
         _write(Path(host.cgroup) / PROCS, f"{os.getpid()}\n")
 
 
-def quota_us(fraction: float, cores: int) -> Optional[int]:
-    """The quota per period that gives `fraction` of `cores` cores (None: no limit)."""
-    if fraction >= 1:
+def quota_us(cpus: Optional[float]) -> Optional[Tuple[int, int]]:
+    """(quota, period) in µs that give `cpus` CPUs' time (None: no limit). The period is
+    10 ms, so that a check of a few milliseconds is throttled as a long one is (in a
+    100 ms period a short burst runs at full speed on its quota); longer only where the
+    quota would fall under the kernel's 1 ms floor."""
+    if cpus is None:
         return None
-    return max(MIN_QUOTA_US, int(round(fraction * cores * PERIOD_US)))
+    period = min(MAX_PERIOD_US, max(PERIOD_US, math.ceil(MIN_QUOTA_US / cpus)))
+    return max(MIN_QUOTA_US, int(round(cpus * period))), period
 
 
-def set_cpu_fraction(host: Host, fraction: float) -> None:
-    """Throttle the host to `fraction` of its cores' time (1: no limit)."""
+def set_cpu_limit(host: Host, cpus: Optional[float]) -> None:
+    """Cap the host's processes at `cpus` CPUs' time together (None: no limit)."""
     if not host.cgroup:
         raise HpcprobeError(f"host {host.id} has no cgroup")
     path = Path(host.cgroup)
-    quota = quota_us(fraction, host.cores)
+    limit = quota_us(cpus)
     if (path / "cpu.max").exists():
-        _write(path / "cpu.max", f"{'max' if quota is None else quota} {PERIOD_US}\n")
+        text = "max 100000" if limit is None else f"{limit[0]} {limit[1]}"
+        _write(path / "cpu.max", f"{text}\n")
         return
-    _write(path / "cpu.cfs_period_us", f"{PERIOD_US}\n")
-    _write(path / "cpu.cfs_quota_us", f"{-1 if quota is None else quota}\n")
+    # v1 checks the quota against the period as each is written: lift the quota first.
+    _write(path / "cpu.cfs_quota_us", "-1\n")
+    _write(path / "cpu.cfs_period_us", f"{100_000 if limit is None else limit[1]}\n")
+    if limit is not None:
+        _write(path / "cpu.cfs_quota_us", f"{limit[0]}\n")
+
+
+def weigh(cluster: Cluster, heavy: bool) -> None:
+    """Heavy: the cluster's cgroup outweighs the machine's other work and its hosts weigh
+    alike, so that each host gets its cap on a loaded machine (by default a cgroup
+    weighs as one task, and a host's share of a loaded machine may be below its cap, so
+    that a throttle shows no effect). The caps bound what the cluster takes."""
+    if not cluster.hosts or not cluster.hosts[0].cgroup:
+        return
+    paths = [Path(cluster.hosts[0].cgroup).parent] + [Path(host.cgroup)
+                                                       for host in cluster.hosts]
+    for path in paths:
+        if (path / "cpu.weight").exists():
+            _write(path / "cpu.weight", "10000\n" if heavy else "100\n")
+        else:
+            _write(path / "cpu.shares", "262144\n" if heavy else "1024\n")
 
 
 def cgroup_pids(top: Path) -> List[int]:

@@ -14,8 +14,9 @@ from hpcprobe.cli_types import CliParser, choice, positive_int
 import hpcprobe.cluster.system as system
 from hpcprobe.cluster.build import cluster_down, cluster_up
 from hpcprobe.cluster.faults import (FAULT_WORDS, HOST_FAULT_WORDS, apply_fault,
-                                     apply_host_fault, parse_fault, parse_host_fault)
-from hpcprobe.cluster.model import Cluster, Link
+                                     apply_host_fault, host_capacity, parse_fault,
+                                     parse_host_fault)
+from hpcprobe.cluster.model import Cluster, Host, Link
 from hpcprobe.cluster.run import check_exec, command_exec
 from hpcprobe.cluster.spec import (ClusterRequest, check_name, check_request, parse_delay,
                                    parse_rate, parse_topology)
@@ -208,10 +209,24 @@ def command_cluster(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
         return command_exec(args.name, args.host, args.exec_command)
     elif args.host is not None:
         host = apply_host_fault(args.name, args.host, args.parsed_fault)
-        print(f"host {host.id} of {args.name}: " + (
-            f"cpu {host.cpu_fraction:g} of its {host.cores} cores' time"
-            if host.cpu_fraction < 1 else "cpu unthrottled"))
+        print(f"host {host.id} of {args.name}: {_cpu_text(args.name, host)}")
     else:
         link = apply_fault(args.name, args.link, args.parsed_fault)
         print(f"link {link.id} of {args.name}: {_fault_text(link) or 'up, as built'}")
     return EXIT_OK
+
+
+def _cpu_text(name: str, host: Host) -> str:
+    """What a host's cpu fault gives it, and, where hosts share this machine's CPUs, the
+    share every host is capped at."""
+    if host.cpu_fraction >= 1:
+        return "cpu unthrottled"
+    cluster = load_cluster(name)
+    cpus = len(os.sched_getaffinity(0))
+    capacity = host_capacity(cluster, host, cpus)
+    said = f"cpu {host.cpu_fraction:g} of its {host.cores} cores' time"
+    if capacity >= host.cores:
+        return said
+    return (f"{said}, of its share of this machine's {cpus} CPUs ({capacity:.3g} CPU): "
+            f"{capacity * host.cpu_fraction:.3g} CPU; every host is capped at its share "
+            "while one is throttled")

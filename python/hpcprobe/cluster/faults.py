@@ -5,9 +5,10 @@ shaping and routes, clearing every fault; `loss`, `delay` and `rate` reshape bot
 and stay until `up` (or another of the same). `cpu F` throttles a host to F of its
 cores' time through its cgroup (cgroups.py); `cpu 1` or `up` lifts it."""
 
+import os
 import re
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Dict, Mapping, Optional
 
 import hpcprobe.cluster.cgroups as cgroups
 import hpcprobe.cluster.shaping as shaping
@@ -143,8 +144,34 @@ def apply_host_fault(name: str, host_key: str, fault: Fault,
         raise UsageError(f"host {host.id} of {name} has no cgroup to throttle: this machine "
                          "had no cpu cgroup controller (v1 or v2) that hpcprobe could write "
                          "when the cluster was made")
-    fraction = 1.0 if fault.action == "up" else fault.cpu_fraction
-    cgroups.set_cpu_fraction(host, fraction)
-    host.cpu_fraction = fraction
+    host.cpu_fraction = 1.0 if fault.action == "up" else fault.cpu_fraction
+    limits = cpu_limits(cluster, len(os.sched_getaffinity(0)))
+    for each in cluster.hosts:
+        cgroups.set_cpu_limit(each, limits[each.id])
+    cgroups.weigh(cluster, any(each.cpu_fraction < 1 for each in cluster.hosts))
     save_cluster(cluster, env)
     return host
+
+
+def host_capacity(cluster: Cluster, host: Host, machine_cpus: int) -> float:
+    """The CPUs' time a host gets while every host is busy: its cores where it has CPUs
+    of its own or the machine has one for every core of the cluster, else its share of
+    the machine, cores x CPUs / the cluster's cores."""
+    cores = sum(each.cores for each in cluster.hosts)
+    if host.cpus or machine_cpus >= cores:
+        return float(host.cores)
+    return host.cores * machine_cpus / cores
+
+
+def cpu_limits(cluster: Cluster, machine_cpus: int) -> Dict[str, Optional[float]]:
+    """Each host's CPU cap (None: none). A throttled host gets its fraction of its
+    capacity. While one is throttled, hosts that share the machine's CPUs are all capped
+    at their share: otherwise the time the throttled host leaves goes to whichever
+    neighbour shares its CPU, and the fleet's spread hides the fault, which on separate
+    nodes would be the only difference between them."""
+    throttled = any(host.cpu_fraction < 1 for host in cluster.hosts)
+    limits: Dict[str, Optional[float]] = {}
+    for host in cluster.hosts:
+        cpus = host_capacity(cluster, host, machine_cpus) * host.cpu_fraction
+        limits[host.id] = cpus if throttled and cpus < host.cores else None
+    return limits

@@ -12,7 +12,7 @@ import pytest
 from helpers import run_hpcprobe, stderr_lines
 from test_cluster import planned
 
-from hpcprobe.cluster import cgroups, enter, launcher, shaping
+from hpcprobe.cluster import cgroups, enter, faults, launcher, shaping
 from hpcprobe.cluster.faults import parse_fault, parse_host_fault
 from hpcprobe.errors import HpcprobeError, UsageError
 
@@ -82,20 +82,20 @@ def test_a_hierarchy_that_cannot_be_written_leaves_the_cluster_without_cgroups(t
     assert list(hierarchy.iterdir()) == []
 
 
-@pytest.mark.parametrize("fraction, cores, quota", [(0.5, 1, 50_000), (0.5, 4, 200_000),
-                                                    (0.25, 2, 50_000), (0.001, 1, 1_000),
-                                                    (1.0, 2, None)])
-def test_quota_is_the_fraction_of_the_hosts_cores(fraction, cores, quota):
-    assert cgroups.quota_us(fraction, cores) == quota
+@pytest.mark.parametrize("cpus, limit", [(0.5, (5_000, 10_000)), (2.0, (20_000, 10_000)),
+                                         (0.125, (1_250, 10_000)), (0.05, (1_000, 20_000)),
+                                         (0.0001, (1_000, 1_000_000)), (None, None)])
+def test_quota_is_the_cpus_time_in_a_10_ms_period_above_the_1_ms_floor(cpus, limit):
+    assert cgroups.quota_us(cpus) == limit
 
 
-@pytest.mark.parametrize("fault, files", [
-    (0.5, {"cpu.cfs_period_us": "100000\n", "cpu.cfs_quota_us": "100000\n"}),
-    (1.0, {"cpu.cfs_period_us": "100000\n", "cpu.cfs_quota_us": "-1\n"})])
-def test_v1_quota_is_written(tmp_path, fault, files):
+@pytest.mark.parametrize("cpus, files", [
+    (1.0, {"cpu.cfs_period_us": "10000\n", "cpu.cfs_quota_us": "10000\n"}),
+    (None, {"cpu.cfs_period_us": "100000\n", "cpu.cfs_quota_us": "-1\n"})])
+def test_v1_quota_is_written(tmp_path, cpus, files):
     host = planned("flat", 2, cores=2).hosts[0]
     host.cgroup = str(tmp_path)
-    cgroups.set_cpu_fraction(host, fault)
+    cgroups.set_cpu_limit(host, cpus)
     assert {name: (tmp_path / name).read_text() for name in files} == files
 
 
@@ -103,11 +103,26 @@ def test_v2_cpu_max_is_written_and_cleared(tmp_path):
     host = planned("flat", 2).hosts[0]
     host.cgroup = str(tmp_path)
     (tmp_path / "cpu.max").write_text("max 100000\n")
-    cgroups.set_cpu_fraction(host, 0.3)
-    assert (tmp_path / "cpu.max").read_text() == "30000 100000\n"
-    cgroups.set_cpu_fraction(host, 1.0)
+    cgroups.set_cpu_limit(host, 0.3)
+    assert (tmp_path / "cpu.max").read_text() == "3000 10000\n"
+    cgroups.set_cpu_limit(host, None)
     assert (tmp_path / "cpu.max").read_text() == "max 100000\n"
     assert not (tmp_path / "cpu.cfs_quota_us").exists()
+
+
+def test_hosts_with_cpus_of_their_own_keep_their_cores_and_only_the_throttled_is_capped():
+    cluster = planned("flat", 4, cores=1, cpus=range(4))
+    cluster.hosts[1].cpu_fraction = 0.5
+    assert faults.cpu_limits(cluster, 4) == {"h0": None, "h1": 0.5, "h2": None, "h3": None}
+
+
+def test_hosts_sharing_the_cpus_are_all_capped_at_their_share_while_one_is_throttled():
+    cluster = planned("flat", 4, cores=1)  # 4 cores on 2 CPUs: half a CPU each
+    assert faults.cpu_limits(cluster, 2) == dict.fromkeys(["h0", "h1", "h2", "h3"])
+    cluster.hosts[1].cpu_fraction = 0.5
+    assert faults.cpu_limits(cluster, 2) == {"h0": 0.5, "h1": 0.25, "h2": 0.5, "h3": 0.5}
+    cluster.hosts[1].cpu_fraction = 1.0  # lifted: no caps at all
+    assert set(faults.cpu_limits(cluster, 2).values()) == {None}
 
 
 def test_the_join_step_writes_its_own_pid_then_execs(tmp_path):

@@ -1,7 +1,7 @@
 """`hpcprobe screen --cluster` on 4 emulated hosts (issue 43): every host named, each
 with its battery figures; every host pair measured both ways; screen.json whole; no node
-slow and no link bad. A throttled host's screen is not here: on this 2-CPU machine its
-outcome depended on the machine's load (docs/screen.md)."""
+slow and no link bad; and one host of four throttled to half (`cluster fault cpu 0.5`)
+named slow alone, repeated, with one drain line."""
 
 import json
 import time
@@ -38,3 +38,30 @@ def test_screen_names_every_host_of_four_and_every_pair(make_cluster, cluster_en
     assert flagged == [], (flagged, completed.stdout)
     assert completed.returncode == 0, completed.stderr
     print(f"screen on 4 emulated hosts: {elapsed:.1f} s")
+
+
+def test_screen_names_the_host_throttled_to_half_alone(make_cluster, cluster_env, tmp_path):
+    """The issue's half: the four hosts of 1 core share this machine's 2 CPUs, so the
+    fault caps every host at its share (half a CPU) and the throttled one at half of
+    that, and weighs the cluster above the machine's other work (docs/cluster.md,
+    Faults); without both its neighbours took the CPU it left and the fault was lost in
+    the fleet's spread. Stream is left out: memory-bound, a CPU cap barely slows it."""
+    cluster = make_cluster("t4", "--nodes", "4", "--link-rate", "400mbit",
+                           "--cores-per-node", "1")
+    throttled = next(host.name for host in cluster.hosts if host.id == "h2")
+    fault = hpcprobe(cluster_env, "cluster", "fault", "--name", cluster.name, "--host", "h2",
+                     "cpu", "0.5")
+    assert fault.returncode == 0, fault.stderr
+    out = tmp_path / "screen"
+    completed = hpcprobe(cluster_env, "screen", "--cluster", cluster.name, "--out", str(out),
+                         "--quiet", "--history", "off", "--checks",
+                         "dgemm,ra,pair-bandwidth", timeout=900)
+    data = json.loads((out / "screen.json").read_text())
+    statuses = {node["host"]: node["status"] for node in data["nodes"]}
+    assert statuses.pop(throttled) == "slow", (data["nodes"], completed.stdout)
+    assert set(statuses.values()) == {"ok"}, (data["nodes"], completed.stdout)
+    assert [link for link in data["links"] if link["status"] == "bad"] == []
+    assert throttled in data["repeated"]
+    drain = [line for line in data["drain"] if not line.startswith("#")]
+    assert len(drain) == 1 and f"NodeName={throttled} " in drain[0], data["drain"]
+    assert completed.returncode == 1
