@@ -43,9 +43,28 @@ def test_a_new_history_has_the_schema_version_its_tables_and_wal(tmp_path):
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         columns = [row[1] for row in connection.execute("PRAGMA table_info(figures)")]
-    assert {"runs", "figures", "figures_by_figure"} <= names
+    assert {"runs", "figures", "figures_screen"} <= names
     assert columns == ["run_id", "host", "figure", "value", "unit", "validated", "time"]
     open_history(path).close()  # opens again as is
+
+
+def test_a_screen_figures_baseline_and_series_read_the_index_and_others_scan(tmp_path):
+    """The partial index serves a screen figure's per-node queries (SQLite takes it only
+    where the query's text names its condition); other figures are not in it."""
+    path = tmp_path / "h.sqlite"
+    plans = []
+    with open_history(path) as history:
+        history._connection.set_trace_callback(plans.append)
+        history.baseline("n1", "screen.dgemm")
+        history.series(host="n1", figure="screen.dgemm")
+        history.series(host="n1", figure="dgemm.flop_rate")
+    queries = [sql for sql in plans if sql.startswith("SELECT")]
+    assert len(queries) == 3
+    with sqlite3.connect(path) as connection:
+        used = [" ".join(row[3] for row in connection.execute("EXPLAIN QUERY PLAN " + sql))
+                for sql in queries]
+    assert "USING INDEX figures_screen" in used[0] and "USING INDEX figures_screen" in used[1]
+    assert "figures_screen" not in used[2], used
 
 
 def test_runs_series_and_baselines(tmp_path):
