@@ -1,6 +1,6 @@
 """bench/history: the history database at 1000 runs (docs/benchmarks.md).
 
-Inserts 1000 runs, each 6 records over 8 hosts of 2 ranks (54 figures: each record's
+Inserts 1000 runs, each 6 records over 8 hosts of 2 ranks (46 figures: each record's
 headline and its 8 hosts' sums), figures_of each record and one transaction per run,
 into one open history; then times the trend query of `hpcprobe history` over all of
 them (series + trends) and over one host. Each is timed RUNS times on a fresh file
