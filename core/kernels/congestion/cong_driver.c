@@ -76,11 +76,23 @@ static void find_leaders(struct cong_state *s, const struct hpcp_bench *b)
         r->rank_group && r->rank_congestor[me] ? cong_gpcnet_group_pattern[mine] : -1;
 }
 
+/* gpcnet: GPCNeT's rings and Allreduces run on node slices, the canary ranks
+ * that hold the same index among their node's ranks (one slice at one rank per
+ * node; with one node, every canary rank counts as a node). Collective over
+ * the canaries. */
+static void ring_comm(struct cong_state *s, const struct hpcp_bench *b)
+{
+    int local = 0;
+    for (int i = 0; !s->roles.per_rank && i < b->rank; i++)
+        local += s->roles.rank_node[i] == s->roles.rank_node[b->rank];
+    MPI_Comm_split(s->canaries, local, b->rank, &s->ring_comm);
+}
+
 static int cong_setup(struct hpcp_bench *b)
 {
     struct cong_state *s = b->state;
     char err[512] = "out of memory";
-    s->canaries = s->congestors = MPI_COMM_NULL;
+    s->canaries = s->congestors = s->ring_comm = MPI_COMM_NULL;
     s->win = MPI_WIN_NULL;
     if (cong_assign_roles(&s->roles, b->si, b->comm, &s->p, err, sizeof err) != 0) {
         hpcp_error(b->comm, "%s", err);
@@ -96,9 +108,11 @@ static int cong_setup(struct hpcp_bench *b)
     s->mute = hpcp_fault_count("mute") > 0;
     int bad = place_in_ring(s, b) != 0;
     if (!congestor && gpcnet) {
-        int me;
-        MPI_Comm_rank(s->canaries, &me);
-        bad |= cong_gpcnet_buffers(s, me, s->roles.canary_ranks) != 0;
+        int me, n;
+        ring_comm(s, b);
+        MPI_Comm_rank(s->ring_comm, &me);
+        MPI_Comm_size(s->ring_comm, &n);
+        bad |= cong_gpcnet_buffers(s, me, n) != 0;
     } else if (!congestor) {
         bad |= canary_buffers(s, b->rank) != 0;
     }
@@ -125,6 +139,8 @@ static void cong_teardown(struct hpcp_bench *b)
         MPI_Comm_free(&s->canaries);
     if (s->congestors != MPI_COMM_NULL)
         MPI_Comm_free(&s->congestors);
+    if (s->ring_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&s->ring_comm);
     cong_roles_free(&s->roles);
 }
 

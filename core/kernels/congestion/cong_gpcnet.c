@@ -1,5 +1,6 @@
 /* GPCNeT's three canaries (network_load_test), for --mode gpcnet, on the
- * canary communicator. One sample is one timed step:
+ * ring communicator (a node slice of the canaries, cong_driver.c). One sample
+ * is one timed step:
  *  - RR Two-sided Lat: 8 B to and from both ring neighbours at once (two
  *    receives, two sends, wait for all four); the step's time over 2, as
  *    GPCNeT counts the two sends.
@@ -55,11 +56,11 @@ static double latency_step(struct cong_state *s, int me, long long seq)
     if (s->corrupt_now)
         out[LATENCY_BYTES] ^= 0xff; /* test hook: the right neighbour must see it */
     double t0 = MPI_Wtime();
-    MPI_Irecv(in, LATENCY_BYTES, MPI_BYTE, s->left, TAG_TO_RIGHT, s->canaries, &rq[0]);
-    MPI_Irecv(in + LATENCY_BYTES, LATENCY_BYTES, MPI_BYTE, s->right, TAG_TO_LEFT, s->canaries,
+    MPI_Irecv(in, LATENCY_BYTES, MPI_BYTE, s->left, TAG_TO_RIGHT, s->ring_comm, &rq[0]);
+    MPI_Irecv(in + LATENCY_BYTES, LATENCY_BYTES, MPI_BYTE, s->right, TAG_TO_LEFT, s->ring_comm,
               &rq[1]);
-    MPI_Isend(out, LATENCY_BYTES, MPI_BYTE, s->left, TAG_TO_LEFT, s->canaries, &rq[2]);
-    MPI_Isend(out + LATENCY_BYTES, LATENCY_BYTES, MPI_BYTE, s->right, TAG_TO_RIGHT, s->canaries,
+    MPI_Isend(out, LATENCY_BYTES, MPI_BYTE, s->left, TAG_TO_LEFT, s->ring_comm, &rq[2]);
+    MPI_Isend(out + LATENCY_BYTES, LATENCY_BYTES, MPI_BYTE, s->right, TAG_TO_RIGHT, s->ring_comm,
               &rq[3]);
     MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
     double t = (MPI_Wtime() - t0) / 2;
@@ -92,19 +93,19 @@ static double bandwidth_step(struct cong_state *s, int me, long long seq)
         s->send[2 * K * B - 1] ^= 0xff;
     double t0 = MPI_Wtime();
     for (int k = 0; k < K; k++) {
-        MPI_Irecv(s->recv + k * B, (int)B, MPI_BYTE, s->left, TAG_TO_RIGHT, s->canaries, &rq[k]);
-        MPI_Irecv(s->recv + (K + k) * B, (int)B, MPI_BYTE, s->right, TAG_TO_LEFT, s->canaries,
+        MPI_Irecv(s->recv + k * B, (int)B, MPI_BYTE, s->left, TAG_TO_RIGHT, s->ring_comm, &rq[k]);
+        MPI_Irecv(s->recv + (K + k) * B, (int)B, MPI_BYTE, s->right, TAG_TO_LEFT, s->ring_comm,
                   &rq[K + k]);
     }
     for (int k = 0; k < K; k++) {
-        MPI_Isend(s->send + k * B, (int)B, MPI_BYTE, s->left, TAG_TO_LEFT, s->canaries,
+        MPI_Isend(s->send + k * B, (int)B, MPI_BYTE, s->left, TAG_TO_LEFT, s->ring_comm,
                   &rq[2 * K + k]);
-        MPI_Isend(s->send + (K + k) * B, (int)B, MPI_BYTE, s->right, TAG_TO_RIGHT, s->canaries,
+        MPI_Isend(s->send + (K + k) * B, (int)B, MPI_BYTE, s->right, TAG_TO_RIGHT, s->ring_comm,
                   &rq[3 * K + k]);
     }
     /* napping, as hpcprobe's bandwidth canary: congestors may share the core */
     hpcp_wait_asleep(4 * K, rq, CONG_NAP_NS);
-    MPI_Barrier(s->canaries); /* the "+Sync": the step ends when the slowest rank's does */
+    MPI_Barrier(s->ring_comm); /* the "+Sync": the step ends when the slowest rank's does */
     double t = MPI_Wtime() - t0;
     if (s->corrupt_now)
         s->send[2 * K * B - 1] ^= 0xff;
@@ -118,7 +119,7 @@ static double allreduce_step(struct cong_state *s, int me, int n, long long seq)
 {
     double in = (double)((me + seq) % 1024) + s->corrupt_now, out = 0;
     double t0 = MPI_Wtime();
-    MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, s->canaries);
+    MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, s->ring_comm);
     double t = MPI_Wtime() - t0;
     if (s->p.run.verify) {
         double sum = 0;
@@ -134,14 +135,14 @@ static double allreduce_step(struct cong_state *s, int me, int n, long long seq)
 void cong_gpcnet_canary_run(struct cong_state *s, int canary, double *samples, int n)
 {
     int me, size, steps = s->p.ring_iterations[canary], spoil = s->corrupt_now;
-    MPI_Comm_rank(s->canaries, &me);
-    MPI_Comm_size(s->canaries, &size);
+    MPI_Comm_rank(s->ring_comm, &me);
+    MPI_Comm_size(s->ring_comm, &size);
     int untimed = canary == CONG_LATENCY ? steps : 1;
     long long seq = 0;
     for (int done = 0, ring = 0; done < n; ring++) {
         if (canary != CONG_ALLREDUCE)
             neighbours(s, ring % GPCNET_RINGS, me, size);
-        MPI_Barrier(s->canaries);
+        MPI_Barrier(s->ring_comm);
         int take = n - done < steps ? n - done : steps;
         for (int i = -untimed; i < take; i++, seq++) {
             s->corrupt_now = spoil && done + i == n - 1;

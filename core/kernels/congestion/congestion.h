@@ -102,7 +102,8 @@ struct cong_state {
     int leaders[CONG_GPCNET_GROUPS], nleaders; /* every congestor leader (world ranks) */
     int group_pattern;               /* gpcnet: this congestor rank's pattern */
     unsigned char *expect_right;     /* gpcnet: right neighbour's payload pattern */
-    int *ring_order;                 /* gpcnet: the current ring (canary ranks) */
+    int *ring_order;                 /* gpcnet: the current ring (ranks of ring_comm) */
+    MPI_Comm ring_comm;              /* gpcnet: the canary ranks with my node-local index */
     unsigned char *send, *recv;      /* in_flight * bandwidth_bytes each */
     unsigned char *expect;           /* left neighbour's payload pattern */
     unsigned char *csend, *crecv;    /* congestor buffers */

@@ -3,9 +3,11 @@ oversubscribed, split per rank as the default mode splits one node): the record 
 which mode ran, its conditions are `isolated` and `gpcnet`, GPCNeT's split (2 canary
 ranks, 4 groups of 2), every congestor moved bytes, validation passed, and the command
 prints GPCNeT's Key Results layout. Too few ranks, and options of the other mode, are
-refused in one line."""
+refused in one line; a damaged canary message or congestors that move nothing fail
+validation."""
 
 import json
+import os
 
 import pytest
 from helpers import run_hpcprobe, stderr_lines
@@ -51,3 +53,18 @@ def test_gpcnet_mode_refuses_in_one_line(tmp_path, options, words):
     assert done.returncode == 2
     (line,) = stderr_lines(done)
     assert words in line and "allowed:" in line
+
+
+@pytest.mark.parametrize("canary, fault, words", [
+    ("latency", "corrupt:1", "wrong canary"), ("bandwidth", "corrupt:1", "wrong canary"),
+    ("allreduce", "corrupt:1", "wrong canary"),
+    ("latency", "mute:1", "moved 0 bytes: alltoall, incast, put-incast, get-bcast")])
+def test_gpcnet_mode_validation_fails_on_damage(tmp_path, canary, fault, words):
+    out = tmp_path / "run"
+    done = run_hpcprobe("congestion", "--mode", "gpcnet", "--np", "10", "--canary", canary,
+                        *TINY, "--quiet", "--out", str(out), timeout=180,
+                        env=dict(os.environ, HPCPROBE_INJECT_FAULT=fault))
+    assert done.returncode == 1, done.stderr
+    (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert record["validation"]["verdict"] == "failed"
+    assert words in record["validation"]["detail"]
