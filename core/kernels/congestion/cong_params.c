@@ -185,7 +185,9 @@ static int parse(struct cong_params *p, int argc, char **argv, char *err, size_t
 static int check_memory(const struct cong_params *p, const struct hpcp_sysinfo *si, char *err,
                         size_t errlen)
 {
-    double canary = 3.0 * (double)p->in_flight * (double)p->bandwidth_bytes;
+    /* send, receive and a pattern; gpcnet: K messages each way, to both neighbours */
+    double per_message = p->mode == CONG_MODE_GPCNET ? 4.0 : 3.0;
+    double canary = per_message * (double)p->in_flight * (double)p->bandwidth_bytes;
     double congestor = 3.0 * (double)si->ranks * (double)p->congestor_bytes;
     double need = (canary + congestor) * si->ranks_on_my_node;
     double avail = (double)hpcp_meminfo_bytes("MemAvailable:");
