@@ -2,7 +2,8 @@
  * from the fraction, canaries spread over the machine, the moves that give
  * each role two ranks and the one-line refusals; the ring is a seeded
  * permutation; the CIF's direction for times and rates, with sub-microsecond
- * samples; message stamps catch a wrong sender, round or byte. */
+ * samples; message stamps catch a wrong sender, round or byte; GPCNeT's
+ * split (--mode gpcnet) for 10 to 64 units under the three placements. */
 #include <math.h>
 #include <mpi.h>
 #include <string.h>
@@ -102,6 +103,75 @@ static void stamps_catch_wrong_messages(void)
     CHECK(memcmp(two + 64 + 8, m + 8, 56) == 0);
 }
 
+/* One gpcnet split of n units: floor(0.8 n) congestors (integer arithmetic,
+ * as the spec says it), four groups of at least 2 differing by at most 1,
+ * and group_units that count them. */
+static void check_gpcnet_split(int n, int placement, uint64_t seed, int *group)
+{
+    int sizes[CONG_GPCNET_GROUPS] = {0}, per[CONG_GPCNET_GROUPS];
+    char err[256] = "";
+    CHECK(cong_gpcnet_split(n, 0, placement, seed, group, per, err, sizeof err) == 0);
+    CHECK(count(group, n, -1) == n - (8 * n) / 10);
+    int lo = n, hi = 0;
+    for (int u = 0; u < n; u++)
+        sizes[group[u] >= 0 ? group[u] : 0] += group[u] >= 0;
+    for (int g = 0; g < CONG_GPCNET_GROUPS; g++) {
+        CHECK(sizes[g] == per[g] && sizes[g] >= 2);
+        lo = sizes[g] < lo ? sizes[g] : lo, hi = sizes[g] > hi ? sizes[g] : hi;
+    }
+    CHECK(hi - lo <= 1);
+}
+
+static void gpcnet_splits_10_to_64_units(void)
+{
+    int group[64], other[64];
+    for (int n = 10; n <= 64; n++) {
+        int k = n - (8 * n) / 10, packed_ok = 1, spread_ok = 1;
+        check_gpcnet_split(n, CONG_PLACE_PACKED, 1, group);
+        for (int u = 0; u < n; u++) /* the canaries are the first k units */
+            packed_ok &= (group[u] == -1) == (u < k);
+        CHECK(packed_ok);
+        check_gpcnet_split(n, CONG_PLACE_SPREAD, 1, group);
+        for (int c = 0; c < k; c++) /* the middle of each k-th */
+            spread_ok &= group[(2 * c + 1) * n / (2 * k)] == -1;
+        CHECK(spread_ok);
+        check_gpcnet_split(n, CONG_PLACE_RANDOM, 7, group);
+        check_gpcnet_split(n, CONG_PLACE_RANDOM, 7, other);
+        CHECK(memcmp(group, other, (size_t)n * sizeof *group) == 0); /* seeded */
+    }
+    /* another seed, other canaries: at 20 units, seeds 1..4 do not all agree */
+    int differ = 0;
+    check_gpcnet_split(20, CONG_PLACE_RANDOM, 1, group);
+    for (uint64_t seed = 2; seed <= 4; seed++) {
+        check_gpcnet_split(20, CONG_PLACE_RANDOM, seed, other);
+        for (int u = 0; u < 20; u++)
+            differ |= (group[u] == -1) != (other[u] == -1);
+    }
+    CHECK(differ);
+}
+
+static void gpcnet_refuses_fewer_than_10_units(void)
+{
+    int group[9], per[CONG_GPCNET_GROUPS];
+    char err[256] = "";
+    CHECK(cong_gpcnet_split(9, 0, CONG_PLACE_RANDOM, 1, group, per, err, sizeof err) == -1);
+    CHECK(strstr(err, "at least 10 nodes") && strstr(err, "not 9 nodes") && !strchr(err, '\n'));
+    CHECK(cong_gpcnet_split(9, 1, CONG_PLACE_RANDOM, 1, group, per, err, sizeof err) == -1);
+    CHECK(strstr(err, "not 9 ranks on one node") != NULL);
+}
+
+static void hpcprobe_mode_takes_a_placement(void)
+{
+    int ranks[8] = {1, 1, 1, 1, 1, 1, 1, 1}, cong[8], n = 0;
+    char err[256] = "";
+    CHECK(cong_split_units_placed(8, ranks, 0.8, 2, CONG_PLACE_PACKED, 1, cong, &n, err,
+                                  sizeof err) == 0);
+    CHECK(n == 6 && cong[0] == 0 && cong[1] == 0 && count(cong, 8, 0) == 2);
+    CHECK(cong_split_units_placed(8, ranks, 0.8, 2, CONG_PLACE_RANDOM, 3, cong, &n, err,
+                                  sizeof err) == 0);
+    CHECK(n == 6 && count(cong, 8, 0) == 2);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -111,6 +181,9 @@ int main(int argc, char **argv)
     rings_are_seeded_permutations();
     cif_runs_the_right_way();
     stamps_catch_wrong_messages();
+    gpcnet_splits_10_to_64_units();
+    gpcnet_refuses_fewer_than_10_units();
+    hpcprobe_mode_takes_a_placement();
     MPI_Finalize();
     return check_summary("test_congestion");
 }

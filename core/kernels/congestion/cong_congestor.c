@@ -16,6 +16,21 @@
 #define INCAST_TAG(round) (81 + (int)((round) % CONG_CHECK_EVERY))
 #define CONG_BURST 32       /* messages per rank and round */
 #define CONG_RECV_SLOTS 64  /* incast receives the root keeps posted */
+/* ALLTOALL_FLIGHT Alltoalls at once, each on its own slice of the buffers: one
+ * at a time, the exchange waits on its slowest pair and leaves the links idle. */
+#define ALLTOALL_FLIGHT 8
+
+/* Messages per rank and round: GPCNeT's congestors move one message (one
+ * Alltoall) per rank and step, hpcprobe's a burst (docs/kernels/congestion.md). */
+static int burst(const struct cong_state *s)
+{
+    return s->p.mode == CONG_MODE_GPCNET ? 1 : CONG_BURST;
+}
+
+static int flight(const struct cong_state *s)
+{
+    return s->p.mode == CONG_MODE_GPCNET ? 1 : ALLTOALL_FLIGHT;
+}
 
 static void sizes(const struct cong_state *s, int *me, int *m, size_t *B)
 {
@@ -75,7 +90,7 @@ int cong_congestor_setup(struct cong_state *s, char *err, size_t errlen)
 /* Root: (m - 1) * K messages from anyone, CONG_RECV_SLOTS posted at a time. */
 static void incast_root(struct cong_state *s, int m, size_t B, long long round)
 {
-    int total = (m - 1) * CONG_BURST, posted = 0, done = 0;
+    int total = (m - 1) * burst(s), posted = 0, done = 0;
     int slots = total < CONG_RECV_SLOTS ? total : CONG_RECV_SLOTS;
     MPI_Request rq[CONG_RECV_SLOTS];
     for (; posted < slots; posted++)
@@ -109,12 +124,13 @@ static void incast(struct cong_state *s, long long round)
         return;
     }
     MPI_Request rq[CONG_BURST];
-    for (int k = 0; k < CONG_BURST; k++) {
+    int K = burst(s);
+    for (int k = 0; k < K; k++) {
         cong_stamp(s->csend + k * B, B, me, round, 0);
         MPI_Isend(s->csend + k * B, (int)B, MPI_BYTE, 0, INCAST_TAG(round), s->congestors, &rq[k]);
     }
-    hpcp_wait_asleep(CONG_BURST, rq, CONG_NAP_NS);
-    s->bytes[CONG_INCAST] += (long long)(CONG_BURST * B);
+    hpcp_wait_asleep(K, rq, CONG_NAP_NS);
+    s->bytes[CONG_INCAST] += (long long)((size_t)K * B);
 }
 
 /* Put: message k of origin j into the root's slot j * K + k. Get: K copies
@@ -127,7 +143,8 @@ static void one_sided(struct cong_state *s, int pattern)
     if (me == 0)
         return;
     MPI_Request rq[CONG_BURST];
-    for (int k = 0; k < CONG_BURST; k++) {
+    int K = burst(s);
+    for (int k = 0; k < K; k++) {
         unsigned char *local = (pattern == CONG_PUT_INCAST ? s->csend : s->crecv) + k * B;
         if (pattern == CONG_PUT_INCAST) {
             cong_stamp(local, B, me, 0, k);
@@ -137,16 +154,13 @@ static void one_sided(struct cong_state *s, int pattern)
             MPI_Rget(local, (int)B, MPI_BYTE, 0, 0, (int)B, MPI_BYTE, s->win, &rq[k]);
         }
     }
-    hpcp_wait_asleep(CONG_BURST, rq, CONG_NAP_NS);
+    hpcp_wait_asleep(K, rq, CONG_NAP_NS);
     MPI_Win_flush(0, s->win);
-    s->bytes[pattern] += (long long)(CONG_BURST * B);
+    s->bytes[pattern] += (long long)((size_t)K * B);
     if (pattern == CONG_GET_BCAST && s->p.run.verify)
-        s->congestor_wrong += memcmp(s->crecv + (CONG_BURST - 1) * B, s->root_pattern, B) != 0;
+        s->congestor_wrong += memcmp(s->crecv + (K - 1) * B, s->root_pattern, B) != 0;
 }
 
-/* ALLTOALL_FLIGHT Alltoalls at once, each on its own slice of the buffers: one
- * at a time, the exchange waits on its slowest pair and leaves the links idle. */
-#define ALLTOALL_FLIGHT 8
 static void alltoall(struct cong_state *s, long long round)
 {
     int me, m;
@@ -154,15 +168,16 @@ static void alltoall(struct cong_state *s, long long round)
     sizes(s, &me, &m, &B);
     MPI_Request rq[ALLTOALL_FLIGHT];
     size_t slice = (size_t)m * B;
-    for (int a = 0; a < ALLTOALL_FLIGHT; a++) {
+    int F = flight(s);
+    for (int a = 0; a < F; a++) {
         for (int j = 0; j < m; j++)
             cong_stamp(s->csend + a * slice + j * B, B, me, round, a);
         MPI_Ialltoall(s->csend + a * slice, (int)B, MPI_BYTE, s->crecv + a * slice, (int)B,
                       MPI_BYTE, s->congestors, &rq[a]);
     }
-    hpcp_wait_asleep(ALLTOALL_FLIGHT, rq, CONG_NAP_NS);
-    s->bytes[CONG_ALLTOALL] += (long long)(ALLTOALL_FLIGHT * (size_t)(m - 1) * B);
-    for (int a = 0; s->p.run.verify && a < ALLTOALL_FLIGHT; a++)
+    hpcp_wait_asleep(F, rq, CONG_NAP_NS);
+    s->bytes[CONG_ALLTOALL] += (long long)((size_t)F * (size_t)(m - 1) * B);
+    for (int a = 0; s->p.run.verify && a < F; a++)
         for (int j = 0; j < m; j++)
             s->congestor_wrong += !cong_stamp_ok(s->crecv + a * slice + j * B, B, j, round, a);
 }
@@ -196,7 +211,7 @@ static void check_puts(struct cong_state *s)
     unsigned char *expect = malloc(B);
     for (int j = 1; expect && j < m; j++) {
         cong_fill(expect, B, j);
-        for (int k = 0; k < CONG_BURST; k++) {
+        for (int k = 0; k < burst(s); k++) {
             const unsigned char *slot = s->win_base + ((size_t)j * CONG_BURST + k) * B;
             s->congestor_wrong += !cong_stamp_ok(slot, B, j, 0, k) ||
                                   (B > 8 && memcmp(slot + 8, expect + 8, B - 8) != 0);

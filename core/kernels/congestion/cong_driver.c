@@ -57,23 +57,65 @@ static int canary_buffers(struct cong_state *s, int me)
     return 0;
 }
 
+/* The congestor leaders (one; gpcnet: one per group, in group order), this
+ * rank's leader and, in gpcnet mode, its group's pattern. */
+static void find_leaders(struct cong_state *s, const struct hpcp_bench *b)
+{
+    const struct cong_roles *r = &s->roles;
+    int groups = r->rank_group ? CONG_GPCNET_GROUPS : 1, me = b->rank;
+    s->nleaders = 0;
+    for (int g = 0; g < groups; g++)
+        for (int i = 0; i < b->ranks; i++)
+            if (r->rank_congestor[i] && (!r->rank_group || r->rank_group[i] == g)) {
+                s->leaders[s->nleaders++] = i;
+                break;
+            }
+    int mine = r->rank_group && r->rank_congestor[me] ? r->rank_group[me] : 0;
+    s->congestor_leader = mine < s->nleaders ? s->leaders[mine] : -1;
+    s->group_pattern =
+        r->rank_group && r->rank_congestor[me] ? cong_gpcnet_group_pattern[mine] : -1;
+}
+
+/* gpcnet: GPCNeT's rings and Allreduces run on node slices, the canary ranks
+ * that hold the same index among their node's ranks (one slice at one rank per
+ * node; with one node, every canary rank counts as a node). Collective over
+ * the canaries. */
+static void ring_comm(struct cong_state *s, const struct hpcp_bench *b)
+{
+    int local = 0;
+    for (int i = 0; !s->roles.per_rank && i < b->rank; i++)
+        local += s->roles.rank_node[i] == s->roles.rank_node[b->rank];
+    MPI_Comm_split(s->canaries, local, b->rank, &s->ring_comm);
+}
+
 static int cong_setup(struct hpcp_bench *b)
 {
     struct cong_state *s = b->state;
     char err[512] = "out of memory";
-    s->canaries = s->congestors = MPI_COMM_NULL;
+    s->canaries = s->congestors = s->ring_comm = MPI_COMM_NULL;
     s->win = MPI_WIN_NULL;
     if (cong_assign_roles(&s->roles, b->si, b->comm, &s->p, err, sizeof err) != 0) {
         hpcp_error(b->comm, "%s", err);
         return HPCP_EXIT_USAGE; /* the same plan, so the same refusal, on every rank */
     }
-    int congestor = s->roles.rank_congestor[b->rank];
+    int congestor = s->roles.rank_congestor[b->rank], gpcnet = s->p.mode == CONG_MODE_GPCNET;
+    /* gpcnet: each congestor group on its own communicator, all four at once */
+    int color = !congestor ? MPI_UNDEFINED : gpcnet ? s->roles.rank_group[b->rank] : 0;
     MPI_Comm_split(b->comm, congestor ? MPI_UNDEFINED : 0, b->rank, &s->canaries);
-    MPI_Comm_split(b->comm, congestor ? 0 : MPI_UNDEFINED, b->rank, &s->congestors);
+    MPI_Comm_split(b->comm, color, b->rank, &s->congestors);
     s->canary_leader = first_rank(&s->roles, b->ranks, 0);
-    s->congestor_leader = first_rank(&s->roles, b->ranks, 1);
+    find_leaders(s, b);
     s->mute = hpcp_fault_count("mute") > 0;
-    int bad = place_in_ring(s, b) != 0 || (!congestor && canary_buffers(s, b->rank) != 0);
+    int bad = place_in_ring(s, b) != 0;
+    if (!congestor && gpcnet) {
+        int me, n;
+        ring_comm(s, b);
+        MPI_Comm_rank(s->ring_comm, &me);
+        MPI_Comm_size(s->ring_comm, &n);
+        bad |= cong_gpcnet_buffers(s, me, n) != 0;
+    } else if (!congestor) {
+        bad |= canary_buffers(s, b->rank) != 0;
+    }
     if (hpcp_any(b->comm, bad)) {
         hpcp_error(b->comm, "cannot allocate the canary buffers");
         return HPCP_EXIT_RUNTIME;
@@ -90,12 +132,15 @@ static void cong_teardown(struct hpcp_bench *b)
 {
     struct cong_state *s = b->state;
     cong_congestor_teardown(s);
-    free(s->send), free(s->recv), free(s->expect);
-    s->send = s->recv = s->expect = NULL;
+    free(s->send), free(s->recv), free(s->expect), free(s->expect_right), free(s->ring_order);
+    s->send = s->recv = s->expect = s->expect_right = NULL;
+    s->ring_order = NULL;
     if (s->canaries != MPI_COMM_NULL)
         MPI_Comm_free(&s->canaries);
     if (s->congestors != MPI_COMM_NULL)
         MPI_Comm_free(&s->congestors);
+    if (s->ring_comm != MPI_COMM_NULL)
+        MPI_Comm_free(&s->ring_comm);
     cong_roles_free(&s->roles);
 }
 
@@ -130,17 +175,20 @@ static void run_condition(struct cong_state *s, const struct hpcp_bench *b, int 
 {
     int congestor = s->roles.rank_congestor[b->rank], loaded = pattern >= 0;
     hpcp_idle_barrier(b->comm);
+    int gpcnet = s->p.mode == CONG_MODE_GPCNET, lead = loaded && b->rank == s->canary_leader;
     if (congestor && loaded) {
-        congest(s, pattern, b->rank);
+        congest(s, gpcnet ? s->group_pattern : pattern, b->rank);
     } else if (!congestor) {
-        if (loaded && b->rank == s->canary_leader)
-            MPI_Recv(NULL, 0, MPI_INT, s->congestor_leader, TAG_GO, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
+        for (int l = 0; lead && l < s->nleaders; l++) /* every group is loading */
+            MPI_Recv(NULL, 0, MPI_INT, s->leaders[l], TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Barrier(s->canaries);
-        cong_canary_run(s, canary, samples, n, s->p.run.warmup);
+        if (gpcnet)
+            cong_gpcnet_canary_run(s, canary, samples, n);
+        else
+            cong_canary_run(s, canary, samples, n, s->p.run.warmup);
         MPI_Barrier(s->canaries);
-        if (loaded && b->rank == s->canary_leader)
-            MPI_Send(NULL, 0, MPI_INT, s->congestor_leader, TAG_STOP, MPI_COMM_WORLD);
+        for (int l = 0; lead && l < s->nleaders; l++)
+            MPI_Send(NULL, 0, MPI_INT, s->leaders[l], TAG_STOP, MPI_COMM_WORLD);
     }
     hpcp_idle_barrier(b->comm); /* idle congestors (alone, or none) waited here, asleep */
 }
@@ -259,7 +307,9 @@ static int cong_point(struct hpcp_bench *b, int i)
     struct cong_state *s = b->state;
     int conditions = cong_conditions(&s->p), k = i % conditions;
     s->canary = s->p.canary[i / conditions], s->condition = k;
-    s->pattern = k == 0 || s->p.ncongestors == 0 ? -1 : s->p.congestor[k - 1];
+    s->pattern = k == 0 || s->p.ncongestors == 0 ? -1
+                 : s->p.mode == CONG_MODE_GPCNET ? CONG_NPATTERNS /* the four groups at once */
+                                                 : s->p.congestor[k - 1];
     s->R->kept[s->canary] = kept_of(s, s->canary);
     /* test hook: spoil the first canary's first payload, checked on receipt */
     s->corrupt_now = i == 0 && hpcp_fault_corrupt_words() > 0 && b->rank == s->canary_leader;

@@ -11,6 +11,15 @@
 const char *const cong_canary_names[CONG_NCANARIES] = {"latency", "bandwidth", "allreduce"};
 const char *const cong_pattern_names[CONG_NPATTERNS] = {"incast", "put-incast", "get-bcast",
                                                         "alltoall"};
+const char *const cong_mode_names[2] = {"hpcprobe", "gpcnet"};
+const char *const cong_placement_names[3] = {"spread", "random", "packed"};
+
+/* GPCNeT's counts (network_load_test): a latency or Allreduce test is rings
+ * (tests) of 200 timed steps, a bandwidth test rings of 8; it takes 30 rings
+ * per measurement. gpcnet mode takes one measurement unless --samples says. */
+#define GPCNET_RINGS 30
+#define GPCNET_STEPS 200
+#define GPCNET_BW_STEPS 8
 
 enum {
     OPT_CANARY,
@@ -21,6 +30,8 @@ enum {
     OPT_SAMPLES,
     OPT_BANDWIDTH_SAMPLES,
     OPT_FRACTION,
+    OPT_MODE,
+    OPT_PLACEMENT,
     OPT_COUNT
 };
 
@@ -41,12 +52,26 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
     [OPT_IN_FLIGHT] = {"--in-flight", HPCP_OPT_INT, 1, 64, 0, 0, 0, NULL, 0,
                        "bandwidth messages in flight, concurrent Allreduces", "8"},
     [OPT_SAMPLES] = {"--samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
-                     "latency and allreduce samples per rank and run", "1000"},
+                     "latency and allreduce samples per rank and run (gpcnet mode: timed "
+                     "steps, default 6000: GPCNeT's 30 rings of 200)",
+                     "1000"},
     [OPT_BANDWIDTH_SAMPLES] = {"--bandwidth-samples", HPCP_OPT_INT, 1, 1000000, 0, 0, 0, NULL, 0,
-                               "bandwidth samples per rank and run", "100"},
+                               "bandwidth samples per rank and run (gpcnet mode: timed steps, "
+                               "default 240: GPCNeT's 30 rings of 8)",
+                               "100"},
     [OPT_FRACTION] = {"--congestor-fraction", HPCP_OPT_DOUBLE, 0, 0, 0.0, 1.0,
                       HPCP_OPEN_MIN | HPCP_OPEN_MAX, NULL, 0,
                       "share of the nodes (one node: ranks) that congest, 0 < F < 1", "0.8"},
+    [OPT_MODE] = {"--mode", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "hpcprobe|gpcnet", 0,
+                  "hpcprobe: canaries beside one congestor at a time; gpcnet: GPCNeT's "
+                  "network_load_test layout, definitions and Key Results table",
+                  "hpcprobe"},
+    [OPT_PLACEMENT] = {"--canary-placement", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "spread|random|packed",
+                       0,
+                       "where the canary nodes sit: spread evenly, random (seeded by --seed), "
+                       "or packed on the first nodes in host order (default: the mode's, "
+                       "spread in hpcprobe mode, random in gpcnet mode)",
+                       NULL},
 };
 
 #define CONG_TAKES                                                     \
@@ -87,6 +112,47 @@ static uint64_t size_option(const struct hpcp_optval *v, int opt, uint64_t fallb
     return v[opt].set ? (uint64_t)v[opt].i : fallback;
 }
 
+static int choice_index(const struct hpcp_optval *v, int opt, const char *const *names, int n,
+                        int fallback)
+{
+    for (int i = 0; v[opt].set && i < n; i++)
+        if (!strcmp(v[opt].s, names[i]))
+            return i;
+    return fallback;
+}
+
+/* --mode gpcnet: GPCNeT's four congestors at once on floor(0.8 n) nodes, so
+ * the options that pick congestors or their share are refused. */
+static int parse_mode(struct cong_params *p, const struct hpcp_optval *v, char *err, size_t errlen)
+{
+    p->mode = choice_index(v, OPT_MODE, cong_mode_names, 2, CONG_MODE_HPCPROBE);
+    p->placement_given = v[OPT_PLACEMENT].set;
+    p->placement =
+        choice_index(v, OPT_PLACEMENT, cong_placement_names, 3,
+                     p->mode == CONG_MODE_GPCNET ? CONG_PLACE_RANDOM : CONG_PLACE_SPREAD);
+    if (p->mode != CONG_MODE_GPCNET)
+        return 0;
+    int bad = v[OPT_CONGESTOR].set ? OPT_CONGESTOR : v[OPT_FRACTION].set ? OPT_FRACTION : -1;
+    if (bad >= 0) {
+        snprintf(err, errlen,
+                 "%s is not allowed with --mode gpcnet (it runs GPCNeT's four congestors at "
+                 "once on 80 %% of the nodes); allowed: --mode hpcprobe %s",
+                 spec[bad].name, spec[bad].name);
+        return -1;
+    }
+    p->ncongestors = CONG_GPCNET_GROUPS;
+    for (int g = 0; g < CONG_GPCNET_GROUPS; g++)
+        p->congestor[g] = cong_gpcnet_group_pattern[g];
+    p->samples = v[OPT_SAMPLES].set ? p->samples : GPCNET_RINGS * GPCNET_STEPS;
+    p->bandwidth_samples =
+        v[OPT_BANDWIDTH_SAMPLES].set ? p->bandwidth_samples : GPCNET_RINGS * GPCNET_BW_STEPS;
+    int steps = p->samples < GPCNET_STEPS ? p->samples : GPCNET_STEPS;
+    p->ring_iterations[CONG_LATENCY] = p->ring_iterations[CONG_ALLREDUCE] = steps;
+    p->ring_iterations[CONG_BANDWIDTH] =
+        p->bandwidth_samples < GPCNET_BW_STEPS ? p->bandwidth_samples : GPCNET_BW_STEPS;
+    return 0;
+}
+
 static int parse(struct cong_params *p, int argc, char **argv, char *err, size_t errlen)
 {
     struct hpcp_optval v[OPT_COUNT];
@@ -103,6 +169,8 @@ static int parse(struct cong_params *p, int argc, char **argv, char *err, size_t
     p->samples = v[OPT_SAMPLES].set ? (int)v[OPT_SAMPLES].i : 1000;
     p->bandwidth_samples = v[OPT_BANDWIDTH_SAMPLES].set ? (int)v[OPT_BANDWIDTH_SAMPLES].i : 100;
     p->fraction = v[OPT_FRACTION].set ? v[OPT_FRACTION].d : 0.8;
+    if (parse_mode(p, v, err, errlen) != 0)
+        return -1;
     if (p->fraction >= 1.0) {
         snprintf(err, errlen,
                  "--congestor-fraction %g leaves no canary (allowed: more than 0, less than 1)",
@@ -117,7 +185,9 @@ static int parse(struct cong_params *p, int argc, char **argv, char *err, size_t
 static int check_memory(const struct cong_params *p, const struct hpcp_sysinfo *si, char *err,
                         size_t errlen)
 {
-    double canary = 3.0 * (double)p->in_flight * (double)p->bandwidth_bytes;
+    /* send, receive and a pattern; gpcnet: K messages each way, to both neighbours */
+    double per_message = p->mode == CONG_MODE_GPCNET ? 4.0 : 3.0;
+    double canary = per_message * (double)p->in_flight * (double)p->bandwidth_bytes;
     double congestor = 3.0 * (double)si->ranks * (double)p->congestor_bytes;
     double need = (canary + congestor) * si->ranks_on_my_node;
     double avail = (double)hpcp_meminfo_bytes("MemAvailable:");

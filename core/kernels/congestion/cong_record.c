@@ -16,9 +16,10 @@
 /* "put-incast" -> "put_incast": metric names take no dashes. */
 static const char *condition_name(const struct cong_params *p, int k, char *buf, size_t len)
 {
-    const char *name = k == 0           ? "isolated"
-                       : p->ncongestors ? cong_pattern_names[p->congestor[k - 1]]
-                                        : "none";
+    const char *name = k == 0                        ? "isolated"
+                       : p->mode == CONG_MODE_GPCNET ? "gpcnet"
+                       : p->ncongestors              ? cong_pattern_names[p->congestor[k - 1]]
+                                                     : "none";
     hpcp_copy_truncated(buf, len, name);
     for (char *c = buf; *c; c++)
         *c = *c == '-' ? '_' : *c;
@@ -30,6 +31,22 @@ static void list_text(char *buf, size_t len, const int *list, int n, const char 
     buf[0] = '\0';
     for (int i = 0; i < n; i++)
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", names[list[i]]);
+}
+
+/* gpcnet mode: the groups (units per congestor, GPCNeT's order) and the
+ * timed steps per ring (per test for the Allreduce). */
+static void add_gpcnet_parameters(struct hpcp_record *r, const struct cong_state *s)
+{
+    char text[160] = "";
+    for (int g = 0; g < CONG_GPCNET_GROUPS; g++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s:%d", g ? "," : "",
+                 cong_pattern_names[cong_gpcnet_group_pattern[g]], s->roles.group_units[g]);
+    hpcp_record_param_string(r, "congestor_groups", text);
+    for (int c = 0; c < CONG_NCANARIES; c++) {
+        char key[48];
+        snprintf(key, sizeof key, "%s_steps_per_ring", cong_canary_names[c]);
+        hpcp_record_param_int(r, key, s->p.ring_iterations[c]);
+    }
 }
 
 static void add_parameters(struct hpcp_record *r, const struct cong_state *s,
@@ -60,6 +77,10 @@ static void add_parameters(struct hpcp_record *r, const struct cong_state *s,
     hpcp_record_param_double(r, "congestor_fraction", p->fraction);
     hpcp_record_param_double(r, "congestor_fraction_used", o->fraction_used);
     hpcp_record_param_string(r, "role_unit", o->per_rank ? "rank" : "node");
+    hpcp_record_param_string(r, "mode", cong_mode_names[p->mode]);
+    hpcp_record_param_string(r, "canary_placement", cong_placement_names[p->placement]);
+    if (p->mode == CONG_MODE_GPCNET)
+        add_gpcnet_parameters(r, s);
     hpcp_record_param_int(r, "canary_units", o->canary_units);
     hpcp_record_param_int(r, "congestor_units", o->congestor_units);
     hpcp_record_param_int(r, "canary_ranks", o->canary_ranks);
@@ -108,11 +129,17 @@ static void add_counters(struct hpcp_record *r, const struct cong_state *s,
         v[i] = s->roles.rank_congestor[i];
     if (v)
         hpcp_record_counter_array(r, "rank_congestor", v, ranks);
+    for (int i = 0; v && s->roles.rank_group && i < ranks; i++)
+        v[i] = s->roles.rank_group[i];
+    if (v && s->roles.rank_group)
+        hpcp_record_counter_array(r, "rank_group", v, ranks);
     free(v);
     for (int c = 0; c < s->p.ncongestors; c++) {
         int pat = s->p.congestor[c];
         char key[64], cond[32];
-        condition_name(&s->p, c + 1, cond, sizeof cond);
+        hpcp_copy_truncated(cond, sizeof cond, cong_pattern_names[pat]);
+        for (char *ch = cond; *ch; ch++)
+            *ch = *ch == '-' ? '_' : *ch;
         snprintf(key, sizeof key, "congestor_bytes_%s", cond);
         hpcp_record_counter_array(r, key, R->node_bytes[pat], R->nodes);
         snprintf(key, sizeof key, "congestor_rounds_%s", cond);
@@ -174,6 +201,15 @@ static void add_notes(struct hpcp_record *r, const struct cong_state *s)
     if (s->p.ncongestors == 0)
         hpcp_record_note(r, "--congestor none: the explicit baseline; the canaries ran twice "
                             "alone and the CIF says how far two quiet runs differ");
+    if (s->p.mode == CONG_MODE_GPCNET)
+        hpcp_record_note(
+            r,
+            "gpcnet mode: GPCNeT's network_load_test layout (canaries placed %s, its four "
+            "congestor groups at once, its canary definitions: RR Two-sided Lat is half a "
+            "step to and from both neighbours, BW+Sync ends with a barrier, Allreduce is "
+            "blocking); hpcprobe's mode spreads the canaries so they cross shared links, "
+            "runs one congestor at a time and times one message per latency sample",
+            cong_placement_names[s->p.placement]);
     if (o->canary_ranks < 3)
         hpcp_record_note(r, "a ring of 2 canary ranks: each sends to and receives from the other");
 }

@@ -21,20 +21,43 @@ static int role_ranks(int units, const int *unit_ranks, const int *unit_congesto
     return n;
 }
 
-/* Canary units spread evenly: the c-th of k sits in the middle of the c-th
- * k-th of the units, so canaries sample the whole machine (both leaves of a
- * tree, both halves of a torus) rather than one corner of it. */
-static void mark(int units, int ncongestor, int *unit_congestor)
+/* Canary units by placement. spread: the c-th of k sits in the middle of the
+ * c-th k-th of the units, so canaries sample the whole machine (both leaves of
+ * a tree, both halves of a torus) rather than one corner of it. random: the
+ * last k of a seeded permutation (GPCNeT's rule: a busy machine's scheduler
+ * gives no better). packed: the first k units in host order (one leaf). */
+void cong_place_canaries(int units, int ncongestor, int placement, uint64_t seed,
+                         int *unit_congestor)
 {
     int k = units - ncongestor;
     for (int u = 0; u < units; u++)
         unit_congestor[u] = 1;
+    if (placement == CONG_PLACE_RANDOM) {
+        int *order = malloc((size_t)units * sizeof *order);
+        if (order) {
+            hpcp_shuffle(order, units, seed);
+            for (int c = 0; c < k; c++)
+                unit_congestor[order[ncongestor + c]] = 0;
+            free(order);
+            return;
+        }
+    }
     for (int c = 0; c < k; c++)
-        unit_congestor[(int)(((long long)2 * c + 1) * units / (2LL * k))] = 0;
+        unit_congestor[placement == CONG_PLACE_PACKED
+                           ? c
+                           : (int)(((long long)2 * c + 1) * units / (2LL * k))] = 0;
 }
 
 int cong_split_units(int units, const int *unit_ranks, double fraction, int need,
                      int *unit_congestor, int *ncongestor, char *err, size_t errlen)
+{
+    return cong_split_units_placed(units, unit_ranks, fraction, need, CONG_PLACE_SPREAD, 0,
+                                   unit_congestor, ncongestor, err, errlen);
+}
+
+int cong_split_units_placed(int units, const int *unit_ranks, double fraction, int need,
+                            int placement, uint64_t seed, int *unit_congestor, int *ncongestor,
+                            char *err, size_t errlen)
 {
     int ranks = 0;
     for (int u = 0; u < units; u++)
@@ -54,13 +77,13 @@ int cong_split_units(int units, const int *unit_ranks, double fraction, int need
                  (units - 1.0) / units);
         return -1;
     }
-    mark(units, n, unit_congestor);
+    cong_place_canaries(units, n, placement, seed, unit_congestor);
     /* Each role needs `need` ranks (a ring, an incast): move units to the short side. */
     while (n > 1 && role_ranks(units, unit_ranks, unit_congestor, 0) < need)
-        mark(units, --n, unit_congestor);
+        cong_place_canaries(units, --n, placement, seed, unit_congestor);
     while (n < units - 1 && role_ranks(units, unit_ranks, unit_congestor, 1) < need &&
            role_ranks(units, unit_ranks, unit_congestor, 0) > need)
-        mark(units, ++n, unit_congestor);
+        cong_place_canaries(units, ++n, placement, seed, unit_congestor);
     if (role_ranks(units, unit_ranks, unit_congestor, 0) < need ||
         role_ranks(units, unit_ranks, unit_congestor, 1) < need) {
         snprintf(err, errlen,
@@ -70,6 +93,22 @@ int cong_split_units(int units, const int *unit_ranks, double fraction, int need
         return -1;
     }
     *ncongestor = n;
+    return 0;
+}
+
+/* GPCNeT's split of the units: unit_congestor[u] is 1 + the unit's group, 0
+ * for a canary unit. */
+static int gpcnet_units(struct cong_roles *r, const struct cong_params *p, int *unit_congestor,
+                        char *err, size_t errlen)
+{
+    if (cong_gpcnet_split(r->units, r->per_rank, p->placement, p->run.seed, unit_congestor,
+                          r->group_units, err, errlen) != 0)
+        return -1;
+    r->congestor_units = 0;
+    for (int u = 0; u < r->units; u++) {
+        r->congestor_units += unit_congestor[u] >= 0;
+        unit_congestor[u] += 1;
+    }
     return 0;
 }
 
@@ -84,7 +123,9 @@ int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_C
     r->rank_congestor = malloc((size_t)P * sizeof *r->rank_congestor);
     int *unit_ranks = calloc((size_t)P, sizeof *unit_ranks);
     int *unit_congestor = calloc((size_t)P, sizeof *unit_congestor);
-    int bad = !all || !r->rank_node || !r->rank_congestor || !unit_ranks || !unit_congestor;
+    r->rank_group = p->mode == CONG_MODE_GPCNET ? malloc((size_t)P * sizeof *r->rank_group) : NULL;
+    int bad = !all || !r->rank_node || !r->rank_congestor || !unit_ranks || !unit_congestor ||
+              (p->mode == CONG_MODE_GPCNET && !r->rank_group);
     if (hpcp_any(comm, bad)) {
         free(all), free(unit_ranks), free(unit_congestor);
         snprintf(err, errlen, "out of memory assigning the roles");
@@ -101,13 +142,19 @@ int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_C
     r->units = r->per_rank ? P : nodes;
     for (int i = 0; i < P; i++)
         unit_ranks[r->per_rank ? i : r->rank_node[i]]++;
-    int rc = cong_split_units(r->units, unit_ranks, p->fraction, 2, unit_congestor,
-                              &r->congestor_units, err, errlen);
+    int rc = p->mode == CONG_MODE_GPCNET
+                 ? gpcnet_units(r, p, unit_congestor, err, errlen)
+                 : cong_split_units_placed(r->units, unit_ranks, p->fraction, 2, p->placement,
+                                           p->run.seed, unit_congestor, &r->congestor_units, err,
+                                           errlen);
     r->canary_units = r->units - r->congestor_units;
     r->fraction_used = (double)r->congestor_units / r->units;
     r->canary_ranks = r->congestor_ranks = 0;
     for (int i = 0; rc == 0 && i < P; i++) {
-        r->rank_congestor[i] = unit_congestor[r->per_rank ? i : r->rank_node[i]];
+        int v = unit_congestor[r->per_rank ? i : r->rank_node[i]];
+        r->rank_congestor[i] = v != 0;
+        if (r->rank_group)
+            r->rank_group[i] = v - 1; /* gpcnet: v is 1 + the group, 0 a canary */
         r->congestor_ranks += r->rank_congestor[i];
     }
     r->canary_ranks = P - r->congestor_ranks;
@@ -117,8 +164,8 @@ int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_C
 
 void cong_roles_free(struct cong_roles *r)
 {
-    free(r->rank_node), free(r->rank_congestor);
-    r->rank_node = r->rank_congestor = NULL;
+    free(r->rank_node), free(r->rank_congestor), free(r->rank_group);
+    r->rank_node = r->rank_congestor = r->rank_group = NULL;
 }
 
 static double mean_of(const double *v, int n)

@@ -25,12 +25,29 @@ enum cong_pattern { CONG_INCAST, CONG_PUT_INCAST, CONG_GET_BCAST, CONG_ALLTOALL,
 extern const char *const cong_canary_names[CONG_NCANARIES];
 extern const char *const cong_pattern_names[CONG_NPATTERNS];
 
+/* --mode: hpcprobe's (one congestor at a time, canaries spread) or GPCNeT's
+ * network_load_test layout (four congestor groups at once, random canary
+ * nodes, its canary definitions: cong_gpcnet.c). */
+enum cong_mode { CONG_MODE_HPCPROBE, CONG_MODE_GPCNET };
+/* --canary-placement; CONG_PLACE_MODE: not given, the mode's default. */
+enum cong_placement { CONG_PLACE_SPREAD, CONG_PLACE_RANDOM, CONG_PLACE_PACKED, CONG_PLACE_MODE };
+extern const char *const cong_mode_names[2];
+extern const char *const cong_placement_names[3];
+/* GPCNeT's layout: 4 congestor groups (in its order), floor(0.8 n) congestor
+ * units, at least 2 canary units and 2 per group, so 10 units or more. */
+#define CONG_GPCNET_GROUPS 4
+#define CONG_GPCNET_MIN_UNITS 10
+extern const int cong_gpcnet_group_pattern[CONG_GPCNET_GROUPS];
+
 struct cong_params {
     int canary[CONG_NCANARIES], ncanaries;
     int congestor[CONG_NPATTERNS], ncongestors; /* 0: --congestor none */
     uint64_t congestor_bytes, bandwidth_bytes;
     int in_flight, samples, bandwidth_samples;
     double fraction;
+    int mode, placement;              /* placement: resolved (never CONG_PLACE_MODE) */
+    int placement_given;              /* 0: the mode's default */
+    int ring_iterations[CONG_NCANARIES]; /* gpcnet: timed iterations per ring (or test) */
     struct hpcp_common run; /* --warmup, --seed (the ring), --no-verify, --out, --quiet */
 };
 
@@ -42,6 +59,8 @@ struct cong_roles {
     double fraction_used;        /* congestor units / units */
     int *rank_node;              /* host index of every rank (metadata.hosts order) */
     int *rank_congestor;         /* 1: the rank is a congestor */
+    int *rank_group;             /* gpcnet: the rank's congestor group, -1 canary; else NULL */
+    int group_units[CONG_GPCNET_GROUPS];
 };
 
 /* Pure planning, the same on every rank (tested in core/tests). Marks
@@ -50,6 +69,20 @@ struct cong_roles {
  * at least `need` ranks. 0, or -1 with one line. */
 int cong_split_units(int units, const int *unit_ranks, double fraction, int need,
                      int *unit_congestor, int *ncongestor, char *err, size_t errlen);
+/* The same with the canary units placed by `placement` (spread: as above;
+ * random: a permutation seeded by `seed`; packed: the first units). */
+int cong_split_units_placed(int units, const int *unit_ranks, double fraction, int need,
+                            int placement, uint64_t seed, int *unit_congestor, int *ncongestor,
+                            char *err, size_t errlen);
+/* Marks units - ncongestor canary units (0) among congestor units (1). */
+void cong_place_canaries(int units, int ncongestor, int placement, uint64_t seed,
+                         int *unit_congestor);
+/* GPCNeT's split (cong_gpcnet_roles.c): floor(0.8 units) congestor units in
+ * 4 groups as equal as possible (unit_group 0..3; -1: canary), canaries by
+ * `placement`. 0, or -1 with one line below CONG_GPCNET_MIN_UNITS units
+ * (per_rank: the units are one node's ranks, for the message). */
+int cong_gpcnet_split(int units, int per_rank, int placement, uint64_t seed, int *unit_group,
+                      int group_units[CONG_GPCNET_GROUPS], char *err, size_t errlen);
 /* Collective: every rank's host index, then the roles. */
 int cong_assign_roles(struct cong_roles *r, const struct hpcp_sysinfo *si, MPI_Comm comm,
                       const struct cong_params *p, char *err, size_t errlen);
@@ -65,7 +98,12 @@ struct cong_state {
     struct cong_roles roles;
     MPI_Comm canaries, congestors;   /* MPI_COMM_NULL where the rank is not one */
     int left, right;                 /* ring neighbours in `canaries` (world ranks) */
-    int canary_leader, congestor_leader; /* world ranks */
+    int canary_leader, congestor_leader; /* world ranks; gpcnet: this rank's group's leader */
+    int leaders[CONG_GPCNET_GROUPS], nleaders; /* every congestor leader (world ranks) */
+    int group_pattern;               /* gpcnet: this congestor rank's pattern */
+    unsigned char *expect_right;     /* gpcnet: right neighbour's payload pattern */
+    int *ring_order;                 /* gpcnet: the current ring (ranks of ring_comm) */
+    MPI_Comm ring_comm;              /* gpcnet: the canary ranks with my node-local index */
     unsigned char *send, *recv;      /* in_flight * bandwidth_bytes each */
     unsigned char *expect;           /* left neighbour's payload pattern */
     unsigned char *csend, *crecv;    /* congestor buffers */
@@ -87,6 +125,10 @@ struct cong_state {
 /* Canaries (cong_canary.c): n timed samples after `warmup` untimed ones,
  * each sample a time in seconds (bandwidth: bytes per second). */
 void cong_canary_run(struct cong_state *s, int canary, double *samples, int n, int warmup);
+/* GPCNeT's canaries (cong_gpcnet.c): n timed iterations over random rings. */
+void cong_gpcnet_canary_run(struct cong_state *s, int canary, double *samples, int n);
+/* Its buffers: 2 K messages of B each way, the neighbours' patterns, the ring. */
+int cong_gpcnet_buffers(struct cong_state *s, int me, int canaries);
 /* Congestors (cong_congestor.c): one round of the pattern; the leader learns
  * when to stop from the canary leader (cong_driver.c). */
 int cong_congestor_setup(struct cong_state *s, char *err, size_t errlen);
@@ -107,6 +149,8 @@ int cong_stamp_ok(const unsigned char *buf, size_t bytes, int sender, long long 
 /* Conditions a canary runs under: alone, then each congestor (or `none` once). */
 static inline int cong_conditions(const struct cong_params *p)
 {
+    if (p->mode == CONG_MODE_GPCNET)
+        return 2; /* isolated, then all four congestor groups at once */
     return 1 + (p->ncongestors ? p->ncongestors : 1);
 }
 

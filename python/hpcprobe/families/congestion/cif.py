@@ -125,7 +125,10 @@ def canaries_of(record: Record) -> List[str]:
 
 
 def conditions_of(record: Record) -> List[str]:
-    """The congested conditions of a record: its congestors, or "none" for the baseline."""
+    """The congested conditions of a record: its congestors, or "none" for the baseline;
+    "gpcnet" for a `--mode gpcnet` record (its four congestor groups at once)."""
+    if parameter(record, "mode") == "gpcnet":
+        return ["gpcnet"]
     return _listed(record, "congestors", CONGESTORS + ("none",))
 
 
@@ -148,9 +151,7 @@ def congestor_bytes(record: Record) -> Dict[str, Tuple[float, List[float]]]:
     """Per congestor: the bytes it moved in all, and per node (counters)."""
     counters = section_of(record, "counters")
     found = {}
-    for congestor in conditions_of(record):
-        if congestor == "none":
-            continue
+    for congestor in _listed(record, "congestors", CONGESTORS):
         per_node = numbers(counters.get(f"congestor_bytes_{congestor.replace('-', '_')}"))
         found[congestor] = (float(sum(per_node)), per_node)
     return found

@@ -1,6 +1,6 @@
 """The tables printed from congestion records (by `hpcprobe congestion`, `show` and
-`run`): the CIF per canary and congestor with its interval, and the traffic each
-congestor moved.
+`run`): the CIF per canary and congestor with its interval (a `--mode gpcnet` record:
+GPCNeT's Key Results layout instead, gpcnet.py), and the traffic each congestor moved.
 
 Records are untrusted input: numbers come through cif.py's checks, strings are shown as
 plain text.
@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from rich.console import RenderableType
 
 from hpcprobe.families.congestion.cif import CifRow, cif_rows, congestor_bytes
+from hpcprobe.families.congestion.gpcnet import gpcnet_tables, is_gpcnet
 from hpcprobe.tables import titled_table
 from hpcprobe.report.common import parameter
 from hpcprobe.sanitize import plain
@@ -85,7 +86,10 @@ def congestion_tables(records: Sequence[Record]) -> List[RenderableType]:
     for record in records:
         if record.get("benchmark") != "congestion":
             continue
-        tables.append(cif_table(record))
+        if is_gpcnet(record):  # GPCNeT's layout, names and units (gpcnet.py)
+            tables += gpcnet_tables(record)
+        else:
+            tables.append(cif_table(record))
         traffic = traffic_table(record)
         if traffic is not None:
             tables.append(traffic)
