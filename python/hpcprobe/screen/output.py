@@ -11,6 +11,7 @@ from rich.table import Table
 
 from hpcprobe.output_files import write_text_atomically
 from hpcprobe.sanitize import visible
+from hpcprobe.screen.links import OWN_LINK
 
 SCREEN_FILE = "screen.json"
 FORMAT = "hpcprobe-screen-1"
@@ -51,7 +52,8 @@ def link_table(links: Sequence) -> Optional[Table]:
     for column in ("a", "b", "check", "value", "ratio", "reason"):
         table.add_column(column)
     for link in bad:
-        table.add_row(visible(link.a), visible(link.b), link.check, _number(link.value),
+        table.add_row(visible(link.a), "its own link" if link.b == OWN_LINK else visible(link.b),
+                      link.check, _number(link.value),
                       "" if link.ratio is None else f"{link.ratio:.2f}", visible(link.reason))
     return table
 

@@ -19,6 +19,7 @@ from hpcprobe.report.plots import CellMark, Curve, FigureSink, Marks
 from hpcprobe.report.render import data_dir_for, render_template, write_files
 from hpcprobe.results import RecordSet, read_records
 from hpcprobe.sanitize import plain
+from hpcprobe.screen.links import OWN_LINK
 from hpcprobe.screen.report_data import (SCREEN_FORMAT, CheckCell, Screen, name, number,
                                          read_screen)
 from hpcprobe.show import display_scale
@@ -185,18 +186,34 @@ def _links_table(screen: Screen) -> Block:
         divisor, unit = display_scale(screen.pair_units.get(link.check, ""), link.value)
         value = "—" if link.value is None else f"{format_number(link.value, divisor)} {unit}"
         ratio = "—" if link.ratio is None else f"{link.ratio:.2f}"
-        rows.append([_host(link.a), _host(link.b), plain(link.check, 30), value, ratio,
+        other = "its own link" if link.b == OWN_LINK else _host(link.b)
+        rows.append([_host(link.a), other, plain(link.check, 30), value, ratio,
                      _reason(link.reason)])
     more = f"; the first {MAX_TABLE_ROWS} of {len(bad)}" if len(bad) > MAX_TABLE_ROWS else ""
     return Table.of("Bad links", ("a", "b", "check", "figure", "ratio to the median",
                                   "reason"), rows,
                     "bad: worse than the median of all pairs while both ends are fine on "
-                    f"their other links{more}")
+                    "their other links; a node's own link: every pair of it worse while the "
+                    f"node is fine{more}")
+
+
+def _bad_pairs(screen: Screen, check: str) -> List[Tuple[str, str]]:
+    """The bad links of `check` as node pairs; a node's own link is each measured pair
+    of it."""
+    bad: List[Tuple[str, str]] = []
+    for link in screen.links:
+        if link.check != check or link.status != "bad":
+            continue
+        if link.b != OWN_LINK:
+            bad.append((link.a, link.b))
+            continue
+        bad += [(a, b) for (kind, a, b) in screen.pairs
+                if kind == check and link.a in (a, b)]
+    return list(dict.fromkeys(bad))
 
 
 def _pair_matrix(screen: Screen, check: str, sink: FigureSink) -> Block:
-    bad = [(link.a, link.b) for link in screen.links
-           if link.check == check and link.status == "bad"]
+    bad = _bad_pairs(screen, check)
     hosts = _drawn_hosts(screen, [host for pair in bad for host in pair])
     if len(hosts) < 2:
         return Paragraph(f"{plain(check, 30)}: fewer than two hosts to draw", "absent")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 # A link as screen.json holds it: the verdict's own fields.
+from hpcprobe.screen.links import OWN_LINK
 from hpcprobe.screen.verdicts import LinkVerdict as Link
 
 SCREEN_FORMAT = "hpcprobe-screen-1"
@@ -218,7 +219,7 @@ def read_screen(data: Any) -> Screen:
                              if name(key) and number(value) is not None}
     screen.elapsed_s = number(data.get("elapsed_s"))
     named = _names(_entries(data, "hosts", screen), screen)
-    linked = [host for link in screen.links for host in (link.a, link.b)]
+    linked = [host for link in screen.links for host in (link.a, link.b) if host != OWN_LINK]
     paired = [host for key in screen.pairs for host in key[1:]]
     screen.hosts = list(dict.fromkeys(named + list(screen.nodes) + linked + paired))
     judged = [check for row in screen.nodes.values() for check in row.checks]

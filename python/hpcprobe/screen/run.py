@@ -19,7 +19,8 @@ from hpcprobe.screen.output import (link_table, node_table, screen_data, summary
                                     write_screen)
 from hpcprobe.screen.pairs import pair_check, pair_figures
 from hpcprobe.screen.plan import plan
-from hpcprobe.screen.verdicts import (Thresholds, confirm, drain_lines, judge_links,
+from hpcprobe.screen.links import judge_links
+from hpcprobe.screen.verdicts import (Thresholds, confirm, drain_lines,
                                       judge_nodes)
 
 # A launch's time limit: generous against the prediction (a slow node is what we seek).

@@ -1,5 +1,5 @@
 """Verdicts of `hpcprobe screen`: which node is slow against its peers and its own past,
-which link is bad, and Slurm's drain lines for them (printed, never run).
+and Slurm's drain lines for them (printed, never run); which link is bad is links.py's.
 
 Pure functions over the figures the screen command measured. docs/screen.md ("Verdicts")
 states the rules and their defaults: a check is slow by the peers when it is worse than
@@ -164,17 +164,17 @@ def _z(value: float, centre: float, spread: float) -> float:
     return 0.0 if value == centre else math.copysign(math.inf, value - centre)
 
 
-def _worse(ratio: float, limit: float, higher_is_better: bool) -> bool:
+def worse(ratio: float, limit: float, higher_is_better: bool) -> bool:
     """Whether a ratio to a reference is worse than `limit` (its inverse where lower
     is better)."""
     return ratio < limit if higher_is_better else ratio > 1 / limit
 
 
-def _ratio_text(ratio: float, reference: str) -> str:
+def ratio_text(ratio: float, reference: str) -> str:
     return f"{ratio:.2f} of the {reference}"
 
 
-def _failure(value: object, validated: bool) -> Optional[str]:
+def figure_failure(value: object, validated: bool) -> Optional[str]:
     """Why a figure cannot be judged (None: it can)."""
     if value is None:
         return "no figure"
@@ -221,8 +221,8 @@ def _by_peers(figure: NodeFigure, peers: Sequence[float], z: float,
         return None, (f"{len(peers)} peer{'s' if len(peers) != 1 else ''}, fewer than "
                       f"{t.min_peers}: the peers cannot judge")
     ratio = figure.value / statistics.median(peers)  # type: ignore[operator]
-    said = _ratio_text(ratio, "peer median")
-    if not _worse(ratio, t.ratio, figure.higher_is_better):
+    said = ratio_text(ratio, "peer median")
+    if not worse(ratio, t.ratio, figure.higher_is_better):
         return False, said
     if math.isinf(z):
         return True, f"{said}, the fleet's MAD is 0"
@@ -241,8 +241,8 @@ def _by_history(figure: NodeFigure, past: Sequence[object],
     if len(values) < t.min_history:
         return None, None, f"{len(values)} past values, fewer than {t.min_history}"
     ratio = figure.value / statistics.median(values)  # type: ignore[operator]
-    slow = _worse(ratio, t.history_ratio, figure.higher_is_better)
-    return ratio, slow, _ratio_text(ratio, f"own median of {len(values)} past runs")
+    slow = worse(ratio, t.history_ratio, figure.higher_is_better)
+    return ratio, slow, ratio_text(ratio, f"own median of {len(values)} past runs")
 
 
 def _judge_figure(figure: NodeFigure, usable_values: Mapping[str, float], z: float,
@@ -274,7 +274,7 @@ def _judge_check(on: Mapping[str, NodeFigure], hosts: Sequence[str],
     """Every host's verdict on one check; a host without a figure of it has failed it."""
     first = next(iter(on.values()))
     good = {host: float(f.value) for host, f in on.items()  # type: ignore[arg-type]
-            if _failure(f.value, f.validated) is None}
+            if figure_failure(f.value, f.validated) is None}
     zs = robust_z(good)
     split = _split_text(list(good.values())) if len(good) > 1 else None
     verdicts = {}
@@ -286,7 +286,7 @@ def _judge_check(on: Mapping[str, NodeFigure], hosts: Sequence[str],
             continue
         # Only a usable number goes on: NaN or infinity in screen.json is no JSON.
         value = figure.value if figure is not None and usable(figure.value) else None
-        why = "no figure" if figure is None else _failure(figure.value, figure.validated)
+        why = "no figure" if figure is None else figure_failure(figure.value, figure.validated)
         verdicts[host] = CheckVerdict(first.check, value, first.unit, None, None, None,
                                       None, FAILED, str(why), first.higher_is_better)
     return verdicts
@@ -352,15 +352,15 @@ def _confirm_check(first: CheckVerdict, again: Optional[CheckVerdict],
     if ratio is None and first.median and usable(again.value):
         ratio = again.value / first.median  # type: ignore[operator]
     hib = first.higher_is_better
-    by_peers = first.ratio is not None and _worse(first.ratio, t.ratio, hib)
+    by_peers = first.ratio is not None and worse(first.ratio, t.ratio, hib)
     by_history = (first.history_ratio is not None
-                  and _worse(first.history_ratio, t.history_ratio, hib))
-    still = ((by_peers and ratio is not None and _worse(ratio, t.ratio, hib))
+                  and worse(first.history_ratio, t.history_ratio, hib))
+    still = ((by_peers and ratio is not None and worse(ratio, t.ratio, hib))
              or (by_history and again.history_ratio is not None
-                 and _worse(again.history_ratio, t.history_ratio, hib)))
-    measured = [_ratio_text(ratio, "peer median")] if ratio is not None else []
+                 and worse(again.history_ratio, t.history_ratio, hib)))
+    measured = [ratio_text(ratio, "peer median")] if ratio is not None else []
     if again.history_ratio is not None:
-        measured.append(_ratio_text(again.history_ratio, "own median"))
+        measured.append(ratio_text(again.history_ratio, "own median"))
     said = f"repeat {', '.join(measured) or 'not comparable'}"
     if still:
         return replace(first, reason=f"{first.reason}; {said}: confirmed"), SLOW
@@ -393,76 +393,6 @@ def confirm(first: NodeVerdict, repeat: Optional[NodeVerdict] = None,
         node = replace(node, reason=f"{node.reason}; not reproduced in a repeat: "
                        f"{', '.join(cleared)}")
     return node
-
-
-def _group_pairs(pairs: Sequence[PairFigure]) -> Dict[str, Dict[Tuple[str, str],
-                                                               List[PairFigure]]]:
-    """check -> link (first-seen orientation) -> its figures, in first-seen order."""
-    by_check: Dict[str, Dict[Tuple[str, str], List[PairFigure]]] = {}
-    for pair in pairs:
-        if pair.a == pair.b:
-            raise ValueError(f"a link from host {pair.a!r} to itself: a pair is two hosts")
-        links = by_check.setdefault(pair.check, {})
-        key = (pair.b, pair.a) if (pair.b, pair.a) in links else (pair.a, pair.b)
-        seen = links.setdefault(key, [])
-        if seen and seen[0].higher_is_better != pair.higher_is_better:
-            raise ValueError(f"check {pair.check!r} has figures of both directions")
-        seen.append(pair)
-    return by_check
-
-
-def _end_trouble(end: str, link: Tuple[str, str], ratios: Mapping[Tuple[str, str], float],
-                 status_of: Mapping[str, str], t: Thresholds, hib: bool) -> Optional[str]:
-    """Why `end` makes a bad-looking link unjudgeable (None: it is fine)."""
-    if status_of.get(end) in NOT_FINE:
-        return f"{end} is {status_of[end]}"
-    others = [ratio for other, ratio in ratios.items() if end in other and other != link]
-    if not any(not _worse(ratio, t.link_ratio, hib) for ratio in others):
-        return f"{end} has no other good link (the node rather than this link?)"
-    return None
-
-
-def _judge_link_check(check: str, links: Mapping[Tuple[str, str], List[PairFigure]],
-                      status_of: Mapping[str, str], t: Thresholds) -> List[LinkVerdict]:
-    hib = next(iter(links.values()))[0].higher_is_better
-    values = {link: statistics.median(good) for link, figures in links.items()
-              if (good := [float(f.value) for f in figures  # type: ignore[arg-type]
-                           if _failure(f.value, f.validated) is None])}
-    centre = statistics.median(values.values()) if values else None
-    ratios = {link: value / centre for link, value in values.items()} if centre else {}
-    verdicts = []
-    for link in links:
-        if link not in values:
-            verdicts.append(LinkVerdict(*link, check, None, None, UNKNOWN,
-                                        "no validated positive figure"))
-            continue
-        ratio, said = ratios[link], _ratio_text(ratios[link], "median of all links")
-        if len(values) - 1 < t.min_peers:
-            status, said = UNKNOWN, (f"{said}, but only {len(values)} links measured: "
-                                     f"fewer than {t.min_peers} others cannot judge it")
-        elif not _worse(ratio, t.link_ratio, hib):
-            status = OK
-        else:
-            trouble = [why for end in link
-                       if (why := _end_trouble(end, link, ratios, status_of, t, hib))]
-            status = UNKNOWN if trouble else BAD
-            said += f"; {'; '.join(trouble)}" if trouble else "; both ends good elsewhere"
-        verdicts.append(LinkVerdict(*link, check, values[link], ratio, status, said))
-    return verdicts
-
-
-def judge_links(pairs: Sequence[PairFigure], nodes: Sequence[NodeVerdict],
-                thresholds: Thresholds = DEFAULTS) -> List[LinkVerdict]:
-    """Every link's verdict per check (checks, then links, in first-seen order). A link
-    is bad only when its figure (the median of its measurements) is worse than
-    `link_ratio` x the median of all links of that check AND both ends are fine: not
-    slow, failed or suspect, and each with another link of that check within the ratio.
-    A bad-looking link whose ends are not both fine is "unknown", with the reason."""
-    status_of = {node.host: node.status for node in nodes}
-    verdicts: List[LinkVerdict] = []
-    for check, links in _group_pairs(pairs).items():
-        verdicts.extend(_judge_link_check(check, links, status_of, thresholds))
-    return verdicts
 
 
 def _one_line(text: str) -> str:

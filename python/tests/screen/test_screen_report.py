@@ -269,3 +269,17 @@ def test_each_pair_check_has_its_matrix_bandwidth_first_and_a_host_without_verdi
     heat = list(csv.reader(io.StringIO(sink.files[
         "screen-each-node-s-checks-against-its-peers.csv"])))
     assert ["n5 · no verdict", "stream", "", ""] in heat
+
+
+def test_a_nodes_own_bad_link_boxes_each_of_its_pairs_and_is_no_host(tmp_path):
+    data = screen_json()
+    for pair in data["pairs"]:
+        if "n4" in (pair["a"], pair["b"]):
+            pair["value"] = 2.5e9
+    data["links"].append({"a": "n4", "b": "*", "check": "pair-bandwidth", "value": 2.5e9,
+                          "ratio": 0.25, "status": "bad", "reason": "its own link"})
+    html = write_screen_report(tmp_path, data, {}).read_text(encoding="utf-8")
+    matrix = figures_of(html)["screen-node-pairs-pair-bandwidth"]
+    assert len(re.findall(r'id="(bad-link-\d+)"', matrix)) == 3  # n4's pairs with n1-n3
+    assert read_screen(data).hosts == HOSTS  # "*" is no host
+    assert "<td>n4</td><td>its own link</td><td>pair-bandwidth</td>" in screen_part(html)

@@ -10,9 +10,8 @@ from dataclasses import asdict
 import pytest
 
 from hpcprobe.errors import UsageError
-from hpcprobe.screen.verdicts import (NodeFigure, NodeVerdict, PairFigure, Thresholds,
-                                      confirm, drain_lines, judge_links, judge_nodes,
-                                      robust_z)
+from hpcprobe.screen.verdicts import (NodeFigure, NodeVerdict, Thresholds,
+                                      confirm, drain_lines, judge_nodes, robust_z)
 
 GB = 1e9
 # Small spread around 1: a fleet's figures are never exactly equal.
@@ -343,105 +342,6 @@ def test_a_suspect_by_history_is_confirmed_by_history():
     again = judge_nodes([NodeFigure("n1", "stream", 9.8 * GB, "B/s", True, True)], history)
     assert confirm(first, again[0]).status == "ok"
 
-
-# Links
-
-HOSTS = [f"n{i}" for i in range(8)]
-
-
-def all_pairs(value_of, check="pair-bandwidth", higher=True):
-    """Every pair of HOSTS once, with value_of(a, b)."""
-    return [PairFigure(a, b, check, value_of(a, b), "B/s", higher, True)
-            for i, a in enumerate(HOSTS) for b in HOSTS[i + 1:]]
-
-
-def ok_nodes(**exceptions):
-    state = dict.fromkeys(HOSTS, "ok")
-    state.update(exceptions)
-    return [NodeVerdict(host, state[host], (), "") for host in HOSTS]
-
-
-def wobble(a, b):
-    return 10 * GB * NOISE[(HOSTS.index(a) + 3 * HOSTS.index(b)) % len(NOISE)]
-
-
-def bad_links(verdicts):
-    return [(v.a, v.b) for v in verdicts if v.status == "bad"]
-
-
-def test_one_bad_link_is_named():
-    pairs = all_pairs(lambda a, b: 2.5 * GB if {a, b} == {"n2", "n6"} else wobble(a, b))
-    verdicts = judge_links(pairs, ok_nodes())
-    assert bad_links(verdicts) == [("n2", "n6")]
-    bad = next(v for v in verdicts if v.status == "bad")
-    assert bad.ratio == pytest.approx(0.25, abs=0.01) and bad.value == 2.5 * GB
-    assert "both ends good elsewhere" in bad.reason
-    assert {v.status for v in verdicts if v.status != "bad"} == {"ok"}
-
-
-def test_a_bad_node_is_no_bad_link():
-    """Every link of n3 looks bad: n3 has no good link, so none of them is called bad."""
-    pairs = all_pairs(lambda a, b: 2.5 * GB if "n3" in (a, b) else wobble(a, b))
-    verdicts = judge_links(pairs, ok_nodes())
-    assert bad_links(verdicts) == []
-    unknown = [v for v in verdicts if v.status == "unknown"]
-    assert len(unknown) == 7 and all("n3" in (v.a, v.b) for v in unknown)
-    assert all("n3 has no other good link" in v.reason for v in unknown)
-
-
-def test_a_link_of_a_slow_or_failed_node_is_not_judged():
-    pairs = all_pairs(lambda a, b: 2.5 * GB if {a, b} == {"n2", "n6"} else wobble(a, b))
-    for state in ("slow", "failed", "suspect"):
-        verdicts = judge_links(pairs, ok_nodes(n6=state))
-        assert bad_links(verdicts) == []
-        link = next(v for v in verdicts if {v.a, v.b} == {"n2", "n6"})
-        assert link.status == "unknown" and f"n6 is {state}" in link.reason
-
-
-def test_a_bad_link_of_a_lower_is_better_check():
-    pairs = all_pairs(lambda a, b: (4e-6 if {a, b} == {"n0", "n1"} else wobble(a, b) / GB
-                                    * 1e-7), "pair-latency", higher=False)
-    verdicts = judge_links(pairs, ok_nodes())
-    assert bad_links(verdicts) == [("n0", "n1")]
-    fast = all_pairs(lambda a, b: (0.2e-6 if {a, b} == {"n0", "n1"} else 1e-6),
-                     "pair-latency", higher=False)
-    assert bad_links(judge_links(fast, ok_nodes())) == []
-
-
-def test_a_link_measured_twice_counts_its_median():
-    pairs = all_pairs(wobble)
-    pairs += [PairFigure("n5", "n4", "pair-bandwidth", 1 * GB, "B/s", True, True),
-              PairFigure("n4", "n5", "pair-bandwidth", 1.2 * GB, "B/s", True, True)]
-    verdicts = judge_links(pairs, ok_nodes())
-    link = [v for v in verdicts if {v.a, v.b} == {"n4", "n5"}]
-    assert len(link) == 1 and (link[0].a, link[0].b) == ("n4", "n5")
-    assert link[0].value == pytest.approx(1.2 * GB)  # median of 3: wobble, 1, 1.2 GB/s
-    assert bad_links(verdicts) == [("n4", "n5")]
-
-
-def test_links_without_a_figure_or_too_few_are_unknown():
-    pairs = all_pairs(wobble)[:3]
-    pairs.append(PairFigure("n6", "n7", "pair-bandwidth", float("nan"), "B/s", True, True))
-    pairs.append(PairFigure("n5", "n7", "pair-bandwidth", 1 * GB, "B/s", True, False))
-    verdicts = judge_links(pairs, ok_nodes())
-    assert [v.status for v in verdicts] == ["unknown"] * 5
-    assert "only 3 links measured" in verdicts[0].reason
-    assert verdicts[3].reason == "no validated positive figure" and verdicts[3].value is None
-    json.dumps([asdict(v) for v in verdicts], allow_nan=False)
-
-
-def test_each_check_of_links_is_judged_on_its_own():
-    pairs = all_pairs(wobble) + all_pairs(
-        lambda a, b: 5e-6 if {a, b} == {"n1", "n7"} else 1e-6, "pair-latency", False)
-    verdicts = judge_links(pairs, ok_nodes())
-    assert [(v.check, v.a, v.b) for v in verdicts if v.status == "bad"] == [
-        ("pair-latency", "n1", "n7")]
-    assert len(verdicts) == 56
-
-
-def test_a_link_to_itself_is_refused():
-    with pytest.raises(ValueError, match="a link from host 'n1' to itself"):
-        judge_links([PairFigure("n1", "n1", "pair-bandwidth", 1.0, "B/s", True, True)], [])
 
 
 # Drain lines
