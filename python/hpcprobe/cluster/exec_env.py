@@ -29,9 +29,12 @@ from hpcprobe.errors import HpcprobeError
 SHIM_NAMES = ("mpiexec", "mpirun")
 HOST_FILE = "hosts"
 # Inside an allocation (salloc/sbatch on a cluster made with --slurm) hydra must take the
-# allocation's hosts, which it finds itself; a host file would override them.
+# allocation's hosts and start its proxies with srun, as it does by itself: the host file
+# and the launcher would override both. HYDRA_IFACE stays: the head's host name resolves
+# nowhere, so the proxies must reach mpiexec at its fabric address.
 ALLOCATION_VARIABLE = "SLURM_JOB_ID"
 HYDRA_VARIABLES = ("HYDRA_HOST_FILE", "HYDRA_LAUNCHER", "HYDRA_LAUNCHER_EXEC", "HYDRA_IFACE")
+ALLOCATION_DROPPED = HYDRA_VARIABLES[:3]
 
 
 def exec_dir(name: str, env: Optional[Mapping[str, str]] = None) -> Path:
@@ -44,7 +47,7 @@ def host_file_text(cluster: Cluster) -> str:
 
 
 def hydra_shim(executable: str) -> str:
-    unset = " ".join(HYDRA_VARIABLES)
+    unset = " ".join(ALLOCATION_DROPPED)
     return ("#!/bin/sh\n"
             "# hpcprobe cluster exec: the MPICH hydra hpcprobe was built with; the\n"
             "# environment's HYDRA_* variables place its ranks on the cluster's hosts.\n"

@@ -85,10 +85,11 @@ def test_the_shim_execs_hydra_with_the_words_and_drops_the_host_file_in_an_alloc
     words, seen = done.stdout.splitlines()
     assert words == "-n 4 -ppn 1 a b"
     assert seen == str(sorted(exec_env.HYDRA_VARIABLES))
-    # Inside salloc hydra takes the allocation's hosts itself: no host file to override them.
+    # Inside salloc hydra takes the allocation's hosts and srun itself: no host file or
+    # launcher to override them; the fabric stays (the head's name resolves nowhere).
     done = subprocess.run(["mpiexec", "x"], env=dict(env, SLURM_JOB_ID="7"),
                           capture_output=True, text=True, timeout=30)
-    assert done.stdout.splitlines() == ["x", "[]"]
+    assert done.stdout.splitlines() == ["x", "['HYDRA_IFACE']"]
 
 
 def test_open_mpi_is_refused_in_one_line_naming_hpcprobe_launch(exec_of, tmp_path):
