@@ -13,6 +13,7 @@ import hpcprobe.cluster.system as system
 from hpcprobe.cluster.model import Cluster, Host, Link
 from hpcprobe.cluster.plan import (FABRIC_INTERFACE, FABRIC_PEER, namespace_prefix,
                                    plan_cluster, route_lines)
+from hpcprobe.cluster.exec_env import exec_dir, remove_exec_dir
 from hpcprobe.cluster.slurm import remove_slurm_dir, require_slurm, slurm_dir, start_slurm
 from hpcprobe.cluster.spec import ClusterRequest
 from hpcprobe.cluster.store import (cluster_dir, cluster_file, cluster_names, create_cluster_file,
@@ -182,6 +183,8 @@ def remove_cluster(name: str, env: Optional[Mapping[str, str]] = None) -> List[s
     cgroups.remove_view(cgroup_view(name, env))
     removed = [f"{len(found)} namespaces", f"{len(set(pids))} processes"] + [
         f"cgroup {top}" for top in groups]
+    if remove_exec_dir(name, env):
+        removed.append(f"{exec_dir(name, env)}")
     if remove_slurm_dir(name, env):
         removed.append(f"{slurm_dir(name, env)}")
     if remove_cluster_file(name, env):

@@ -5,8 +5,9 @@ subreaper), so a time budget or a signal stops it on every host.
 
 `hpcprobe cluster exec --name NAME [--host H] -- COMMAND…`: a command on the cluster's
 head (its login node) or one host, with the settings a launch there gets (MPI's
-transport, what the records say of the cluster) and, with `up --slurm`, SLURM_CONF: so
-`salloc`, `sbatch` and `srun` reach the cluster's controller."""
+transport, what the records say of the cluster), hydra's host file and launcher (so a
+plain `mpiexec` reaches the hosts; Open MPI's is refused: exec_env.py) and, with `up
+--slurm`, SLURM_CONF: so `salloc`, `sbatch` and `srun` reach the cluster's controller."""
 
 import argparse
 import os
@@ -16,6 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from hpcprobe.cli_types import CliParser, positive_int, positive_seconds
 import hpcprobe.cluster.cgroups as cgroups
 import hpcprobe.cluster.system as system
+from hpcprobe.cluster.exec_env import exec_env
 from hpcprobe.cluster.launcher import ClusterLauncher
 from hpcprobe.cluster.spec import check_name
 from hpcprobe.cluster.store import load_cluster
@@ -70,6 +72,9 @@ def command_exec(name: str, host_key: Optional[str], command: List[str]) -> int:
     launcher.require_up()
     host = cluster.head if host_key is None else cluster.host(host_key)
     env = dict(os.environ, **launcher.env)
+    # A plain mpiexec there reaches the hosts (hydra) or is refused (docs/cluster.md).
+    env.update(exec_env(cluster, launcher.flavour, launcher.executable,
+                        launcher.enter_program, env))
     if cluster.slurm_conf:  # salloc, srun and sinfo find the cluster's controller
         env["SLURM_CONF"] = cluster.slurm_conf
     argv = ["nsenter", "-t", str(host.holder_pid), "--net", "--uts", "--mount",

@@ -65,6 +65,17 @@ def test_slurm_runs_a_controller_on_the_head_and_a_slurmd_per_host(slurm2, env):
     assert sorted(done.stdout.split()) == [host.name for host in slurm2.hosts]
 
 
+def test_a_plain_mpiexec_in_an_allocation_takes_the_allocations_hosts(slurm2, env):
+    # cluster exec's host file would name every host: inside salloc hydra asks Slurm
+    # (and starts its proxies with srun). Not -N 1: hydra 5.0.2 cannot parse a nodelist
+    # of one host named like NAME-h0 ("node list format not recognized"), with or
+    # without cluster exec.
+    done = cluster_exec(env, "salloc", "-N", "2", "mpiexec", "-n", "2", "hostname",
+                        timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sorted(done.stdout.split()) == [host.name for host in slurm2.hosts]
+
+
 def test_slurm_tasks_run_in_their_hosts_cgroups(slurm2, env):
     # slurmd started in its host's cgroup (`cluster fault --host … cpu` throttles it): its
     # steps, and their tasks, are its children.
