@@ -37,8 +37,9 @@ def add_screen_parser(subparsers) -> CliParser:
                         default=DEFAULT_BUDGET_S, help="seconds the screen may take, "
                         f"repeats of suspects aside (default {DEFAULT_BUDGET_S:g})")
     screen.add_argument("--repeat-suspects", type=_nonnegative_int, default=1, metavar="K",
-                        help="times a suspect node's slow checks are repeated before it "
-                        "is called slow (default 1; 0: a suspect is called slow at once)")
+                        help="times a suspect node's slow checks (and a pair check that "
+                        "found a bad link) are repeated before it is called slow (or the "
+                        "link bad) (default 1; 0: a suspect is called slow at once)")
     screen.add_argument("--threshold-z", type=float_option(
         "--threshold-z", "a number > 0", lambda value: value > 0), metavar="Z",
         help="robust z-score beyond which a figure is an outlier (default 3.5)")

@@ -5,6 +5,7 @@ the other links are good, has a bad link of its own (its NIC, cable or switch po
 the pair figures alone cannot tell it from one of its pairs, the rest of the fleet can."""
 
 import statistics
+from dataclasses import replace
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from hpcprobe.screen.verdicts import (BAD, DEFAULTS, NOT_FINE, OK, UNKNOWN, LinkVerdict,
@@ -107,4 +108,25 @@ def _own_links(check: str, ratios: Mapping[Tuple[str, str], float],
             f"every one of its {len(mine)} links {ratio_text(ratio, 'median of all links')} "
             f"(median), {len(good)} links without it good, the node itself "
             f"{status_of.get(host, 'not judged')}: its own link (NIC, cable, switch port)"))
+    return found
+
+
+def confirm_links(first: Sequence[LinkVerdict],
+                  again: Sequence[LinkVerdict]) -> List[LinkVerdict]:
+    """The links after a repeat of their checks: a bad link stays bad where the repeat
+    judges it bad too, and is ok where it does not ("bad once", with both reasons); a
+    link not bad at first is as it was."""
+    second = {(link.a, link.b, link.check): link for link in again}
+    found = []
+    for link in first:
+        if link.status != BAD:
+            found.append(link)
+            continue
+        redone = second.get((link.a, link.b, link.check))
+        said = "not measured" if redone is None else f"{redone.status}: {redone.reason}"
+        if redone is not None and redone.status == BAD:
+            found.append(replace(link, reason=f"{link.reason}; repeat {said}: confirmed"))
+        else:
+            found.append(replace(link, status=OK, reason=f"bad once ({link.reason}); "
+                                 f"repeat {said}: not reproduced"))
     return found

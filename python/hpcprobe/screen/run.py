@@ -19,8 +19,8 @@ from hpcprobe.screen.output import (link_table, node_table, screen_data, summary
                                     write_screen)
 from hpcprobe.screen.pairs import pair_check, pair_figures
 from hpcprobe.screen.plan import plan
-from hpcprobe.screen.links import judge_links
-from hpcprobe.screen.verdicts import (Thresholds, confirm, drain_lines,
+from hpcprobe.screen.links import confirm_links, judge_links
+from hpcprobe.screen.verdicts import (BAD, Thresholds, confirm, drain_lines,
                                       judge_nodes)
 
 # A launch's time limit: generous against the prediction (a slow node is what we seek).
@@ -73,9 +73,10 @@ class ScreenRun:
         return self._launch(self.battery, check.benchmark, check.variant, check.options(),
                             predicted, self.layout.cores, label or check.name)
 
-    def pair_checks(self) -> list:
-        """Each pair check's figures (one node: none, and a note)."""
-        names = [launch for launch in self.planned if pair_check(launch.check)]
+    def pair_checks(self, only: Optional[Sequence[str]] = None, label: str = "") -> list:
+        """Each pair check's figures, or those of `only` (one node: none, and a note)."""
+        names = [launch for launch in self.planned if pair_check(launch.check)
+                 and (only is None or launch.check in only)]
         if not names:
             if self.layout.nodes < 2 and any(pair_check(name) for name in self.checks):
                 self.notes.append("one node: no node pairs to measure")
@@ -87,7 +88,7 @@ class ScreenRun:
             check = pair_check(planned.check)
             records = self._launch(self.pairs_context, "pairs", "bandwidth",
                                    check.options(planned.matrix_time_s), planned.predicted_s,
-                                   1, check.name)
+                                   1, f"{check.name}{label}")
             mine = [record for record in records if record.get("benchmark") == "pairs"]
             if mine:
                 figures.extend(pair_figures(check, mine[-1]))
@@ -141,6 +142,23 @@ def _repeat_suspects(run: ScreenRun, nodes: list, figures: list, history, thresh
     return nodes, list(dict.fromkeys(repeated))
 
 
+def _repeat_bad_links(run: ScreenRun, links: list, pairs: list, nodes: list,
+                      thresholds) -> Tuple[list, list]:
+    """Measure again each pair check that found a bad link (on every node: the launchers
+    here cannot pick hosts) and keep "bad" only where the repeat finds it bad too: one
+    pair's sample can fall in another job's burst on a shared machine. (links, every
+    pair figure of both runs)."""
+    for _ in range(run.args.repeat_suspects):
+        checks = list(dict.fromkeys(link.check for link in links if link.status == BAD))
+        if not checks:
+            break
+        again = run.pair_checks(checks, " (repeat)")
+        redone = [pair for pair in pairs if pair.check not in checks] + again
+        links = confirm_links(links, judge_links(redone, nodes, thresholds))
+        pairs = pairs + again
+    return links, pairs
+
+
 def run_screen(args: argparse.Namespace, user_argv: Sequence[str], layout,
                checks: Sequence[str]) -> int:
     started, clock = datetime.now(timezone.utc), time.monotonic()
@@ -156,6 +174,7 @@ def run_screen(args: argparse.Namespace, user_argv: Sequence[str], layout,
     if not hosts:
         run.notes.append("no launch left a record: no node could be judged")
     links = judge_links(pairs, nodes, thresholds) if pairs else []
+    links, pairs = _repeat_bad_links(run, links, pairs, nodes, thresholds)
     drain = drain_lines(nodes)
     elapsed = time.monotonic() - clock
     data = screen_data(hosts, checks, thresholds, nodes, links, pairs, drain, elapsed,

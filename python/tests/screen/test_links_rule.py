@@ -7,7 +7,7 @@ from dataclasses import asdict
 
 import pytest
 
-from hpcprobe.screen.links import OWN_LINK, judge_links
+from hpcprobe.screen.links import OWN_LINK, confirm_links, judge_links
 from hpcprobe.screen.verdicts import NodeVerdict, PairFigure, Thresholds
 
 GB = 1e9
@@ -125,3 +125,27 @@ def test_each_check_of_links_is_judged_on_its_own():
 def test_a_link_to_itself_is_refused():
     with pytest.raises(ValueError, match="a link from host 'n1' to itself"):
         judge_links([PairFigure("n1", "n1", "pair-bandwidth", 1.0, "B/s", True, True)], [])
+
+
+def test_a_bad_link_is_kept_only_where_its_repeat_is_bad_too():
+    once = all_pairs(lambda a, b: 2.5 * GB if {a, b} == {"n2", "n6"} else wobble(a, b))
+    twice = all_pairs(lambda a, b: 2.4 * GB if {a, b} == {"n2", "n6"} else wobble(a, b))
+    first = judge_links(once, ok_nodes())
+    kept = confirm_links(first, judge_links(twice, ok_nodes()))
+    assert bad_links(kept) == [("n2", "n6")]
+    assert next(v for v in kept if v.status == "bad").reason.endswith(": confirmed")
+    cleared = confirm_links(first, judge_links(all_pairs(wobble), ok_nodes()))
+    assert bad_links(cleared) == []
+    link = next(v for v in cleared if {v.a, v.b} == {"n2", "n6"})
+    assert link.status == "ok" and link.reason.startswith("bad once (")
+    assert "not reproduced" in link.reason
+    assert [v for v in cleared if v is not link] == [v for v in first if v.status != "bad"]
+
+
+def test_an_own_link_is_confirmed_by_its_repeat_and_one_not_measured_again_cleared():
+    pairs = all_pairs(lambda a, b: 2.5 * GB if "n3" in (a, b) else wobble(a, b))
+    first = judge_links(pairs, ok_nodes())
+    assert bad_links(confirm_links(first, judge_links(pairs, ok_nodes()))) == [
+        ("n3", OWN_LINK)]
+    gone = confirm_links(first, [])
+    assert bad_links(gone) == [] and "repeat not measured" in gone[-1].reason
