@@ -133,7 +133,7 @@ def test_side_by_side_judges_the_gpcnet_mode_against_the_tolerances():
     lines, passed = gc.side_by_side("flat", gpcnet, close, close)
     assert passed and lines[0] == "flat"
     row = next(line for line in lines if line.startswith("latency CIF avg"))
-    assert row.split()[4:9] == ["5.70", "6.27", "1.10", "25%", "pass"]
+    assert row.split()[4:11] == ["5.70", "6.27", "1.10", "-", "-", "25%", "pass"]
     far = {c: dict(f) for c, f in close.items()}
     far["bandwidth"]["avg"] = gpcnet["bandwidth"]["avg"] * 1.2  # isolated: 15 % allowed
     lines, passed = gc.side_by_side("flat", gpcnet, far, close)
@@ -142,6 +142,18 @@ def test_side_by_side_judges_the_gpcnet_mode_against_the_tolerances():
         next(line for line in lines if line.startswith("bandwidth isolated avg"))]
     missing = {c: f for c, f in close.items() if c != "allreduce"}
     assert not gc.side_by_side("flat", gpcnet, missing, close)[1]
+
+
+def test_a_figure_within_tolerance_only_with_idle_ranks_spinning_is_said_so():
+    gpcnet = gc.gpcnet_figures(GPCNET_OUTPUT)
+    close = {c: {k: v * 1.1 for k, v in f.items()} for c, f in gpcnet.items()}
+    far = {c: dict(f) for c, f in close.items()}
+    far["latency"]["avg"] = gpcnet["latency"]["avg"] * 0.2  # idle ranks asleep: faster
+    lines, passed = gc.side_by_side("tree", gpcnet, far, close, close)
+    row = next(line for line in lines if line.startswith("latency isolated avg"))
+    assert passed and row.split()[-2:] == ["spin", f"{close['latency']['avg']:.1f}"]
+    assert row.split()[6:9] == ["0.20", f"{close['latency']['avg']:.1f}", "1.10"]
+    assert not gc.side_by_side("tree", gpcnet, far, close, far)[1]  # spinning: still far
 
 
 def test_placement_lines_name_each_placement():

@@ -190,7 +190,11 @@ static void run_condition(struct cong_state *s, const struct hpcp_bench *b, int 
         for (int l = 0; lead && l < s->nleaders; l++)
             MPI_Send(NULL, 0, MPI_INT, s->leaders[l], TAG_STOP, MPI_COMM_WORLD);
     }
-    hpcp_idle_barrier(b->comm); /* idle congestors (alone, or none) waited here, asleep */
+    /* idle congestors (alone, or none) waited here, asleep or spinning (--idle-wait) */
+    if (s->p.idle_spin)
+        MPI_Barrier(b->comm);
+    else
+        hpcp_idle_barrier(b->comm);
 }
 
 static int samples_of(const struct cong_params *p, int canary)

@@ -13,6 +13,7 @@ const char *const cong_pattern_names[CONG_NPATTERNS] = {"incast", "put-incast", 
                                                         "alltoall"};
 const char *const cong_mode_names[2] = {"hpcprobe", "gpcnet"};
 const char *const cong_placement_names[3] = {"spread", "random", "packed"};
+const char *const cong_idle_names[2] = {"sleep", "spin"};
 
 /* GPCNeT's counts (network_load_test): a latency or Allreduce test is rings
  * (tests) of 200 timed steps, a bandwidth test rings of 8; it takes 30 rings
@@ -32,6 +33,7 @@ enum {
     OPT_FRACTION,
     OPT_MODE,
     OPT_PLACEMENT,
+    OPT_IDLE,
     OPT_COUNT
 };
 
@@ -72,6 +74,11 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
                        "or packed on the first nodes in host order (default: the mode's, "
                        "spread in hpcprobe mode, random in gpcnet mode)",
                        NULL},
+    [OPT_IDLE] = {"--idle-wait", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "sleep|spin", 0,
+                  "how ranks with nothing to do wait: asleep, or in a blocking MPI call "
+                  "(busy-polling, as GPCNeT's idle ranks do: on nodes shared by several "
+                  "ranks it takes the canaries' cores)",
+                  "sleep"},
 };
 
 #define CONG_TAKES                                                     \
@@ -126,6 +133,7 @@ static int choice_index(const struct hpcp_optval *v, int opt, const char *const 
 static int parse_mode(struct cong_params *p, const struct hpcp_optval *v, char *err, size_t errlen)
 {
     p->mode = choice_index(v, OPT_MODE, cong_mode_names, 2, CONG_MODE_HPCPROBE);
+    p->idle_spin = choice_index(v, OPT_IDLE, cong_idle_names, 2, 0);
     p->placement_given = v[OPT_PLACEMENT].set;
     p->placement =
         choice_index(v, OPT_PLACEMENT, cong_placement_names, 3,

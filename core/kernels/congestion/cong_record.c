@@ -79,6 +79,7 @@ static void add_parameters(struct hpcp_record *r, const struct cong_state *s,
     hpcp_record_param_string(r, "role_unit", o->per_rank ? "rank" : "node");
     hpcp_record_param_string(r, "mode", cong_mode_names[p->mode]);
     hpcp_record_param_string(r, "canary_placement", cong_placement_names[p->placement]);
+    hpcp_record_param_string(r, "idle_wait", cong_idle_names[p->idle_spin]);
     if (p->mode == CONG_MODE_GPCNET)
         add_gpcnet_parameters(r, s);
     hpcp_record_param_int(r, "canary_units", o->canary_units);

@@ -33,6 +33,9 @@ enum cong_mode { CONG_MODE_HPCPROBE, CONG_MODE_GPCNET };
 enum cong_placement { CONG_PLACE_SPREAD, CONG_PLACE_RANDOM, CONG_PLACE_PACKED, CONG_PLACE_MODE };
 extern const char *const cong_mode_names[2];
 extern const char *const cong_placement_names[3];
+/* --idle-wait: how a rank with nothing to do waits (sleep: hpcprobe's; spin: in a
+ * blocking MPI call, as GPCNeT's idle ranks do, busy-polling with MPICH). */
+extern const char *const cong_idle_names[2];
 /* GPCNeT's layout: 4 congestor groups (in its order), floor(0.8 n) congestor
  * units, at least 2 canary units and 2 per group, so 10 units or more. */
 #define CONG_GPCNET_GROUPS 4
@@ -47,6 +50,7 @@ struct cong_params {
     double fraction;
     int mode, placement;              /* placement: resolved (never CONG_PLACE_MODE) */
     int placement_given;              /* 0: the mode's default */
+    int idle_spin;                    /* --idle-wait spin */
     int ring_iterations[CONG_NCANARIES]; /* gpcnet: timed iterations per ring (or test) */
     struct hpcp_common run; /* --warmup, --seed (the ring), --no-verify, --out, --quiet */
 };

@@ -40,6 +40,21 @@ def test_gpcnet_mode_on_one_node_records_and_prints_gpcnets_layout(tmp_path):
         assert title in done.stdout
     assert "RR Two-sided BW+Sync (4096 B)" in done.stdout
     assert "MiB/s/rank" in done.stdout and "usec" in done.stdout
+    assert params["idle_wait"] == "sleep"
+
+
+def test_idle_ranks_may_wait_spinning_as_gpcnets_do(tmp_path):
+    out = tmp_path / "run"
+    done = run_hpcprobe("congestion", "--mode", "gpcnet", "--np", "10", *TINY,
+                        "--idle-wait", "spin", "--quiet", "--out", str(out), timeout=180)
+    assert done.returncode == 0, done.stderr
+    (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert record["parameters"]["idle_wait"] == "spin"
+    assert record["validation"]["verdict"] == "passed"
+    bad = run_hpcprobe("congestion", "--idle-wait", "nap", "--quiet", "--out", str(out))
+    assert bad.returncode == 2
+    (line,) = stderr_lines(bad)
+    assert "idle wait 'nap'" in line and "allowed: sleep, spin" in line
 
 
 @pytest.mark.parametrize("options, words", [
