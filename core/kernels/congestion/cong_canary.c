@@ -49,7 +49,7 @@ static double bandwidth_sample(struct cong_state *s, int me, long long seq)
                   &rq[K + k]);
     /* Napping, not spinning: a sample lasts milliseconds on a network, and a spinning
      * canary would take the core of a congestor that shares it (oversubscribed hosts). */
-    hpcp_wait_asleep(2 * K, rq, CONG_NAP_NS);
+    cong_wait(&s->p, 2 * K, rq);
     double t = MPI_Wtime() - t0;
     if (s->corrupt_now)
         s->send[K * B - 1] ^= 0xff;

@@ -129,7 +129,7 @@ static void incast(struct cong_state *s, long long round)
         cong_stamp(s->csend + k * B, B, me, round, 0);
         MPI_Isend(s->csend + k * B, (int)B, MPI_BYTE, 0, INCAST_TAG(round), s->congestors, &rq[k]);
     }
-    hpcp_wait_asleep(K, rq, CONG_NAP_NS);
+    cong_wait(&s->p, K, rq);
     s->bytes[CONG_INCAST] += (long long)((size_t)K * B);
 }
 
@@ -154,7 +154,7 @@ static void one_sided(struct cong_state *s, int pattern)
             MPI_Rget(local, (int)B, MPI_BYTE, 0, 0, (int)B, MPI_BYTE, s->win, &rq[k]);
         }
     }
-    hpcp_wait_asleep(K, rq, CONG_NAP_NS);
+    cong_wait(&s->p, K, rq);
     MPI_Win_flush(0, s->win);
     s->bytes[pattern] += (long long)((size_t)K * B);
     if (pattern == CONG_GET_BCAST && s->p.run.verify)
@@ -175,7 +175,7 @@ static void alltoall(struct cong_state *s, long long round)
         MPI_Ialltoall(s->csend + a * slice, (int)B, MPI_BYTE, s->crecv + a * slice, (int)B,
                       MPI_BYTE, s->congestors, &rq[a]);
     }
-    hpcp_wait_asleep(F, rq, CONG_NAP_NS);
+    cong_wait(&s->p, F, rq);
     s->bytes[CONG_ALLTOALL] += (long long)((size_t)F * (size_t)(m - 1) * B);
     for (int a = 0; s->p.run.verify && a < F; a++)
         for (int j = 0; j < m; j++)

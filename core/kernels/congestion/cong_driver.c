@@ -164,7 +164,7 @@ static void congest(struct cong_state *s, int pattern, int me)
          * (the one-sided patterns) must not run ahead of the others */
         MPI_Request rq;
         MPI_Iallreduce(&asked_to_stop, &stop, 1, MPI_INT, MPI_MAX, s->congestors, &rq);
-        hpcp_wait_asleep(1, &rq, CONG_NAP_NS);
+        cong_wait(&s->p, 1, &rq);
     }
 }
 

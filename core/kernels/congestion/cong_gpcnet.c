@@ -104,7 +104,7 @@ static double bandwidth_step(struct cong_state *s, int me, long long seq)
                   &rq[3 * K + k]);
     }
     /* napping, as hpcprobe's bandwidth canary: congestors may share the core */
-    hpcp_wait_asleep(4 * K, rq, CONG_NAP_NS);
+    cong_wait(&s->p, 4 * K, rq);
     MPI_Barrier(s->ring_comm); /* the "+Sync": the step ends when the slowest rank's does */
     double t = MPI_Wtime() - t0;
     if (s->corrupt_now)

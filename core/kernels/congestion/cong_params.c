@@ -75,9 +75,9 @@ static const struct hpcp_optspec spec[OPT_COUNT] = {
                        "spread in hpcprobe mode, random in gpcnet mode)",
                        NULL},
     [OPT_IDLE] = {"--idle-wait", HPCP_OPT_CHOICE, 0, 0, 0, 0, 0, "sleep|spin", 0,
-                  "how ranks with nothing to do wait: asleep, or in a blocking MPI call "
-                  "(busy-polling, as GPCNeT's idle ranks do: on nodes shared by several "
-                  "ranks it takes the canaries' cores)",
+                  "how ranks wait for their messages and for the others: asleep between "
+                  "tests, or in blocking MPI calls (busy-polling, as GPCNeT's ranks: on nodes "
+                  "shared by several ranks it takes the canaries' cores)",
                   "sleep"},
 };
 

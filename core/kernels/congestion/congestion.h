@@ -10,6 +10,7 @@
 
 #include "hpcprobe/harness.h"
 #include "hpcprobe/kernel.h"
+#include "hpcprobe/util.h"
 
 enum cong_canary { CONG_LATENCY, CONG_BANDWIDTH, CONG_ALLREDUCE, CONG_NCANARIES };
 enum cong_pattern { CONG_INCAST, CONG_PUT_INCAST, CONG_GET_BCAST, CONG_ALLTOALL, CONG_NPATTERNS };
@@ -33,8 +34,8 @@ enum cong_mode { CONG_MODE_HPCPROBE, CONG_MODE_GPCNET };
 enum cong_placement { CONG_PLACE_SPREAD, CONG_PLACE_RANDOM, CONG_PLACE_PACKED, CONG_PLACE_MODE };
 extern const char *const cong_mode_names[2];
 extern const char *const cong_placement_names[3];
-/* --idle-wait: how a rank with nothing to do waits (sleep: hpcprobe's; spin: in a
- * blocking MPI call, as GPCNeT's idle ranks do, busy-polling with MPICH). */
+/* --idle-wait: how a rank waits for its messages and for the others (sleep:
+ * hpcprobe's naps; spin: blocking MPI calls, busy-polling, as GPCNeT's ranks). */
 extern const char *const cong_idle_names[2];
 /* GPCNeT's layout: 4 congestor groups (in its order), floor(0.8 n) congestor
  * units, at least 2 canary units and 2 per group, so 10 units or more. */
@@ -149,6 +150,16 @@ void cong_fill(unsigned char *buf, size_t bytes, int sender);
 void cong_fill_messages(unsigned char *buf, size_t n, size_t bytes, int sender);
 void cong_stamp(unsigned char *buf, size_t bytes, int sender, long long seq, int k);
 int cong_stamp_ok(const unsigned char *buf, size_t bytes, int sender, long long seq, int k);
+
+/* Wait for n requests: asleep between tests (CONG_NAP_NS), or with --idle-wait spin
+ * in MPI_Waitall, busy-polling as GPCNeT's ranks wait. */
+static inline void cong_wait(const struct cong_params *p, int n, MPI_Request *rq)
+{
+    if (p->idle_spin)
+        MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
+    else
+        hpcp_wait_asleep(n, rq, CONG_NAP_NS);
+}
 
 /* Conditions a canary runs under: alone, then each congestor (or `none` once). */
 static inline int cong_conditions(const struct cong_params *p)
