@@ -205,9 +205,11 @@ def side_by_side(title: str, gpcnet: Figures, gpcnet_mode: Figures,
 
 
 def placement_lines(gpcnet: Figures, by_placement: Mapping[str, Figures],
-                    default_mode: Figures) -> List[str]:
+                    default_mode: Figures,
+                    default_packed: Optional[Figures] = None) -> List[str]:
     """The tree's bandwidth CIF (mean) by where the canaries sit: GPCNeT's random nodes,
-    gpcnet mode's placements, the default mode's spread canaries."""
+    gpcnet mode's placements, the default mode's spread canaries (and packed on one
+    leaf, where measured)."""
     def cif(figures: Figures) -> str:
         return _text(figures.get("bandwidth", {}).get("cif_avg"))
 
@@ -215,6 +217,8 @@ def placement_lines(gpcnet: Figures, by_placement: Mapping[str, Figures],
     rows += [(f"--mode gpcnet --canary-placement {placement}", figures)
              for placement, figures in by_placement.items()]
     rows.append(("default mode (spread, worst congestor)", default_mode))
+    if default_packed is not None:
+        rows.append(("default mode --canary-placement packed", default_packed))
     lines = ["bandwidth CIF (avg) on the tree, by canary placement (medians):"]
     lines += [f"  {label:42s} {cif(figures):>6s}" for label, figures in rows]
     return lines

@@ -162,3 +162,7 @@ def test_placement_lines_name_each_placement():
         "cif_avg": 1.8}}}, {"bandwidth": {"cif_avg": 1.9}})
     assert any("packed" in line and line.endswith("1.04") for line in lines)
     assert any("spread" in line and line.endswith("1.80") for line in lines)
+    assert not any("default mode --canary-placement packed" in line for line in lines)
+    lines = gc.placement_lines(figures, {}, figures, {"bandwidth": {"cif_avg": 0.97}})
+    assert lines[-1].split()[-1] == "0.97" and "default mode --canary-placement packed" in \
+        lines[-1]
