@@ -123,13 +123,16 @@ lint: build
 # thorough), then RandomAccess's MPI integration tests against that binary: any report
 # fails the run. Without CUDA: the sanitizers do not see into CUDA's static runtime, and
 # its device code cannot run here; the host side of the gpu family is the same C.
+# UCX's CMA transport is left out (UCX_TLS=^cma): its reachability probe in MPI_Init
+# reads another process with process_vm_readv, which ASan's interceptor once reported as
+# an overflow inside UCX (a clean CI run, 64 ranks), not in hpcprobe's code.
 sanitize: build
 	cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHPCP_TESTS=ON -DHPCP_SANITIZE=ON \
 	  -DHPCP_CUDA=off \
 	  -DMPI_C_COMPILER=$(BUILD_MPICC) -DPython_EXECUTABLE=$(BIN)/python >/dev/null
 	cmake --build $(SANITIZE_DIR) -j 2 >/dev/null
-	ctest --test-dir $(SANITIZE_DIR) --output-on-failure
-	HPCPROBE_BENCH=$(abspath $(SANITIZE_DIR))/core/hpcprobe-bench \
+	UCX_TLS=^cma ctest --test-dir $(SANITIZE_DIR) --output-on-failure
+	UCX_TLS=^cma HPCPROBE_BENCH=$(abspath $(SANITIZE_DIR))/core/hpcprobe-bench \
 	  $(BIN)/python -m pytest -q $(SANITIZE_PYTESTS)
 
 # Valgrind from Debian (PyPI has none) when missing and apt-get can (root); elsewhere
