@@ -111,6 +111,27 @@ def test_hpcprobe_inside_salloc_uses_srun_and_records_the_job_and_hosts(slurm2, 
     assert 30e6 < bandwidth <= 1.1 * 50e6, bandwidth
 
 
+def test_a_study_inside_salloc_runs_each_point_as_its_own_step(slurm2, env, tmp_path):
+    # A study in one allocation (issue 42): every point is an srun step of the
+    # allocation with its own rank count, P = 1 on one host, P = 2 across both.
+    out = tmp_path / "study"
+    done = cluster_exec(env, "salloc", "-N", "2", "-n", "2", HPCPROBE, "study",
+                        "plimpton-table2", "--scale", "tiny", "--out", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr
+    found = records(out)
+    assert sorted((r["algorithm"], r["layout"]["ranks"]) for r in found) == [
+        ("hypercube", 1), ("hypercube", 2), ("reference", 1), ("reference", 2)]
+    for record in found:
+        assert record["validation"]["verdict"] == "passed", record["validation"]
+    assert len({r["metadata"]["slurm_job_id"] for r in found}) == 1
+    assert len({r["metadata"]["slurm_step_id"] for r in found}) == 4
+    assert {tuple(r["metadata"]["hosts"]) for r in found if r["layout"]["ranks"] == 2} == {
+        tuple(host.name for host in slurm2.hosts)}
+    table = json.loads((out / "study-table.json").read_text())
+    assert [point["status"] for point in table["points"]] == ["done", "done"]
+    assert [row["procs"] for row in table["rows"] if "procs" in row][:2] == [1, 2]
+
+
 def test_exec_runs_on_a_host_and_refuses_what_is_not_there(slurm2, env):
     done = run_hpcprobe("cluster", "exec", "--name", NAME, "--host", "h1", "--", "hostname",
                         env=env)
