@@ -11,13 +11,14 @@ A shared layer: it imports no family. What the rest of hpcprobe uses:
     cluster_launch(cluster, np, ppn, argv) -> ClusterLaunch(argv, env, rank_hosts)
     apply_fault(name, link, parse_fault(words))            a link down, loss, rate …
     apply_host_fault(name, host, parse_host_fault(words))  a host's CPU throttled
+    machine_share(cluster, cpus)         the CPUs of this machine its hosts get together
 
 The commands (`hpcprobe cluster …`, `hpcprobe launch`) are in command.py and run.py.
 """
 
 from hpcprobe.cluster.build import cluster_down, cluster_up, remove_cluster
-from hpcprobe.cluster.faults import (Fault, apply_fault, apply_host_fault, parse_fault,
-                                     parse_host_fault)
+from hpcprobe.cluster.faults import (Fault, apply_fault, apply_host_fault, machine_share,
+                                     parse_fault, parse_host_fault)
 from hpcprobe.cluster.launcher import (TRANSPORT, ClusterLaunch, ClusterLauncher,
                                        cluster_launch)
 from hpcprobe.cluster.model import Cluster, Endpoint, Host, Link, LinkFault, Switch
@@ -29,5 +30,6 @@ __all__ = [
     "Fault", "Host", "Link", "LinkFault", "Switch", "Topology", "apply_fault",
     "apply_host_fault", "cluster_dir",
     "cluster_down", "cluster_file", "cluster_launch", "cluster_names", "cluster_up",
-    "load_cluster", "parse_fault", "parse_host_fault", "parse_topology", "remove_cluster",
+    "load_cluster", "machine_share", "parse_fault", "parse_host_fault", "parse_topology",
+    "remove_cluster",
 ]

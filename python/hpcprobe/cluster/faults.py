@@ -163,6 +163,11 @@ def host_capacity(cluster: Cluster, host: Host, machine_cpus: int) -> float:
     return host.cores * machine_cpus / cores
 
 
+def machine_share(cluster: Cluster, machine_cpus: int) -> float:
+    """The CPUs of this machine the cluster's hosts get together while all are busy."""
+    return sum(host_capacity(cluster, host, machine_cpus) for host in cluster.hosts)
+
+
 def cpu_limits(cluster: Cluster, machine_cpus: int) -> Dict[str, Optional[float]]:
     """Each host's CPU cap (None: none). A throttled host gets its fraction of its
     capacity. While one is throttled, hosts that share the machine's CPUs are all capped

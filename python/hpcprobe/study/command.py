@@ -15,6 +15,7 @@ from typing import List, Sequence
 
 from hpcprobe.cli_types import (CliParser, add_launcher_options, choice, int_list, positive_int,
                                 positive_seconds)
+from hpcprobe.cluster import load_cluster, machine_share
 from hpcprobe.errors import EXIT_OK, EXIT_RUNTIME_FAILURE, UsageError
 from hpcprobe.launch.limits import MAX_RANKS, allocation_cores
 from hpcprobe.launching import LaunchContext, bind_ranks, stderr_line, stdout_console
@@ -76,8 +77,12 @@ def check_study(args: argparse.Namespace) -> None:
 
 
 def study_context(args: argparse.Namespace) -> StudyContext:
+    shared = None
+    if args.cluster:  # emulated: its hosts run on this machine's CPUs
+        shared = machine_share(load_cluster(args.cluster), os.cpu_count() or 1)
     return StudyContext(args.scale, tuple(args.np or ()), tuple(args.nodes or ()),
-                        args.ppn or 1, allocation_cores(os.environ), bool(args.cluster))
+                        args.ppn or 1, allocation_cores(os.environ), bool(args.cluster),
+                        shared)
 
 
 def command_study(args: argparse.Namespace, user_argv: Sequence[str]) -> int:

@@ -18,7 +18,9 @@ class StudyContext:
     """What a study's points are chosen from: `scale`; `np` the rank counts of --np (empty:
     the study's own); `nodes` the node counts of --nodes (empty: the study's own); `ppn`
     ranks per node on a cluster (1 unless --ppn); `cores` the cores this run may use;
-    `cluster` whether the launches reach several (emulated or real) hosts."""
+    `cluster` whether the launches reach several (emulated or real) hosts;
+    `cluster_cpus` the CPUs an emulated cluster's hosts get of this machine, which they
+    all run on (None: hosts of their own, no rank shares a core with another host's)."""
 
     scale: str
     np: Tuple[int, ...] = ()
@@ -26,6 +28,7 @@ class StudyContext:
     ppn: int = 1
     cores: int = 1
     cluster: bool = False
+    cluster_cpus: Optional[float] = None
 
     def rank_counts(self, default: Sequence[int]) -> Tuple[int, ...]:
         """--np's rank counts, or the study's default (tiny: its first two)."""

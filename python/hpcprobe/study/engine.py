@@ -26,6 +26,8 @@ from hpcprobe.suite.step import SuiteStep
 
 # With less than this left of the budget (seconds), no launch starts: MPI alone takes it.
 MIN_LAUNCH_S = 1.0
+# The bench option that gives each rank its threads (ra's multi-core modes).
+THREADS_OPTION = "--threads"
 
 
 @dataclass
@@ -46,29 +48,38 @@ def _sizes(ranks: int, cache: Dict[int, Optional[NodeSizes]]) -> Optional[NodeSi
 def predict_point(point: Point, cache: Dict[int, Optional[NodeSizes]],
                   default_ranks: int, cores: Optional[int] = None) -> Optional[float]:
     """The cost model's seconds for the point's launches, None where it has no sizes.
-    Ranks beyond this node's `cores` take turns on them: a launch's time is stretched by
-    ranks / cores (the model assumes a core per rank)."""
+    Threads beyond the `cores` the ranks share take turns on them: a launch's time is
+    stretched by ranks x threads a rank / cores (the model assumes a core per thread)."""
     total = 0.0
     for step in point.steps:
         ranks = step.ranks or default_ranks
         sizes = _sizes(ranks, cache)
         if sizes is None:
             return None
-        shared = max(1.0, ranks / cores) if cores else 1.0
+        shared = max(1.0, ranks * threads_of(step) / cores) if cores else 1.0
         total += predict(step, sizes, ranks, Rates()).seconds * shared
     return total
 
 
+def threads_of(step: SuiteStep) -> int:
+    """The threads each rank of the launch runs (its --threads; 1 without)."""
+    options = list(step.bench_options)
+    for index, option in enumerate(options[:-1]):
+        if option == THREADS_OPTION and options[index + 1].isdigit():
+            return max(1, int(options[index + 1]))
+    return 1
+
+
 def plan_points(study: Study, context: StudyContext,
                 default_ranks: int) -> List[PlannedPoint]:
-    """The study's points with their predictions (on a cluster the ranks spread over its
-    hosts, so no node is taken to be shared)."""
+    """The study's points with their predictions. On an emulated cluster every host runs
+    on this machine: its ranks share the CPUs the cluster's hosts get of it."""
     points = study.points(context)
     keys = [point.name for point in points]
     if len(set(keys)) != len(keys):
         raise HpcprobeError(f"study {study.name} declares two points with one key: {keys}")
     cache: Dict[int, Optional[NodeSizes]] = {}
-    cores = None if context.cluster else context.cores
+    cores = context.cluster_cpus if context.cluster else context.cores
     return [PlannedPoint(point, predict_point(point, cache, default_ranks, cores))
             for point in points]
 
@@ -159,14 +170,18 @@ class StudyRun:
 
     def _too_long(self, entry: PlannedPoint) -> str:
         """Why the point cannot fit in what is left of the budget ("" if it can): its
-        prediction scaled by how the points run so far compared with theirs."""
+        prediction scaled by how the points run so far compared with theirs, the last
+        one's ratio where it is higher than their median (a shared node's ratio grows
+        with the ranks: garg-table4 on 4 emulated hosts went 0.26x, 1.8x, then overran)."""
         if entry.predicted_s is None:
             return ""
-        scale = statistics.median(self.ratios) if self.ratios else 1.0
+        median = statistics.median(self.ratios) if self.ratios else 1.0
+        scale = max(median, self.ratios[-1]) if self.ratios else 1.0
         predicted, left = entry.predicted_s * scale, self.left_s()
         if predicted <= left:
             return ""
-        basis = f" (the model x {scale:.2g}, as the points run so far)" if self.ratios else ""
+        basis = (f" (the model x {scale:.2g}: the points so far took {median:.2g}x their "
+                 f"predictions, the last {self.ratios[-1]:.2g}x)") if self.ratios else ""
         return (f"predicted {predicted:.0f} s{basis}, {max(left, 0):.0f} s of the "
                 f"{self.state.budget_s:.0f} s budget left")
 

@@ -125,6 +125,12 @@ def test_hosts_sharing_the_cpus_are_all_capped_at_their_share_while_one_is_throt
     assert set(faults.cpu_limits(cluster, 2).values()) == {None}
 
 
+def test_the_machine_share_is_what_the_hosts_get_of_this_machine_together():
+    assert faults.machine_share(planned("flat", 4, cores=1), 2) == pytest.approx(2.0)
+    assert faults.machine_share(planned("flat", 4, cores=1), 8) == pytest.approx(4.0)
+    assert faults.machine_share(planned("flat", 2, cores=1, cpus=range(2)), 8) == 2.0
+
+
 def test_the_join_step_writes_its_own_pid_then_execs(tmp_path):
     host = planned("flat", 2).hosts[0]
     assert cgroups.joined(host, ["true"]) == ["true"]  # no cgroup: as is

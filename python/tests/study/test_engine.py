@@ -136,10 +136,14 @@ def test_a_point_is_left_out_when_the_points_run_so_far_say_it_will_not_fit():
                           state=SimpleNamespace(budget_s=100.0))
     entry = _planned(20.0)[0]
     assert StudyRun._too_long(run, entry) == ""
-    run.ratios = [3.0, 2.0, 4.0]  # the points so far took 3x their prediction (median)
+    run.ratios = [3.0, 4.0, 2.0]  # the points so far took 3x their prediction (median)
     assert StudyRun._too_long(run, entry) == (
-        "predicted 60 s (the model x 3, as the points run so far), 30 s of the 100 s "
-        "budget left")
+        "predicted 60 s (the model x 3: the points so far took 3x their predictions, the "
+        "last 2x), 30 s of the 100 s budget left")
+    run.ratios = [1.0, 1.0, 1.25]  # the last point's ratio, higher, rules
+    assert StudyRun._too_long(run, entry) == ""
+    run.ratios = [1.0, 1.0, 2.0]
+    assert StudyRun._too_long(run, entry).startswith("predicted 40 s (the model x 2:")
 
 
 def test_ranks_beyond_the_cores_stretch_the_prediction():
@@ -150,3 +154,30 @@ def test_ranks_beyond_the_cores_stretch_the_prediction():
     alone = predict_point(point, cache, 1)
     assert predict_point(point, cache, 1, cores=2) == pytest.approx(alone * 4)
     assert predict_point(point, cache, 1, cores=16) == pytest.approx(alone)
+
+
+def test_threads_of_a_rank_stretch_the_prediction_too():
+    from hpcprobe.study.engine import predict_point, threads_of
+    from hpcprobe.suite.step import SuiteStep
+    plain = SuiteStep("ra", "mpi", ("--table-log2", "12"), 60.0, ranks=4)
+    threaded = SuiteStep("ra", "mpi", ("--table-log2", "12", "--threads", "2"), 60.0, ranks=4)
+    assert (threads_of(plain), threads_of(threaded)) == (1, 2)
+    cache = {}
+    alone = predict_point(Point(4, (plain,)), cache, 1)
+    assert predict_point(Point(4, (threaded,)), cache, 1, cores=2) == pytest.approx(alone * 4)
+    assert predict_point(Point(4, (threaded,)), cache, 1, cores=8) == pytest.approx(alone)
+
+
+def test_an_emulated_clusters_ranks_share_this_machines_cpus():
+    # garg-table4 on 4 emulated hosts ran over its budget: its 8 ranks of 2 threads on 2
+    # CPUs were predicted as if each host had cores of its own.
+    from hpcprobe.study.declare import Study, StudyContext
+    from hpcprobe.study.engine import plan_points
+    from hpcprobe.suite.step import SuiteStep
+    step = SuiteStep("ra", "mpi", ("--table-log2", "12", "--threads", "2"), 60.0, ranks=8)
+    study = Study("test-shared", "999", "table9", lambda context: [Point(8, (step,))],
+                  lambda measured: [], 60.0, interconnect=True)
+    own = plan_points(study, StudyContext("default", cores=2, cluster=True), 1)
+    shared = plan_points(study, StudyContext("default", cores=2, cluster=True,
+                                             cluster_cpus=2.0), 1)
+    assert shared[0].predicted_s == pytest.approx(own[0].predicted_s * 8)

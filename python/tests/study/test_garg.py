@@ -230,3 +230,21 @@ def test_the_ra_report_tells_the_owner_rules_apart_and_shows_eq7():
     assert compare_label(predict) == "owner predict"
     assert _eq7_bound(pipeline(2, 0.2, 10)) == "0.2857"
     assert _eq7_bound(record("pipeline", 2, 0.2)) is None
+
+
+def _table_log2s(points):
+    return {step.bench_options[step.bench_options.index("--table-log2") + 1]
+            for point in points for step in point.steps}
+
+
+def test_an_emulated_cluster_short_of_cpus_gets_smaller_tables():
+    from hpcprobe.study.declare import StudyContext
+    for points in (g.table3_points, g.table4_points):
+        alone = StudyContext("default", cores=2)
+        assert _table_log2s(points(alone)) == {"22"}
+        roomy = StudyContext("default", cores=2, cluster=True, cluster_cpus=64.0)
+        assert _table_log2s(points(roomy)) == {"22"}
+        shared = StudyContext("default", cores=2, cluster=True, cluster_cpus=2.0)
+        assert _table_log2s(points(shared)) == {"20"}
+        assert _table_log2s(points(StudyContext("tiny", cluster=True, cluster_cpus=2.0))) \
+            == {str(g.TINY_TABLE_LOG2)}
