@@ -68,6 +68,9 @@ def add_study_parser(subparsers) -> CliParser:
 def check_study(args: argparse.Namespace) -> None:
     if args.name == "list":
         return
+    if args.nodes and args.np:
+        raise UsageError("give --np (rank counts) or --nodes (node counts of --ppn ranks "
+                         "each), not both")
     study = find_study(args.name)
     if args.nodes and not study.interconnect:
         raise UsageError(f"--nodes is for the interconnect studies; {study.name} sweeps "

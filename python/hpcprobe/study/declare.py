@@ -31,9 +31,12 @@ class StudyContext:
     cluster_cpus: Optional[float] = None
 
     def rank_counts(self, default: Sequence[int]) -> Tuple[int, ...]:
-        """--np's rank counts, or the study's default (tiny: its first two)."""
+        """--np's rank counts, or --nodes' node counts of `ppn` ranks each, or the study's
+        default (tiny: its first two)."""
         if self.np:
             return self.np
+        if self.nodes:
+            return tuple(nodes * self.ppn for nodes in self.nodes)
         chosen = tuple(default)
         return chosen[:2] if self.scale == "tiny" else chosen
 

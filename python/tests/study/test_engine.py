@@ -121,6 +121,8 @@ def test_a_run_over_budget_names_the_points_it_left_out(capsys, study_dir):
     (["study", "test-table9", "--nodes", "2,4"], "--nodes is for the interconnect studies"),
     (["study", "test-table9", "--scale", "huge"], "unknown scale 'huge'"),
     (["study", "test-table9", "--ppn", "2"], "--ppn is for --cluster"),
+    (["study", "test-table9", "--np", "2", "--nodes", "2"], "give --np (rank counts) "
+     "or --nodes (node counts of --ppn ranks each), not both"),
 ])
 def test_bad_input_is_one_line(capsys, study_dir, argv, expected):
     status, _, err = _run(capsys, *argv)
@@ -181,3 +183,17 @@ def test_an_emulated_clusters_ranks_share_this_machines_cpus():
     shared = plan_points(study, StudyContext("default", cores=2, cluster=True,
                                              cluster_cpus=2.0), 1)
     assert shared[0].predicted_s == pytest.approx(own[0].predicted_s * 8)
+
+
+def test_nodes_give_an_interconnect_studys_rank_counts(capsys):
+    # docs/studies.md: ranks = nodes x --ppn (1 outside a cluster: one rank a node of the
+    # allocation); --nodes was once read by bhatele's studies only, others ignored it.
+    status, out, _ = _run(capsys, "study", "plimpton-table2", "--nodes", "3,5", "--plan")
+    assert status == 0
+    ranks = [line.split("│")[3].strip() for line in out.splitlines()
+             if "ra mpi hypercube" in line]
+    assert ranks == ["3", "5"]
+    from hpcprobe.study.declare import StudyContext
+    context = StudyContext("default", nodes=(2, 4), ppn=3, cluster=True)
+    assert context.rank_counts((1, 2)) == (6, 12)
+    assert StudyContext("default", nodes=(2, 4)).rank_counts((1, 2)) == (2, 4)

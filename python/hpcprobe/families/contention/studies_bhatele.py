@@ -42,10 +42,11 @@ def _run_options(context: StudyContext) -> Options:
 
 def _ranks(context: StudyContext, default: int = DEFAULT_RANKS) -> int:
     """The ranks of a size-axis study: the largest of --np, 2 at tiny, or `default`;
-    on a cluster, every node of --nodes (the largest) with --ppn ranks each."""
+    with --nodes or on a cluster, the largest node count (4 on a cluster without --nodes)
+    with --ppn ranks each."""
     if context.np:
         return max(context.np)
-    if context.cluster:
+    if context.nodes or context.cluster:
         return max(context.node_counts((4,))) * context.ppn
     return 2 if context.scale == "tiny" else default
 
@@ -129,8 +130,8 @@ def _table1_rows(measured: Sequence[Measured]) -> List[Dict[str, Any]]:
 
 
 def _scaling_counts(context: StudyContext) -> Tuple[int, ...]:
-    if context.np:
-        return context.np
+    if context.np or context.nodes:
+        return context.rank_counts(())
     if context.cluster:
         return tuple(nodes * context.ppn for nodes in context.node_counts((2, 4)))
     return (2,) if context.scale == "tiny" else (2, 4, 8)
