@@ -60,7 +60,8 @@ def add_study_parser(subparsers) -> CliParser:
     study.add_argument("--cluster", metavar="NAME",
                        help="run on the emulated cluster NAME (docs/cluster.md)")
     study.add_argument("--ppn", type=positive_int("--ppn"), metavar="K",
-                       help="with --cluster: ranks per host (default 1)")
+                       help="ranks per node (default 1): with --cluster, per host; in a "
+                       "Slurm allocation, srun's --ntasks-per-node")
     add_launcher_options(study)
     return study
 
@@ -75,8 +76,9 @@ def check_study(args: argparse.Namespace) -> None:
     if args.nodes and not study.interconnect:
         raise UsageError(f"--nodes is for the interconnect studies; {study.name} sweeps "
                          "ranks on one node (give --np)")
-    if args.ppn and not args.cluster:
-        raise UsageError("--ppn is for --cluster (ranks per emulated host)")
+    if args.ppn and not args.cluster and not os.environ.get("SLURM_JOB_ID"):
+        raise UsageError("--ppn is for --cluster (ranks per emulated host) or a Slurm "
+                         "allocation (srun's --ntasks-per-node)")
 
 
 def study_context(args: argparse.Namespace) -> StudyContext:
@@ -117,10 +119,16 @@ def _launch_args(args: argparse.Namespace, out_dir: Path, ranks: int) -> argpars
 
 def _placer(args: argparse.Namespace):
     """One rank per core where the ranks fit the cores (as `run` binds its memory and
-    processor launches); a sweep above the cores runs unbound, oversubscribed."""
+    processor launches); a sweep above the cores runs unbound, oversubscribed. Under
+    srun with --ppn, a point of P ranks runs on ceil(P / ppn) nodes, ppn ranks each."""
     cores = os.cpu_count() or 1
 
     def place(step, launch):
+        if args.ppn and args.cluster is None and launch.launcher.name == "srun":
+            nodes = -(-launch.np // args.ppn)
+            launch.launcher_args = [f"--nodes={nodes}", f"--ntasks-per-node={args.ppn}",
+                                    *launch.launcher_args]
+            return launch
         if args.cluster is None and launch.np <= cores and step.benchmark in _bound():
             return bind_ranks(launch)
         return launch

@@ -132,6 +132,47 @@ def test_a_study_inside_salloc_runs_each_point_as_its_own_step(slurm2, env, tmp_
     assert [row["procs"] for row in table["rows"] if "procs" in row][:2] == [1, 2]
 
 
+def test_a_study_with_ppn_inside_salloc_runs_ppn_ranks_on_each_node(env, tmp_path):
+    # --nodes 1,2 --ppn 2 in an allocation: srun's --nodes and --ntasks-per-node put the
+    # points' 2 and 4 ranks on 1 and 2 nodes, two on each.
+    name = f"{NAME}p"
+    with slurm_cluster(name, env, "--link-rate", "400mbit", "--cores-per-node", "2"):
+        out = tmp_path / "study"
+        done = run_hpcprobe("cluster", "exec", "--name", name, "--", "salloc", "-N", "2",
+                            "--ntasks-per-node", "2", HPCPROBE, "study", "plimpton-table2",
+                            "--scale", "tiny", "--nodes", "1,2", "--ppn", "2", "--out",
+                            str(out), "--quiet", env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        layouts = sorted((r["layout"]["ranks"], len(r["metadata"]["hosts"]),
+                          tuple(r["metadata"]["rank_hosts"])) for r in records(out))
+        assert layouts == [(2, 1, (0, 0)), (2, 1, (0, 0)), (4, 2, (0, 0, 1, 1)),
+                           (4, 2, (0, 0, 1, 1))]
+
+
+def test_screen_inside_salloc_screens_the_allocations_nodes(slurm2, env, tmp_path):
+    # `screen` in an allocation, with no --cluster: the nodes come from Slurm, each check
+    # is an srun step of one task a node. Two nodes are fewer peers than a verdict needs
+    # (3): every node is 'unjudged' and the screen fails safe (exit 1), never 'ok'.
+    out = tmp_path / "screen"
+    done = cluster_exec(env, "salloc", "-N", "2", HPCPROBE, "screen", "--checks",
+                        "dgemm,pair-latency", "--time-budget", "60", "--out", str(out),
+                        "--quiet", "--history", "off", timeout=300)
+    hosts = [host.name for host in slurm2.hosts]
+    data = json.loads((out / "screen.json").read_text())
+    assert sorted(data["hosts"]) == hosts, done.stderr
+    for node in data["nodes"]:
+        (check,) = node["checks"]
+        assert check["check"] == "dgemm" and check["value"] > 0, node
+        assert node["status"] == "unjudged", node
+    assert [(p["a"], p["b"]) for p in data["pairs"] if p["check"] == "pair-latency"] == [
+        tuple(hosts)]
+    found = records(out)
+    assert found and len({r["metadata"]["slurm_job_id"] for r in found}) == 1
+    assert all(r["metadata"]["slurm_step_id"].isdigit() for r in found)
+    assert {tuple(r["metadata"]["hosts"]) for r in found} == {tuple(hosts)}
+    assert done.returncode == 1, done.stderr
+
+
 def test_exec_runs_on_a_host_and_refuses_what_is_not_there(slurm2, env):
     done = run_hpcprobe("cluster", "exec", "--name", NAME, "--host", "h1", "--", "hostname",
                         env=env)

@@ -124,7 +124,8 @@ def test_a_run_over_budget_names_the_points_it_left_out(capsys, study_dir):
     (["study", "test-table9", "--np", "2", "--nodes", "2"], "give --np (rank counts) "
      "or --nodes (node counts of --ppn ranks each), not both"),
 ])
-def test_bad_input_is_one_line(capsys, study_dir, argv, expected):
+def test_bad_input_is_one_line(capsys, monkeypatch, study_dir, argv, expected):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)  # --ppn is taken inside Slurm
     status, _, err = _run(capsys, *argv)
     lines = [line for line in err.splitlines() if line.strip()]
     assert status == 2 and len(lines) == 1 and expected in lines[0], err
