@@ -160,3 +160,25 @@ def test_a_run_prints_its_plan_beside_what_each_step_took(tmp_path):
     took = sum(step.elapsed_s for step in manifest.steps)
     # calibrated by the first run: the same machine a moment later (generous: CI is noisy)
     assert 0.3 < took / total < 3.0
+
+
+def test_a_comm_step_is_costed_for_the_functions_and_sizes_it_runs():
+    # saini-fig6's Barrier was once costed as all 16 functions at 24 sizes (78 s for a
+    # launch of 2 s), and its 4- and 8-rank points left out of a 120 s budget.
+    from hpcprobe import describe
+    from hpcprobe.suite.cost import predict
+    from hpcprobe.suite.node_sizes import query_sizes
+    from hpcprobe.suite.step import SuiteStep
+    sizes = query_sizes(2, MEMORY_CAP)
+
+    def work(variant, *options):
+        step = SuiteStep("comm", variant, ("--time-per-size", "0.1", *options), 60.0)
+        return predict(step, sizes, 2, Rates()).work_s
+
+    functions = len(set(describe.family("comm").variants()) - {"all"})
+    assert work("barrier") == pytest.approx(2 * 0.1)
+    assert work("allreduce", "--sizes", "1048576") == pytest.approx(2 * 0.1)
+    assert work("allreduce", "--sizes", "8,1M") == pytest.approx(2 * 2 * 0.1)
+    assert work("all", "--functions", "pingpong,allreduce", "--sizes", "8,1M") == \
+        pytest.approx(2 * 2 * 2 * 0.1)
+    assert work("all", "--sizes", "8") == pytest.approx(2 * functions * 0.1)

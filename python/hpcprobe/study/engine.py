@@ -143,19 +143,11 @@ class StudyRun:
     def run_all(self) -> None:
         # What --plan foresees from the model alone is not a verdict here: the model is
         # often far off on a shared node, so each point is judged as it comes, by what
-        # the points before it took. Only a point predicted over the whole budget is out.
-        budget = self.state.budget_s
-        cut = {entry.point.name: f"predicted {entry.predicted_s:.0f} s, more than the "
-               f"whole {budget:.3g} s budget" for entry in self.planned
-               if entry.predicted_s is not None and entry.predicted_s > budget}
+        # the points before it took (_too_long).
         total = sum(len(entry.point.steps) for entry in self.planned)
         number = 0
         for entry, point_state in zip(self.planned, self.state.points):
             if point_state.status == DONE:
-                number += len(entry.point.steps)
-                continue
-            if entry.point.name in cut:
-                point_state.status, point_state.why = LEFT_OUT, cut[entry.point.name]
                 number += len(entry.point.steps)
                 continue
             too_long = self._too_long(entry)
@@ -175,6 +167,10 @@ class StudyRun:
         with the ranks: garg-table4 on 4 emulated hosts went 0.26x, 1.8x, then overran)."""
         if entry.predicted_s is None:
             return ""
+        budget = self.state.budget_s
+        if not self.ratios and entry.predicted_s > budget:  # nothing yet to say otherwise
+            return (f"predicted {entry.predicted_s:.0f} s, more than the whole "
+                    f"{budget:.3g} s budget")
         median = statistics.median(self.ratios) if self.ratios else 1.0
         scale = max(median, self.ratios[-1]) if self.ratios else 1.0
         predicted, left = entry.predicted_s * scale, self.left_s()

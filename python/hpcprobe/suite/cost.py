@@ -30,6 +30,8 @@ DEFAULT_RATES: Dict[str, float] = {
     "launch": 1.0,               # s to start a launch's ranks and the bench
     "launch_per_rank": 0.01,     # s more per rank
 }
+# comm's variant that runs every function in turn, and the one that moves no data.
+COMM_ALL, COMM_NO_DATA = "all", "barrier"
 # The headline figures each rate is read from, and how: (figure key, per rank?).
 _FIGURES: Dict[str, Tuple[str, bool]] = {
     "stream.single": ("stream.single.triad", False),
@@ -201,10 +203,18 @@ def _ra(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Predicti
 
 
 def _comm(step: SuiteStep, sizes: NodeSizes, ranks: int, rates: Rates) -> Prediction:
-    """Each function and size for --time-per-size, after a calibration as long."""
+    """Each function and size for --time-per-size, after a calibration as long: `all`'s
+    --functions (every one without), else the one function the variant names; Barrier
+    at its one size, 0 (it moves no data)."""
     functions = option_text(step, "functions")
-    count = len(functions.split(",")) if functions else 16
-    sizes_n = len(expand_sizes(option_text(step, "sizes", default=True) or "0") or [0])
+    if step.variant != COMM_ALL:
+        count = 1
+    elif functions:
+        count = len(functions.split(","))
+    else:  # every other variant the bench describes
+        count = len(set(describe.family("comm").variants()) - {COMM_ALL})
+    sizes_n = 1 if step.variant == COMM_NO_DATA else \
+        len(expand_sizes(option_text(step, "sizes", default=True) or "0") or [0])
     seconds = 2 * count * sizes_n * _option_number(step, "time_per_size")
     return Prediction(_launch_s(ranks, rates), seconds,
                       f"{count} functions x {sizes_n} sizes, time-boxed")
