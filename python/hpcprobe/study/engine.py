@@ -19,15 +19,13 @@ from hpcprobe.signals import StopSignal
 from hpcprobe.study.declare import Measured, Point, Study, StudyContext
 from hpcprobe.study.state import (DONE, FAILED, LEFT_OUT, NOT_RUN, STOPPED, PointState,
                                   StudyState, records_by_launch)
-from hpcprobe.suite.cost import Rates, predict
+from hpcprobe.suite.cost import Rates, option_text, predict
 from hpcprobe.suite.node_sizes import NodeSizes, query_sizes
 from hpcprobe.suite.planning import DEFAULT_MEMORY_CAP
 from hpcprobe.suite.step import SuiteStep
 
 # With less than this left of the budget (seconds), no launch starts: MPI alone takes it.
 MIN_LAUNCH_S = 1.0
-# The bench option that gives each rank its threads (ra's multi-core modes).
-THREADS_OPTION = "--threads"
 
 
 @dataclass
@@ -62,12 +60,10 @@ def predict_point(point: Point, cache: Dict[int, Optional[NodeSizes]],
 
 
 def threads_of(step: SuiteStep) -> int:
-    """The threads each rank of the launch runs (its --threads; 1 without)."""
-    options = list(step.bench_options)
-    for index, option in enumerate(options[:-1]):
-        if option == THREADS_OPTION and options[index + 1].isdigit():
-            return max(1, int(options[index + 1]))
-    return 1
+    """The threads each rank of the launch runs (its threads option, as the bench names
+    it; 1 without, or for a family that has none)."""
+    text = option_text(step, "threads")
+    return max(1, int(text)) if text is not None and text.isdigit() else 1
 
 
 def plan_points(study: Study, context: StudyContext,
