@@ -167,13 +167,15 @@ class StudyRun:
         if not self.ratios and entry.predicted_s > budget:  # nothing yet to say otherwise
             return (f"predicted {entry.predicted_s:.0f} s, more than the whole "
                     f"{budget:.3g} s budget")
-        median = statistics.median(self.ratios) if self.ratios else 1.0
-        scale = max(median, self.ratios[-1]) if self.ratios else 1.0
+        median = last = 1.0
+        if self.ratios:
+            median, last = statistics.median(self.ratios), self.ratios[-1]
+        scale = max(median, last)
         predicted, left = entry.predicted_s * scale, self.left_s()
         if predicted <= left:
             return ""
         basis = (f" (the model x {scale:.2g}: the points so far took {median:.2g}x their "
-                 f"predictions, the last {self.ratios[-1]:.2g}x)") if self.ratios else ""
+                 f"predictions, the last {last:.2g}x)") if self.ratios else ""
         return (f"predicted {predicted:.0f} s{basis}, {max(left, 0):.0f} s of the "
                 f"{self.state.budget_s:.0f} s budget left")
 

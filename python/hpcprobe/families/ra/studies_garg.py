@@ -57,8 +57,8 @@ def _threads(context: StudyContext) -> int:
 
 def _mpi_sizes(context: StudyContext, busiest_threads: int) -> Dict[str, int]:
     """MPI_TABLE_LOG2, cut on an emulated cluster with fewer CPUs than threads."""
-    cpus = context.cluster_cpus
-    if context.cluster and cpus is not None and cpus < busiest_threads:
+    cpus = context.cluster_cpus  # set for an emulated cluster only
+    if cpus is not None and cpus < busiest_threads:
         return {**MPI_TABLE_LOG2,
                 "default": MPI_TABLE_LOG2["default"] - SHARED_CLUSTER_LOG2_CUT}
     return MPI_TABLE_LOG2
