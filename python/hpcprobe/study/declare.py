@@ -51,11 +51,15 @@ class StudyContext:
 class Point:
     """One point of the axis: `value` as the table shows it (a rank count, a look-ahead, an
     owner rule), the launches that measure it (each SuiteStep with its own `ranks`), and
-    `key`, unique within the study, naming it in study.json (resume) and on screen."""
+    `key`, unique within the study, naming it in study.json (resume) and on screen.
+    `races`: the launches race on purpose (threads sharing a table without
+    synchronisation), so a failed validation is the measurement, not a failure: such a
+    launch counts as done when it wrote its record."""
 
     value: Any
     steps: Tuple[SuiteStep, ...]
     key: str = ""
+    races: bool = False
 
     @property
     def name(self) -> str:

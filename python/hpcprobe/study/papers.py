@@ -161,8 +161,9 @@ def _item(paper: str, data: Any, index: int, where: str) -> Item:
                 _published(data, keys, at), _figure(data, keys, at))
 
 
-def _load(number: str) -> Paper:
-    path = PAPERS_DIR / f"{number}.json"
+@lru_cache(maxsize=None)
+def _load(number: str, directory: Path) -> Paper:
+    path = directory / f"{number}.json"
     where = f"paper data file {path.name}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -181,9 +182,9 @@ def _load(number: str) -> Paper:
                  _text(data, "citation", where), items)
 
 
-@lru_cache(maxsize=None)
 def paper(number: str) -> Paper:
-    return _load(number)
+    """The paper's data file, read once from PAPERS_DIR as it is now."""
+    return _load(number, PAPERS_DIR)
 
 
 def papers() -> List[Paper]:

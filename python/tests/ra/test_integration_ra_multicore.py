@@ -97,10 +97,11 @@ def test_injected_lost_updates_are_counted_exactly(tmp_path, ranks):
 
 
 def test_unsynchronised_threads_pass_within_the_tolerance(tmp_path):
+    # Races grow as the table shrinks: CI once saw 1.5 % of a 2^14 table's words lost.
     record = records(tmp_path, 1, "--algo", "shared", "--threads", "2", "--sync", "none",
-                     "--table-log2", "16", "--repeat", "2")[-1]
+                     "--table-log2", "18", "--repeat", "2")[-1]
     errors = record["validation"]["per_repetition"]
-    assert all(0 <= e <= 0.01 * 2 ** 16 for e in errors)
+    assert all(0 <= e <= 0.01 * 2 ** 18 for e in errors)
     assert record["validation"]["verdict"] == "passed"
 
 

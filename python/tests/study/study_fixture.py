@@ -57,5 +57,4 @@ def install(monkeypatch, directory: Path, study: Study = STUDY) -> None:
     """The made-up paper and study in place of the real ones."""
     paper_file(directory)
     monkeypatch.setattr(papers, "PAPERS_DIR", directory)
-    papers.paper.cache_clear()
     monkeypatch.setattr(registry, "all_studies", lambda: [study])

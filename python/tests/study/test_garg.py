@@ -178,7 +178,7 @@ def test_table3_rows_keep_the_owner_rules_apart():
 
 
 def test_table2a_rows_count_races_even_over_the_tolerance():
-    racing = record("shared", 1, 0.1, verdict="failed", per_rep=[2, 4], sync="none",
+    racing = record("shared", 1, 0.1, "failed", verdict="failed", per_rep=[2, 4], sync="none",
                     table_words=10 ** 6, updates_per_word=2)
     row = g.table2a_rows([measured("2M", racing, key="x2")])[0]
     assert row["updates"] == "2M" and row["per_word"] == 2
@@ -187,6 +187,8 @@ def test_table2a_rows_count_races_even_over_the_tolerance():
     assert row["ratio"] == pytest.approx(math.sqrt(2) / 3)
     crashed = record("shared", 1, None, status="error", sync="none")
     assert g.table2a_rows([measured("2M", crashed)])[0]["mean"] is None
+    unchecked = record("shared", 1, 0.1, "failed", verdict="not_validated", sync="none")
+    assert g.table2a_rows([measured("2M", unchecked)])[0]["mean"] is None
 
 
 def test_table2b_rows_are_relative_to_one_thread():

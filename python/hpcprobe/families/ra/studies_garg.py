@@ -82,6 +82,13 @@ def usable(record: Optional[Record]) -> bool:
         and section_of(record, "validation").get("verdict") != "failed"
 
 
+def counted(record: Record) -> bool:
+    """The verification ran and counted the wrong words (its verdict either way): what a
+    racing run measures. A record that failed validation has status 'failed'."""
+    return section_of(record, "validation").get("verdict") in ("passed", "failed") \
+        and bool(wrong_words(record))
+
+
 def _pick(records: Iterable[Record], algorithm: Optional[str] = None, ranks: Optional[int] = None,
           races: bool = False, **params: Any) -> Optional[Record]:
     """The last usable record of `algorithm` on `ranks` whose parameters match `params`;
@@ -96,7 +103,7 @@ def _pick(records: Iterable[Record], algorithm: Optional[str] = None, ranks: Opt
             continue
         if any(parameter(record, key) != value for key, value in params.items()):
             continue
-        if usable(record) or (races and record.get("status") == "ok"):
+        if usable(record) or (races and counted(record)):
             found = record
     return found
 
@@ -151,7 +158,10 @@ def table2a_points(context: StudyContext) -> List[Point]:
         flags = ("oversubscribe",) + (("allow_noncompliant",)
                                       if per_word != HPCC_UPDATES_PER_WORD else ())
         step = _mpi(values, SHARED_ALGORITHM, 1, f"{per_word} updates/word", flags)
-        points.append(Point(updates_text(per_word << log2), (step,), f"x{per_word}"))
+        # At the HPCC's 4 updates a word the launch is judged by the 1 % rule; races
+        # on a small or busy table break it (CI: 244 wrong words of 16384).
+        points.append(Point(updates_text(per_word << log2), (step,), f"x{per_word}",
+                            races=True))
     return points
 
 
@@ -186,8 +196,14 @@ def table2b_points(context: StudyContext) -> List[Point]:
         values = _sized(context, LOCKS_TABLE_LOG2, LOCKS_REPEAT, threads=str(threads),
                         sync=sync)
         step = _mpi(values, SHARED_ALGORITHM, 1, f"{threads} threads sync {sync}")
-        points.append(Point(label, (step,), f"{threads}-{sync}"))
+        points.append(Point(label, (step,), f"{threads}-{sync}",
+                            races=_racing(threads, sync)))
     return points
+
+
+def _racing(threads: int, sync: str) -> bool:
+    """Threads sharing the table with nothing to keep their updates apart."""
+    return threads > 1 and sync == "none"
 
 
 def _sync_of(text: str) -> Dict[str, Any]:
@@ -201,6 +217,7 @@ def table2b_rows(measured: Sequence[Measured]) -> List[Row]:
     for m in measured:
         threads, _, sync = m.point.key.partition("-")
         picked.append((m.point.value, _pick(m.records, SHARED_ALGORITHM, threads=int(threads),
+                                            races=_racing(int(threads), sync),
                                             **_sync_of(sync))))
     base = next((gups_of(record) for label, record in picked
                  if parameter(record, "threads") == 1), None)
