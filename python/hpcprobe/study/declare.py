@@ -54,7 +54,7 @@ class Point:
     `key`, unique within the study, naming it in study.json (resume) and on screen.
     `races`: the launches race on purpose (threads sharing a table without
     synchronisation), so a failed validation is the measurement, not a failure: such a
-    launch counts as done when it wrote its record."""
+    launch counts as done when its check ran and counted the wrong words."""
 
     value: Any
     steps: Tuple[SuiteStep, ...]

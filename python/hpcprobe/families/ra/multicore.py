@@ -302,13 +302,19 @@ def run_table(title: str, caption: str, rows: Sequence[RunRow]) -> Table:
                                    "relative", "wrong words", "validation"), cells)
 
 
+def racing(threads: int, sync: str) -> bool:
+    """Threads sharing the table with nothing to keep their updates apart: a failed
+    validation is what such a run measures."""
+    return threads > 1 and sync == "none"
+
+
 def _error_runs(launches: _Launches, args: argparse.Namespace,
                 threads: int, sync: str) -> List[ErrorRow]:
     rows = []
     for per_word in args.updates_per_words:
         label = f"ra mpi shared {threads} threads sync {sync}, {per_word} updates/word"
         record = launches.run(label, shared_options(args, threads, sync, per_word),
-                              races_allowed=sync == "none" and threads > 1)
+                              races_allowed=racing(threads, sync))
         rows.append(error_row(per_word, record))
     return rows
 
@@ -321,7 +327,7 @@ def _sync_runs(launches: _Launches, args: argparse.Namespace, threads: int) -> L
     for sync in args.syncs:
         label = f"ra mpi shared {threads} threads sync {sync}"
         record = launches.run(label, shared_options(args, threads, sync),
-                              races_allowed=sync == "none" and threads > 1)
+                              races_allowed=racing(threads, sync))
         rows.append(run_row(f"shared, {threads} threads", None, 1, threads, sync, record,
                             baseline.gups))
     return rows
@@ -358,10 +364,10 @@ def command_ra_modes(args: argparse.Namespace, user_argv: Sequence[str]) -> int:
     try:
         for mode in args.modes:
             shape = f"{threads} ranks" if mode == 1 else f"1 rank, {threads} threads"
-            racing = mode in (5, 6) and modes_sync(args) == "none" and threads > 1
+            races = mode in (5, 6) and racing(threads, modes_sync(args))
             records.append(launches.run(f"ra mpi mode {mode} ({shape})",
                                         mode_options(args, mode, threads),
-                                        threads if mode == 1 else 1, racing))
+                                        threads if mode == 1 else 1, races))
     except _Stopped as stopped:
         return stopped.status
     baseline = next((gups(record) for mode, record in zip(args.modes, records) if mode == 1),

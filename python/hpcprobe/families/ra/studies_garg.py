@@ -15,8 +15,9 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from hpcprobe.cli_described import ALGO_OPTION, bench_step_options
 from hpcprobe.families.ra import bottleneck
-from hpcprobe.families.ra.multicore import (MODE_LAYOUT, error_rates, summarize_rates,
-                                            table_words, updates_text, wrong_words)
+from hpcprobe.families.ra.multicore import (MODE_LAYOUT, error_rates, racing,
+                                            summarize_rates, table_words, updates_text,
+                                            wrong_words)
 from hpcprobe.families.ra.options import (MODE1_ALGORITHM, MODE_ALGORITHMS, MPI,
                                           PIPELINE_ALGORITHM, SHARED_ALGORITHM)
 from hpcprobe.records import number, parameter, section_of
@@ -197,13 +198,9 @@ def table2b_points(context: StudyContext) -> List[Point]:
                         sync=sync)
         step = _mpi(values, SHARED_ALGORITHM, 1, f"{threads} threads sync {sync}")
         points.append(Point(label, (step,), f"{threads}-{sync}",
-                            races=_racing(threads, sync)))
+                            races=racing(threads, sync)))
     return points
 
-
-def _racing(threads: int, sync: str) -> bool:
-    """Threads sharing the table with nothing to keep their updates apart."""
-    return threads > 1 and sync == "none"
 
 
 def _sync_of(text: str) -> Dict[str, Any]:
@@ -217,7 +214,7 @@ def table2b_rows(measured: Sequence[Measured]) -> List[Row]:
     for m in measured:
         threads, _, sync = m.point.key.partition("-")
         picked.append((m.point.value, _pick(m.records, SHARED_ALGORITHM, threads=int(threads),
-                                            races=_racing(int(threads), sync),
+                                            races=racing(int(threads), sync),
                                             **_sync_of(sync))))
     base = next((gups_of(record) for label, record in picked
                  if parameter(record, "threads") == 1), None)
